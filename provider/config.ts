@@ -1,0 +1,97 @@
+/**
+ * Connection settings from stack config. The engine hands a dynamic provider the whole stack config in
+ * `configure`; the values are kept here, in this module's state (serialized closures cannot share state),
+ * and turned into explicit connection options. Anything unset falls back to the environment.
+ */
+import type { ServiceName } from "./errors";
+import type { ConnectionOptions, HeaderStyle } from "./http/settings";
+
+/** Namespace of this library's stack config keys, e.g. `pulumi-secrets-scheduler:schedulerAddress`. */
+export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
+
+/** Stack config keys per service, and the connection option each one sets. */
+export const CONFIG_KEYS = Object.freeze({
+  secrets: Object.freeze({
+    address: "secretsAddress",
+    token: "secretsToken",
+    namespace: "secretsNamespace",
+    caCert: "secretsCaCert",
+    clientCert: "secretsClientCert",
+    clientKey: "secretsClientKey",
+    tlsServerName: "secretsTlsServerName",
+    headerStyle: "secretsHeaderStyle",
+    tokenHeader: "secretsTokenHeader",
+    timeoutMs: "secretsTimeoutMs",
+    dangerouslySkipTlsVerify: "secretsDangerouslySkipTlsVerify",
+  }),
+  scheduler: Object.freeze({
+    address: "schedulerAddress",
+    token: "schedulerToken",
+    namespace: "schedulerNamespace",
+    region: "schedulerRegion",
+    caCert: "schedulerCaCert",
+    clientCert: "schedulerClientCert",
+    clientKey: "schedulerClientKey",
+    tlsServerName: "schedulerTlsServerName",
+    headerStyle: "schedulerHeaderStyle",
+    tokenHeader: "schedulerTokenHeader",
+    timeoutMs: "schedulerTimeoutMs",
+    anonymous: "schedulerAnonymous",
+    dangerouslySkipTlsVerify: "schedulerDangerouslySkipTlsVerify",
+  }),
+});
+
+/** The part of Pulumi's ConfigureRequest this module reads. */
+export interface ConfigSource {
+  config: { get(key: string): string | undefined };
+}
+
+let stackConfig: Record<string, string> = {};
+
+/** Stores the stack config values this library reads; called by every provider's `configure`. */
+export async function configure(req: ConfigSource): Promise<void> {
+  const next: Record<string, string> = {};
+  for (const keys of Object.values(CONFIG_KEYS)) {
+    for (const key of Object.values(keys)) {
+      const v = req.config.get(`${CONFIG_NAMESPACE}:${key}`);
+      if (v !== undefined && v !== "") next[key] = v;
+    }
+  }
+  stackConfig = next;
+}
+
+/** Returns the connection options set by stack config for a service (the environment fills the rest). */
+export function connectionOptions(service: ServiceName): ConnectionOptions {
+  const k = CONFIG_KEYS[service] as Record<string, string>;
+  const get = (name: string): string | undefined => {
+    const key = k[name];
+    return key === undefined ? undefined : stackConfig[key];
+  };
+  const opts: ConnectionOptions = {};
+  const str = (name: "address" | "token" | "namespace" | "region" | "caCert" | "clientCert" | "clientKey" | "tlsServerName") => {
+    const v = get(name);
+    if (v !== undefined) opts[name] = v;
+  };
+  str("address");
+  str("token");
+  str("namespace");
+  str("region");
+  str("caCert");
+  str("clientCert");
+  str("clientKey");
+  str("tlsServerName");
+  const style = get("headerStyle");
+  if (style !== undefined) opts.headerStyle = style as HeaderStyle;
+  const tokenHeader = get("tokenHeader");
+  if (tokenHeader !== undefined) opts.headerNames = { token: tokenHeader };
+  const timeout = get("timeoutMs");
+  if (timeout !== undefined) opts.timeoutMs = Number(timeout);
+  if (get("anonymous") === "true") opts.anonymous = true;
+  if (get("dangerouslySkipTlsVerify") === "true") opts.dangerouslySkipTlsVerify = true;
+  return opts;
+}
+
+/** Replaces the stored stack config (tests). */
+export function setStackConfig(values: Record<string, string>): void {
+  stackConfig = { ...values };
+}

@@ -1,0 +1,94 @@
+/**
+ * Errors as data: every failed call to either service surfaces as one {@link ApiError} whose `code`
+ * says what kind of failure it was, and whose message says which operation failed and what to do.
+ * Caller mistakes (bad options, rules broken before anything is sent) are {@link UsageError}s; missing
+ * connection settings are {@link ConfigError}s.
+ */
+
+/** What kind of failure an {@link ApiError} is; `switch (err.code)` narrows on it. */
+export type ApiErrorCode =
+  | "bad_request"
+  | "permission_denied"
+  | "not_found"
+  | "conflict"
+  | "rate_limited"
+  | "server"
+  | "unavailable"
+  | "transport"
+  | "timeout"
+  | "aborted"
+  | "bad_response";
+
+/** The service an error or a connection belongs to. */
+export type ServiceName = "secrets" | "scheduler";
+
+/** Fields of an {@link ApiError}. */
+export interface ApiErrorFields {
+  code: ApiErrorCode;
+  service: ServiceName;
+  operation: string;
+  method: string;
+  path: string;
+  status?: number;
+  serverErrors?: string[];
+  attempts?: number;
+  hint?: string;
+  cause?: unknown;
+}
+
+const ERROR_BRAND = Symbol.for("pulumi-secrets-scheduler.ApiError");
+
+/** A failed call to the secrets service or the scheduler. Never carries a token or other secret. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  readonly code: ApiErrorCode;
+  readonly service: ServiceName;
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly serverErrors: string[];
+  readonly attempts: number;
+
+  constructor(fields: ApiErrorFields) {
+    super(formatMessage(fields), fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.code = fields.code;
+    this.service = fields.service;
+    this.operation = fields.operation;
+    this.method = fields.method;
+    this.path = fields.path;
+    this.status = fields.status;
+    this.serverErrors = fields.serverErrors ?? [];
+    this.attempts = fields.attempts ?? 1;
+    Object.defineProperty(this, ERROR_BRAND, { value: true });
+  }
+
+  /** Tells whether `e` is an ApiError, also across duplicate installs of this library. */
+  static is(e: unknown): e is ApiError {
+    return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[ERROR_BRAND] === true;
+  }
+}
+
+/** True when `e` is an ApiError with one of the given codes. */
+export function isApiError(e: unknown, ...codes: ApiErrorCode[]): e is ApiError {
+  return ApiError.is(e) && (codes.length === 0 || codes.includes(e.code));
+}
+
+function formatMessage(f: ApiErrorFields): string {
+  const where = `${f.method} ${f.path}`;
+  const what = f.status !== undefined ? `${where} returned ${f.status}` : `${where} failed`;
+  const server = f.serverErrors && f.serverErrors.length > 0 ? `: ${f.serverErrors.join("; ")}` : "";
+  const tries = f.attempts && f.attempts > 1 ? ` (after ${f.attempts} attempts)` : "";
+  const hint = f.hint ? `. ${f.hint}` : "";
+  return `${f.operation}: ${what}${server}${tries}${hint}`;
+}
+
+/** A caller mistake found before anything was sent; the message names the option and the rule. */
+export class UsageError extends TypeError {
+  override readonly name = "UsageError";
+}
+
+/** A connection setting is missing or malformed; the message names the option and the variable. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}

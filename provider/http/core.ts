@@ -1,0 +1,366 @@
+/**
+ * The one HTTP core behind both clients: an undici keep-alive pool per origin, timeouts, cancellation,
+ * retries, TLS, header names, error mapping and secret redaction all live here once.
+ */
+import { createHash } from "node:crypto";
+import { Pool, type Dispatcher } from "undici";
+import { z } from "zod";
+import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
+import { redact } from "./redact";
+import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
+import { ENV, resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
+
+/** An HTTP method the services use. */
+export type Method = "GET" | "POST" | "PUT" | "DELETE" | "HEAD";
+
+/** A query value; `undefined` and `null` are left out, booleans and numbers are written as text. */
+export type QueryValue = string | number | boolean | undefined | null;
+
+/** One call through the core. */
+export interface RequestOptions<T> {
+  /** What the caller was doing, in words ("register job"); it starts every error message. */
+  operation: string;
+  method: Method;
+  /** Path under the address, each dynamic segment already encoded (use {@link encodePath}). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** JSON body. */
+  body?: unknown;
+  /** Raw body, sent as is (dispatch payloads). */
+  rawBody?: Uint8Array | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Schema of the response body; without it the body is returned as `unknown` JSON. */
+  schema?: z.ZodType<T>;
+  /** Send the token (default true). Login calls set false. */
+  auth?: boolean;
+  /** Safe to repeat after an ambiguous failure. Defaults to true for GET, HEAD, PUT and DELETE. */
+  idempotent?: boolean;
+  /** More strings to keep out of every error (client secrets, JWTs in the body). */
+  secrets?: ReadonlyArray<string | undefined>;
+  signal?: AbortSignal;
+  /** Added to the attempt timeout (a blocking query's wait). */
+  extraTimeoutMs?: number;
+}
+
+/** Facts about a response, read from its status and headers. */
+export interface ResponseMeta {
+  status: number;
+  /** Blocking-query index (header `index` of the header names). */
+  lastIndex?: number;
+  knownLeader?: boolean;
+  lastContact?: number;
+  /** Paging continuation token. */
+  nextToken?: string;
+  attempts: number;
+  requestMs: number;
+}
+
+/** A parsed response and its meta. */
+export interface ApiResponse<T> {
+  value: T;
+  meta: ResponseMeta;
+}
+
+/** Encodes each segment of a path: `encodePath("/v1/job", id)` → `/v1/job/<encoded id>`. */
+export function encodePath(prefix: string, ...segments: Array<string | number>): string {
+  return prefix + segments.map((s) => "/" + encodeURIComponent(String(s))).join("");
+}
+
+interface PoolEntry {
+  pool: Pool;
+  listeners: Set<(origin: string) => void>;
+}
+const pools = new Map<string, PoolEntry>();
+
+function poolKey(conn: ResolvedConnection): string {
+  const h = createHash("sha256");
+  h.update(conn.origin);
+  h.update(JSON.stringify(conn.tls));
+  return h.digest("hex");
+}
+
+function poolFor(conn: ResolvedConnection): PoolEntry {
+  const key = poolKey(conn);
+  let entry = pools.get(key);
+  if (entry === undefined) {
+    const pool = new Pool(conn.origin, {
+      connections: 32,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: {
+        ...(conn.tls.ca !== undefined ? { ca: conn.tls.ca } : {}),
+        ...(conn.tls.cert !== undefined ? { cert: conn.tls.cert } : {}),
+        ...(conn.tls.key !== undefined ? { key: conn.tls.key } : {}),
+        ...(conn.tls.servername !== undefined ? { servername: conn.tls.servername } : {}),
+        rejectUnauthorized: conn.tls.rejectUnauthorized,
+      },
+    });
+    const listeners = new Set<(origin: string) => void>();
+    pool.on("connect", (origin) => {
+      for (const l of listeners) l(String(origin));
+    });
+    entry = { pool, listeners };
+    pools.set(key, entry);
+  }
+  return entry;
+}
+
+/** Closes every pooled connection of this process (scripts call it before exiting early). */
+export async function closeConnections(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((e) => e.pool.close().catch(() => undefined)));
+}
+
+const SERVICE_LABEL: Record<ServiceName, string> = { secrets: "secrets service", scheduler: "scheduler" };
+
+/** The HTTP core of one service connection. Cheap to create: pools are shared per origin and TLS setting. */
+export class HttpCore {
+  readonly connection: ResolvedConnection;
+  private readonly entry: PoolEntry;
+
+  constructor(service: ServiceName, options: ConnectionOptions = {}) {
+    this.connection = resolveConnection(service, options);
+    this.entry = poolFor(this.connection);
+    const onConnect = this.connection.hooks.onConnect;
+    if (onConnect) {
+      this.entry.listeners.add((origin) => onConnect({ service, origin }));
+    }
+  }
+
+  /** The undici dispatcher of this connection (for WebSocket upgrades). */
+  get dispatcher(): Dispatcher {
+    return this.entry.pool;
+  }
+
+  /** Returns the full URL of a path and query under this connection's address. */
+  url(path: string, query?: Record<string, QueryValue>): string {
+    return this.connection.origin + this.connection.basePath + path + encodeQuery(query);
+  }
+
+  /** Returns the auth headers a request needs; throws ConfigError when the token is missing. */
+  authHeaders(operation: string): Record<string, string> {
+    const c = this.connection;
+    if (c.token === undefined) {
+      if (c.anonymous) return {};
+      throw new ConfigError(`${operation}: the ${SERVICE_LABEL[c.service]} token is not set: use ${c.tokenSource}.`);
+    }
+    return { [c.headers.token]: c.token };
+  }
+
+  /** Sends one request with retries; resolves to the parsed body and meta, or throws ApiError. */
+  async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
+    const c = this.connection;
+    const headers: Record<string, string> = { accept: "application/json", ...(opts.headers ?? {}) };
+    if (opts.auth !== false) Object.assign(headers, this.authHeaders(opts.operation));
+    if (c.service === "secrets" && c.namespace !== undefined) headers[c.headers.namespace] = c.namespace;
+    let body: string | Uint8Array | undefined;
+    if (opts.rawBody !== undefined) {
+      body = opts.rawBody;
+      headers["content-type"] = opts.contentType ?? "application/octet-stream";
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] = "application/json";
+    }
+    const path = c.basePath + opts.path + encodeQuery(opts.query);
+    const idempotent = opts.idempotent ?? opts.method !== "POST";
+    const secrets = [c.token, ...(opts.secrets ?? [])];
+    const started = Date.now();
+    const fail = (f: Omit<ConstructorParameters<typeof ApiError>[0], "service" | "operation" | "method" | "path">) =>
+      new ApiError({
+        ...f,
+        service: c.service,
+        operation: opts.operation,
+        method: opts.method,
+        path: opts.path,
+        serverErrors: (f.serverErrors ?? []).map((s) => redact(s, secrets)),
+      });
+
+    for (let attempt = 1; ; attempt++) {
+      if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt - 1, hint: "the operation was cancelled" });
+      c.hooks.onRequest?.({ service: c.service, method: opts.method, path: opts.path, attempt });
+      const t0 = Date.now();
+      const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+      let outcome: Outcome;
+      let lastError: ApiError;
+      try {
+        const res = await this.entry.pool.request({ path, method: opts.method, headers, body, signal });
+        const text = await res.body.text();
+        const ms = Date.now() - t0;
+        c.hooks.onResponse?.({ service: c.service, method: opts.method, path: opts.path, attempt, status: res.statusCode, ms });
+        const meta = this.meta(res.statusCode, res.headers, attempt, started);
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          return { value: this.parse(opts, text, res.headers, meta, fail), meta };
+        }
+        const serverErrors = serverMessages(text);
+        const code = classify(c.service, res.statusCode, serverErrors);
+        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors) });
+        outcome = {
+          kind: "status",
+          status: res.statusCode,
+          retryAfterMs: parseRetryAfter(headerValue(res.headers, "retry-after")),
+          transient500: res.statusCode === 500 && isTransient500(c.service, serverErrors),
+        };
+      } catch (e) {
+        if (ApiError.is(e)) throw e;
+        c.hooks.onResponse?.({ service: c.service, method: opts.method, path: opts.path, attempt, ms: Date.now() - t0 });
+        if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
+        const timedOut = timeout.aborted;
+        const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+        lastError = fail({
+          code: timedOut ? "timeout" : "transport",
+          attempts: attempt,
+          hint: timedOut
+            ? `no response within ${timeoutMs} ms; raise timeoutMs or check that the ${SERVICE_LABEL[c.service]} is healthy`
+            : `could not reach ${c.origin} (${netCode}); check the address (${ENV[c.service].address}) and that the service is running`,
+          cause: { code: netCode },
+        });
+        outcome = { kind: "network", code: netCode, beforeSend: isBeforeSend(netCode) };
+      }
+      const wait = retryDelay(c.retry, attempt, outcome, idempotent);
+      if (wait === undefined || Date.now() - started + wait > c.retry.maxTotalMs) throw lastError;
+      await sleep(wait, opts.signal);
+    }
+  }
+
+  private meta(status: number, h: Record<string, string | string[] | undefined>, attempts: number, started: number): ResponseMeta {
+    const names = this.connection.headers;
+    const meta: ResponseMeta = { status, attempts, requestMs: Date.now() - started };
+    const index = headerValue(h, names.index);
+    if (index !== undefined && /^\d+$/.test(index)) meta.lastIndex = Number(index);
+    const leader = headerValue(h, names.knownLeader);
+    if (leader !== undefined) meta.knownLeader = leader === "true";
+    const contact = headerValue(h, names.lastContact);
+    if (contact !== undefined && /^\d+$/.test(contact)) meta.lastContact = Number(contact);
+    const next = headerValue(h, names.nextToken);
+    if (next !== undefined && next !== "") meta.nextToken = next;
+    return meta;
+  }
+
+  private parse<T>(
+    opts: RequestOptions<T>,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+    meta: ResponseMeta,
+    fail: (f: { code: ApiErrorCode; status?: number; serverErrors?: string[]; attempts?: number; hint?: string }) => ApiError,
+  ): T {
+    let data: unknown = undefined;
+    if (text.trim() !== "") {
+      const type = headerValue(headers, "content-type") ?? "";
+      const looksJson = type.includes("json") || /^\s*[[{"]/.test(text) || /^\s*(null|true|false|-?\d)/.test(text);
+      if (!looksJson) data = text;
+      else {
+        try {
+          data = JSON.parse(text);
+        } catch {
+          throw fail({ code: "bad_response", status: meta.status, attempts: meta.attempts, hint: "the response body is not valid JSON; is the address pointing at the right service?" });
+        }
+      }
+    }
+    if (opts.schema === undefined) return data as T;
+    const parsed = opts.schema.safeParse(data);
+    if (!parsed.success) {
+      throw fail({
+        code: "bad_response",
+        status: meta.status,
+        attempts: meta.attempts,
+        serverErrors: [z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ")],
+        hint: "the response did not have the expected shape; is the address pointing at the right service and version?",
+      });
+    }
+    return parsed.data;
+  }
+
+  private hint(code: ApiErrorCode, status: number, serverErrors: string[]): string | undefined {
+    const c = this.connection;
+    switch (code) {
+      case "permission_denied":
+        return `check that the ${SERVICE_LABEL[c.service]} token (${c.tokenSource}) is valid and grants this operation`;
+      case "unavailable":
+        if (serverErrors.some((s) => /sealed/i.test(s))) return "the secrets service is sealed: unseal it, then retry";
+        return `the ${SERVICE_LABEL[c.service]} is unavailable (${status}); retry later`;
+      case "rate_limited":
+        return "the service is rate limiting requests; retry later";
+      case "conflict":
+        return c.service === "scheduler" ? "the object changed since it was last read; refresh and retry" : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+function encodeQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    params.append(k, String(v));
+  }
+  const s = params.toString();
+  return s === "" ? "" : "?" + s;
+}
+
+function headerValue(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = h[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Reads the server's messages: `{"errors": [...]}` (secrets service) or plain text (scheduler). */
+function serverMessages(text: string): string[] {
+  const t = text.trim();
+  if (t === "") return [];
+  if (t.startsWith("{")) {
+    try {
+      const j = JSON.parse(t) as { errors?: unknown; error?: unknown; error_description?: unknown };
+      if (Array.isArray(j.errors)) return j.errors.map((e) => String(e).trim()).filter((e) => e !== "");
+      if (typeof j.error === "string") return [typeof j.error_description === "string" ? `${j.error}: ${j.error_description}` : j.error];
+    } catch {
+      // not JSON after all: fall through to plain text
+    }
+  }
+  return [t.length > 1024 ? t.slice(0, 1024) + "…" : t];
+}
+
+const CONFLICT_500 = /Enforcing job modify index|already exists on a different version|Current job has version|job already exists/i;
+const TRANSIENT_500: Record<ServiceName, RegExp> = {
+  scheduler: /no cluster leader|no path to region|rpc error: EOF|connection reset|i\/o timeout|leader changed/i,
+  secrets: /internal error|local node not active|context deadline exceeded/i,
+};
+
+function classify(service: ServiceName, status: number, messages: string[]): ApiErrorCode {
+  if (status === 400 || status === 405 || status === 413 || status === 422) return "bad_request";
+  if (status === 401 || status === 403) return "permission_denied";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 429) return "rate_limited";
+  if (status === 412 || status === 502 || status === 503 || status === 504) return "unavailable";
+  if (status === 500 && service === "scheduler" && messages.some((m) => CONFLICT_500.test(m))) return "conflict";
+  return status >= 500 ? "server" : "bad_request";
+}
+
+function isTransient500(service: ServiceName, messages: string[]): boolean {
+  return messages.some((m) => TRANSIENT_500[service].test(m));
+}
+
+function errorCode(e: unknown): string {
+  const err = e as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof err.cause?.code === "string" && err.code === "UND_ERR_SOCKET") return err.cause.code;
+  if (typeof err.code === "string") return err.code;
+  if (typeof err.cause?.code === "string") return err.cause.code;
+  return "UNKNOWN";
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The retry policy: pure functions, so the decisions can be tested with a table.
+ * Exponential backoff with full jitter, `Retry-After` honoured, bounded attempts and total time.
+ */
+
+/** How many times and how long the core retries. */
+export interface RetryPolicy {
+  /** Attempts in all, the first one included; 1 disables retries. */
+  maxAttempts: number;
+  /** Backoff base in ms: attempt n waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))]. */
+  baseDelayMs: number;
+  /** Cap of one backoff wait, and of a server's `Retry-After`. */
+  maxDelayMs: number;
+  /** No retry starts once this much time has passed since the first attempt. */
+  maxTotalMs: number;
+  /** Statuses that may be retried (safe requests only; 500 only where the service says it is transient). */
+  retryStatuses: readonly number[];
+}
+
+/** The defaults: 4 attempts, 250 ms base, 10 s cap, 60 s in all; 412, 429, 500, 502, 503, 504. */
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 10_000,
+  maxTotalMs: 60_000,
+  retryStatuses: Object.freeze([412, 429, 500, 502, 503, 504]),
+});
+
+/** What happened on one attempt. */
+export type Outcome =
+  | { kind: "status"; status: number; retryAfterMs?: number; transient500?: boolean }
+  | { kind: "network"; code: string; beforeSend: boolean };
+
+/** Error codes of failures that happen before a request reaches the server, so any request may repeat. */
+const CONNECT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Tells whether a network failure with this code happened before the request was sent. */
+export function isBeforeSend(code: string): boolean {
+  return CONNECT_CODES.has(code);
+}
+
+/**
+ * Returns how long to wait before the next attempt, or `undefined` to stop.
+ * `failures` counts the failed attempts so far (1 after the first). `idempotent` requests may repeat after
+ * any retryable outcome; others only when the server cannot have acted (connection not made, 429, 412).
+ */
+export function retryDelay(
+  policy: RetryPolicy,
+  failures: number,
+  outcome: Outcome,
+  idempotent: boolean,
+  random: () => number = Math.random,
+): number | undefined {
+  if (failures >= policy.maxAttempts) return undefined;
+  if (!isRetryable(policy, outcome, idempotent)) return undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1));
+  const jittered = Math.floor(random() * ceiling);
+  if (outcome.kind === "status" && outcome.retryAfterMs !== undefined) {
+    return Math.min(policy.maxDelayMs, Math.max(outcome.retryAfterMs, jittered));
+  }
+  return jittered;
+}
+
+function isRetryable(policy: RetryPolicy, outcome: Outcome, idempotent: boolean): boolean {
+  if (outcome.kind === "network") return outcome.beforeSend || idempotent;
+  const s = outcome.status;
+  if (!policy.retryStatuses.includes(s)) return false;
+  // 429 and 412 mean the server did not act on the request, so even a write may repeat.
+  if (s === 429 || s === 412) return true;
+  if (!idempotent) return false;
+  // A 500 is also how both services report deterministic failures (validation, check-and-set), so it is
+  // retried only when the service's classifier called it transient.
+  if (s === 500) return outcome.transient500 === true;
+  return true;
+}
+
+/** Parses a `Retry-After` value (seconds or an HTTP date) into ms from `now`; undefined when absent or bad. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
