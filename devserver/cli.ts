@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { REAL_HEADER_NAMES, startDevServer, type DevServerOptions } from "./index";
+
+const USAGE = `Usage: node dist/devserver/cli.js [options]
+  --host <addr>             loopback address to bind (default 127.0.0.1)
+  --secrets-port <n>        secrets service port (default 8200; 0 = any free port)
+  --scheduler-port <n>      scheduler port (default 4646; 0 = any free port)
+  --secrets-token <t>       fixed root token of the secrets service (default: random or persisted)
+  --scheduler-token <t>     fixed root token of the scheduler (default: random or persisted)
+  --persist <file>          keep state in this JSON file across restarts
+  --no-acl                  do not enforce scheduler ACLs (the secrets service always checks tokens)
+  --real-header-names       use X-Vault-* / X-Nomad-* header names instead of the spec's X-Svc-*
+  --tls-cert <file> --tls-key <file> [--tls-ca <file> [--tls-client-cert]]   serve HTTPS (mutual TLS with the last flag)
+  --help`;
+
+function port(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new TypeError(`port must be an integer 0-65535, got ${value}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: "string" },
+      "secrets-port": { type: "string" },
+      "scheduler-port": { type: "string" },
+      "secrets-token": { type: "string" },
+      "scheduler-token": { type: "string" },
+      persist: { type: "string" },
+      "no-acl": { type: "boolean" },
+      "real-header-names": { type: "boolean" },
+      "tls-cert": { type: "string" },
+      "tls-key": { type: "string" },
+      "tls-ca": { type: "string" },
+      "tls-client-cert": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const real = values["real-header-names"] === true;
+  const certFile = values["tls-cert"];
+  const keyFile = values["tls-key"];
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new TypeError("--tls-cert and --tls-key go together");
+  const caFile = values["tls-ca"];
+  const options: DevServerOptions = {
+    ...(values.host !== undefined ? { host: values.host } : {}),
+    acl: values["no-acl"] !== true,
+    ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
+    secrets: {
+      port: port(values["secrets-port"], 8200),
+      ...(values["secrets-token"] !== undefined ? { rootToken: values["secrets-token"] } : {}),
+      ...(real ? { headerNames: REAL_HEADER_NAMES.secrets } : {}),
+    },
+    scheduler: {
+      port: port(values["scheduler-port"], 4646),
+      ...(values["scheduler-token"] !== undefined ? { rootToken: values["scheduler-token"] } : {}),
+      ...(real ? { headerNames: REAL_HEADER_NAMES.scheduler } : {}),
+    },
+    ...(certFile !== undefined && keyFile !== undefined
+      ? {
+          tls: {
+            cert: readFileSync(certFile),
+            key: readFileSync(keyFile),
+            ...(caFile !== undefined ? { ca: readFileSync(caFile) } : {}),
+            requestClientCert: values["tls-client-cert"] === true,
+          },
+        }
+      : {}),
+  };
+  const server = await startDevServer(options);
+  console.log(`devserver: secrets service at ${server.urls.secrets}, scheduler at ${server.urls.scheduler}`);
+  if (values.persist !== undefined) console.log(`devserver: state persisted in ${values.persist}`);
+  console.log("Point the library and the examples at it (root tokens; keep them out of shared logs):");
+  console.log(`  export SECRETS_ADDR=${server.urls.secrets}`);
+  console.log(`  export SECRETS_TOKEN=${server.rootTokens.secrets}`);
+  console.log(`  export SCHEDULER_ADDR=${server.urls.scheduler}`);
+  console.log(`  export SCHEDULER_TOKEN=${server.rootTokens.scheduler}`);
+  if (options.tls !== undefined) console.log("  (HTTPS: also point the library at the CA that signed --tls-cert)");
+  console.log("Press Ctrl+C to stop.");
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error("devserver: close failed:", err instanceof Error ? err.message : err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`devserver: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
