@@ -72,6 +72,7 @@ export class IndexClock {
   private value: number;
   private readonly events = new EventEmitter();
   private closed = false;
+  private wakeQueued = false;
 
   constructor(start = 1) {
     this.value = start;
@@ -84,10 +85,19 @@ export class IndexClock {
     return this.value;
   }
 
-  /** Advances the index by one and wakes waiters; returns the new index. */
+  /**
+   * Advances the index by one and wakes waiters; returns the new index. Waiters wake in a microtask, after
+   * the caller's synchronous code, so `job.ModifyIndex = ctx.nextIndex()` is visible to them.
+   */
   next(): number {
     this.value += 1;
-    this.events.emit("change", this.value);
+    if (!this.wakeQueued) {
+      this.wakeQueued = true;
+      queueMicrotask(() => {
+        this.wakeQueued = false;
+        this.events.emit("change", this.value);
+      });
+    }
     return this.value;
   }
 
