@@ -222,6 +222,14 @@ export class HttpCore {
       }
       const wait = retryDelay(c.retry, attempt, outcome, idempotent);
       if (wait === undefined || Date.now() - started + wait > c.retry.maxTotalMs) throw lastError;
+      c.hooks.onRetry?.({
+        service: c.service,
+        method: opts.method,
+        path: opts.path,
+        attempt,
+        delayMs: wait,
+        ...(outcome.kind === "status" ? { status: outcome.status } : { code: outcome.code }),
+      });
       await sleep(wait, opts.signal);
     }
   }

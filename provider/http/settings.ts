@@ -86,6 +86,8 @@ export interface HttpHooks {
   onRequest?(info: { service: ServiceName; method: string; path: string; attempt: number }): void;
   /** Called after each attempt with its status (undefined on a network failure). */
   onResponse?(info: { service: ServiceName; method: string; path: string; attempt: number; status?: number; ms: number }): void;
+  /** Called before waiting to retry, with the wait chosen (backoff or the server's `Retry-After`). */
+  onRetry?(info: { service: ServiceName; method: string; path: string; attempt: number; delayMs: number; status?: number; code?: string }): void;
   /** Called when the pool opens a new connection to the service. */
   onConnect?(info: { service: ServiceName; origin: string }): void;
 }
