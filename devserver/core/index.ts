@@ -27,7 +27,8 @@
  * - Routes: `r.get/post/delete/list(pattern, handler, options)` or `r.on(method(s), ...)`. `:name` is one
  *   path segment, decoded after splitting (so `a%2Fb` gives `a/b`); `*name` spans segments (shortest match).
  *   The first registered pattern that matches wins. PUT reaches POST routes, HEAD reaches GET routes, and on
- *   the secrets service `GET ?list=true` reaches LIST routes. A trailing `/` is ignored.
+ *   the secrets service `GET ?list=true` reaches LIST routes (node:http cannot parse a literal LIST verb).
+ *   A trailing `/` is ignored.
  * - Unknown path: 404 (secrets `{"errors":[]}`, scheduler `404 page not found`). Known path, other method:
  *   405 (secrets `{"errors":[]}`, scheduler `Invalid method`), with an `Allow` header.
  * - Handlers return `{status?, json?, text?, raw?, headers?}`; no body and no status means 204.

@@ -1,6 +1,9 @@
 import type { DevRequest, DevResponse } from "./types";
 
-/** Methods a route can declare. `LIST` is the secrets service's list verb (`GET ?list=true` maps to it). */
+/**
+ * Methods a route can declare. `LIST` is the secrets service's list verb; clients reach it with `GET ?list=true`
+ * (node:http's parser rejects a literal LIST request line with 400, as the service's own client never sends one).
+ */
 export type RouteMethod = "GET" | "POST" | "PUT" | "DELETE" | "LIST" | "PATCH" | "HEAD";
 
 /** Handles one matched request; throw `DevHttpError` for failures. */

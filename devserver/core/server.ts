@@ -62,7 +62,7 @@ export interface RequestLogEntry {
   /** Response status; 0 when the connection was reset by an injected fault. */
   readonly status: number;
   readonly ms: number;
-  /** True when an injected fault answered the request. */
+  /** True when an injected fault answered or delayed the request. */
   readonly fault?: true;
 }
 
@@ -231,6 +231,7 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
       done(fault.reset ? 0 : (fault.status ?? 0), true);
       return;
     }
+    const delayed = fault !== undefined ? (true as const) : undefined;
 
     let status: number;
     try {
@@ -241,7 +242,7 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
       if (!res.headersSent) sendError(res, host.name, status, messages, err instanceof DevHttpError ? err.headers : undefined);
       else res.destroy();
     }
-    done(status);
+    done(status, delayed);
     if (status < 400 && !READ_METHODS.has(sentMethod)) markDirty();
   }
 
