@@ -1,0 +1,26 @@
+// Runs a devserver in its own process for the benchmarks; prints its URLs and tokens as one JSON line.
+"use strict";
+const { startDevServer, DevHttpError } = require("../dist/devserver");
+
+const echo = {
+  name: "secrets",
+  routes(r) {
+    r.get("/v1/bench/echo", () => ({ json: { ok: true, data: { keys: ["a", "b", "c"] } } }));
+    r.post("/v1/bench/echo", (req) => ({ json: { got: req.json() } }));
+    r.get("/v1/bench/missing", () => {
+      throw new DevHttpError(404, "not here");
+    });
+  },
+};
+
+async function main() {
+  const mode = process.argv[2] || "echo";
+  const opts = mode === "echo" ? { services: [echo] } : {};
+  const dev = await startDevServer({ ...opts, acl: true });
+  process.stdout.write(JSON.stringify({ urls: dev.urls, rootTokens: dev.rootTokens }) + "\n");
+  process.on("SIGTERM", () => dev.close().then(() => process.exit(0)));
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+// `npm run bench`: builds first (see package.json), then runs each benchmark and prints a report.
+"use strict";
+const suites = process.argv.slice(2);
+const all = { http: "./http", startup: "./startup", provider: "./provider", devserver: "./devserver" };
+
+async function main() {
+  const report = (line) => console.log(line);
+  report(`# Benchmarks (${process.version}, ${require("node:os").cpus().length} cores)`);
+  for (const [name, path] of Object.entries(all)) {
+    if (suites.length > 0 && !suites.includes(name)) continue;
+    let mod;
+    try {
+      mod = require(path);
+    } catch (e) {
+      if (e.code === "MODULE_NOT_FOUND" && String(e.message).includes(path.slice(2))) continue;
+      throw e;
+    }
+    report("");
+    report(`## ${name}`);
+    await mod.run(report);
+  }
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
