@@ -1,0 +1,161 @@
+/**
+ * What every scheduler operation shares: read and write options, how namespace, region and blocking-query
+ * parameters become the query, and the two request shapes (read, write) over the one HTTP core.
+ */
+import type { z } from "zod";
+import { UsageError } from "../../errors";
+import type { ApiResponse, HttpCore, Method, QueryValue, ResponseMeta } from "../../http/core";
+
+/** Facts about a response: lastIndex (blocking-query index), knownLeader, lastContact, nextToken, attempts. */
+export type QueryMeta = ResponseMeta;
+
+/** A value and the meta of the response it came from. */
+export type Result<T> = ApiResponse<T>;
+
+/** Options of every read. Namespace and region default to the connection's. */
+export interface ReadOptions {
+  /** Namespace of the request (default: the connection's, else `default`). */
+  namespace?: string;
+  /** Region to forward the request to (default: the connection's, else the server's own). */
+  region?: string;
+  /** Blocking query: return only once the index is above this (from `meta.lastIndex`). */
+  waitIndex?: number;
+  /** Blocking query: longest wait in ms (server default and cap 300 s). */
+  waitMs?: number;
+  /** Allow any server, not only the leader, to answer. */
+  stale?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Options of every write. Namespace and region default to the connection's. */
+export interface WriteOptions {
+  /** Namespace of the request; the query beats the body's own namespace on the server. */
+  namespace?: string;
+  region?: string;
+  /** Token that makes a repeated dispatch a no-op; also makes the write safe to retry. */
+  idempotencyToken?: string;
+  signal?: AbortSignal;
+}
+
+/** The server's default and largest blocking wait. */
+const MAX_WAIT_MS = 300_000;
+
+/** Formats ms as a Go duration (`5000ms`). */
+export function goDuration(ms: number): string {
+  return `${Math.max(0, Math.ceil(ms))}ms`;
+}
+
+/** One read: a GET with namespace, region and blocking parameters. */
+export interface ReadCall<T> {
+  operation: string;
+  path: string;
+  schema: z.ZodType<T>;
+  query?: Record<string, QueryValue>;
+}
+
+/** One write. */
+export interface WriteCall<T> {
+  operation: string;
+  method: Method;
+  path: string;
+  schema: z.ZodType<T>;
+  body?: unknown;
+  rawBody?: Uint8Array | string;
+  query?: Record<string, QueryValue>;
+  idempotent: boolean;
+  /** Namespace to use when the options give none (a job's own namespace). */
+  namespaceFallback?: string | null;
+  /** Values to keep out of errors (tokens in the body). */
+  secrets?: ReadonlyArray<string | undefined>;
+}
+
+/** The request layer the area classes share. */
+export class SchedulerRequester {
+  constructor(readonly core: HttpCore) {}
+
+  /** The namespace a request uses: the option, then the fallback, then the connection's, then `default`. */
+  namespace(option: string | undefined, fallback?: string | null): string {
+    return nonEmpty(option) ?? nonEmpty(fallback) ?? nonEmpty(this.core.connection.namespace) ?? "default";
+  }
+
+  /** Sends a read; honours blocking-query options. */
+  read<T>(call: ReadCall<T>, opts: ReadOptions = {}): Promise<Result<T>> {
+    const query: Record<string, QueryValue> = {
+      namespace: this.namespace(opts.namespace),
+      region: nonEmpty(opts.region) ?? this.core.connection.region,
+      ...(call.query ?? {}),
+    };
+    if (opts.stale) query.stale = "";
+    let extraTimeoutMs: number | undefined;
+    if (opts.waitIndex !== undefined) {
+      if (!Number.isInteger(opts.waitIndex) || opts.waitIndex < 0) {
+        throw new UsageError(`${call.operation}: waitIndex must be a non-negative integer, got ${String(opts.waitIndex)}.`);
+      }
+      query.index = opts.waitIndex;
+    }
+    if (opts.waitMs !== undefined) {
+      if (!Number.isFinite(opts.waitMs) || opts.waitMs < 0) {
+        throw new UsageError(`${call.operation}: waitMs must be a non-negative number of milliseconds.`);
+      }
+      query.wait = goDuration(Math.min(opts.waitMs, MAX_WAIT_MS));
+    }
+    if (opts.waitIndex !== undefined && opts.waitIndex > 0) {
+      const wait = Math.min(opts.waitMs ?? MAX_WAIT_MS, MAX_WAIT_MS);
+      // The server adds up to wait/16 of jitter before answering.
+      extraTimeoutMs = Math.ceil(wait + wait / 16) + 1000;
+    }
+    return this.core.request({
+      operation: call.operation,
+      method: "GET",
+      path: call.path,
+      query,
+      schema: call.schema,
+      idempotent: true,
+      signal: opts.signal,
+      extraTimeoutMs,
+    });
+  }
+
+  /** Sends a write. */
+  write<T>(call: WriteCall<T>, opts: WriteOptions = {}): Promise<Result<T>> {
+    const query: Record<string, QueryValue> = {
+      namespace: this.namespace(opts.namespace, call.namespaceFallback),
+      region: nonEmpty(opts.region) ?? this.core.connection.region,
+      ...(call.query ?? {}),
+    };
+    if (nonEmpty(opts.idempotencyToken) !== undefined) query.idempotency_token = opts.idempotencyToken;
+    return this.core.request({
+      operation: call.operation,
+      method: call.method,
+      path: call.path,
+      query,
+      body: call.body,
+      rawBody: call.rawBody,
+      schema: call.schema,
+      idempotent: call.idempotent || nonEmpty(opts.idempotencyToken) !== undefined,
+      secrets: call.secrets,
+      signal: opts.signal,
+    });
+  }
+}
+
+function nonEmpty(s: string | null | undefined): string | undefined {
+  return s === undefined || s === null || s === "" ? undefined : s;
+}
+
+/** Throws UsageError unless `id` is a non-empty string. */
+export function requireId(operation: string, what: string, id: unknown): string {
+  if (typeof id !== "string" || id === "") throw new UsageError(`${operation}: ${what} must be a non-empty string.`);
+  return id;
+}
+
+/** Throws UsageError when EnforceIndex is set without a JobModifyIndex (the check would test nothing). */
+export function checkEnforceIndex(operation: string, req: { EnforceIndex?: boolean; JobModifyIndex?: number }): void {
+  if (req.EnforceIndex !== true) return;
+  const idx = req.JobModifyIndex;
+  if (idx === undefined || idx === null || !Number.isInteger(idx) || idx < 0) {
+    throw new UsageError(
+      `${operation}: EnforceIndex is set but JobModifyIndex is missing; pass the JobModifyIndex the job must still have (0 = the job must be new).`,
+    );
+  }
+}

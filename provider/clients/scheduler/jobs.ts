@@ -1,0 +1,311 @@
+/**
+ * Jobs: list, register, update, parse, read, plan, evaluate, force a periodic launch, dispatch, stop and
+ * scale. Versions and tags live in versions.ts; allocations, evaluations and deployments in records.ts.
+ */
+import { z } from "zod";
+import { UsageError, isApiError } from "../../errors";
+import { encodePath } from "../../http/core";
+import {
+  DispatchResultSchema,
+  JobSchema,
+  JobStubSchema,
+  PeriodicForceResultSchema,
+  PlanResponseSchema,
+  WriteResultSchema,
+  type DispatchResult,
+  type Job,
+  type JobStub,
+  type JobSubmission,
+  type PeriodicForceResult,
+  type PlanResponse,
+  type WriteResult,
+} from "../../schemas/scheduler";
+import { checkEnforceIndex, requireId, type ReadOptions, type Result, type SchedulerRequester, type WriteOptions } from "./base";
+
+/** Largest dispatch payload in decoded bytes. */
+export const MAX_DISPATCH_PAYLOAD_BYTES = 16384;
+
+/** Filters and paging of the job list. */
+export interface ListJobsOptions extends ReadOptions {
+  /** Only jobs whose ID starts with this. */
+  prefix?: string;
+  /** Filter expression evaluated by the server. */
+  filter?: string;
+  /** Include each job's Meta in the stubs. */
+  meta?: boolean;
+  /** Jobs per page; 0 or unset = one page with everything. */
+  perPage?: number;
+  /** Start from this page token (from `meta.nextToken`). */
+  nextToken?: string;
+}
+
+/** Body of register and update. */
+export interface RegisterJobRequest {
+  Job: Job;
+  /** The original job file; informational, shown by the UI and returned by `submission`. */
+  Submission?: Partial<JobSubmission>;
+  /** Register only if the job's JobModifyIndex equals `JobModifyIndex` (0 = the job must be new). */
+  EnforceIndex?: boolean;
+  JobModifyIndex?: number;
+  /** Evaluation priority (1–100); default the job's priority. */
+  EvalPriority?: number;
+  PolicyOverride?: boolean;
+  /** Keep the running task group counts over the new spec's. */
+  PreserveCounts?: boolean;
+  PreserveResources?: boolean;
+}
+
+/** Body of plan. */
+export interface PlanJobRequest {
+  Job: Job;
+  /** Include the diff against the server-side job. */
+  Diff?: boolean;
+  PolicyOverride?: boolean;
+}
+
+/** Body of parse. */
+export interface ParseJobRequest {
+  /** The HCL2 jobspec text. */
+  JobHCL: string;
+  /** Fill unset fields with the client-library defaults. */
+  Canonicalize?: boolean;
+  /** Variables in var-file format. */
+  Variables?: string;
+}
+
+/** Options of stop. */
+export interface StopJobOptions extends WriteOptions {
+  /** Delete the job and its versions at once instead of leaving it to garbage collection. */
+  purge?: boolean;
+  /** Stop a multi-region job in every region. */
+  global?: boolean;
+  evalPriority?: number;
+  /** Skip group and task shutdown delays. */
+  noShutdownDelay?: boolean;
+}
+
+/** Body of dispatch. `Payload` is raw bytes (or UTF-8 text); the client base64-encodes it. */
+export interface DispatchJobRequest {
+  Payload?: Uint8Array | string;
+  Meta?: Record<string, string>;
+  /** Prefix of the dispatched job IDs. */
+  IdPrefixTemplate?: string;
+}
+
+/** Body of scale: `Target.Group` and exactly one of `Message` / `Error` are required. */
+export interface ScaleJobRequest {
+  Target: { Group: string; [key: string]: string };
+  Count?: number;
+  Message?: string;
+  /** An error state that prevents scaling. */
+  Error?: string;
+  Meta?: Record<string, unknown>;
+  EnforceIndex?: boolean;
+  JobModifyIndex?: number;
+  PolicyOverride?: boolean;
+}
+
+const JobListSchema = z.array(JobStubSchema);
+
+/** Fields the server manages; sending them back creates spurious versions or duplicate tags. */
+export const SERVER_MANAGED_JOB_FIELDS = Object.freeze([
+  "Status",
+  "StatusDescription",
+  "Stable",
+  "Version",
+  "VersionTag",
+  "SubmitTime",
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+] as const);
+
+/** Returns a copy of `job` without the server-managed fields, ready to register or plan. */
+export function stripServerManagedFields(job: Job): Job {
+  const copy: Record<string, unknown> = { ...job };
+  for (const k of SERVER_MANAGED_JOB_FIELDS) delete copy[k];
+  return copy as Job;
+}
+
+/** Job operations, reached as `client.jobs`. */
+export class Jobs {
+  constructor(private readonly http: SchedulerRequester) {}
+
+  /** Lists jobs page by page, following the next-page token; yields job stubs. Namespace `*` lists all. */
+  async *list(opts: ListJobsOptions = {}): AsyncGenerator<JobStub, void, undefined> {
+    let token = opts.nextToken;
+    for (;;) {
+      const page = await this.listPage({ ...opts, nextToken: token });
+      yield* page.value;
+      token = page.meta.nextToken;
+      if (token === undefined || token === "") return;
+    }
+  }
+
+  /** Reads one page of jobs; `meta.nextToken` is set when there are more. */
+  listPage(opts: ListJobsOptions = {}): Promise<Result<JobStub[]>> {
+    if (opts.perPage !== undefined && (!Number.isInteger(opts.perPage) || opts.perPage < 0)) {
+      throw new UsageError(`list jobs: perPage must be a non-negative integer, got ${String(opts.perPage)}.`);
+    }
+    return this.http.read(
+      {
+        operation: "list jobs",
+        path: "/v1/jobs",
+        schema: JobListSchema,
+        query: {
+          prefix: opts.prefix || undefined,
+          filter: opts.filter || undefined,
+          meta: opts.meta ? true : undefined,
+          per_page: opts.perPage || undefined,
+          next_token: opts.nextToken || undefined,
+        },
+      },
+      opts,
+    );
+  }
+
+  /** Lists every job (all pages) into one array. */
+  async listAll(opts: ListJobsOptions = {}): Promise<JobStub[]> {
+    const out: JobStub[] = [];
+    for await (const stub of this.list(opts)) out.push(stub);
+    return out;
+  }
+
+  /** Registers a job (create or update); resolves to the evaluation ID and the new JobModifyIndex. */
+  register(req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+    checkRegister("register job", req);
+    return this.http.write(
+      { operation: "register job", method: "POST", path: "/v1/jobs", body: req, schema: WriteResultSchema, idempotent: false, namespaceFallback: req.Job.Namespace },
+      opts,
+    );
+  }
+
+  /** Registers a job through its own path (`/v1/job/:id`); the same semantics as register. */
+  update(jobId: string, req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+    const id = requireId("update job", "jobId", jobId);
+    checkRegister("update job", req);
+    return this.http.write(
+      { operation: "update job", method: "POST", path: encodePath("/v1/job", id), body: req, schema: WriteResultSchema, idempotent: false, namespaceFallback: req.Job.Namespace },
+      opts,
+    );
+  }
+
+  /** Parses an HCL2 jobspec on the server; resolves to the job definition. */
+  parse(req: ParseJobRequest, opts: WriteOptions = {}): Promise<Result<Job>> {
+    if (typeof req.JobHCL !== "string" || req.JobHCL.trim() === "") throw new UsageError("parse job: JobHCL must be non-empty jobspec text.");
+    return this.http.write({ operation: "parse job", method: "POST", path: "/v1/jobs/parse", body: req, schema: JobSchema, idempotent: true }, opts);
+  }
+
+  /** Reads a job; throws ApiError `not_found` when it does not exist (see {@link find}). */
+  info(jobId: string, opts: ReadOptions = {}): Promise<Result<Job>> {
+    const id = requireId("read job", "jobId", jobId);
+    return this.http.read({ operation: "read job", path: encodePath("/v1/job", id), schema: JobSchema }, opts);
+  }
+
+  /** Reads a job; resolves to undefined when it does not exist. */
+  async find(jobId: string, opts: ReadOptions = {}): Promise<Result<Job> | undefined> {
+    try {
+      return await this.info(jobId, opts);
+    } catch (e) {
+      if (isApiError(e, "not_found")) return undefined;
+      throw e;
+    }
+  }
+
+  /** Plans a job (dry run, nothing stored); resolves to the diff, annotations and placement failures. */
+  plan(jobId: string, req: PlanJobRequest, opts: WriteOptions = {}): Promise<Result<PlanResponse>> {
+    const id = requireId("plan job", "jobId", jobId);
+    if (req.Job === undefined || req.Job === null) throw new UsageError("plan job: Job is required.");
+    return this.http.write(
+      { operation: "plan job", method: "POST", path: encodePath("/v1/job", id, "plan"), body: req, schema: PlanResponseSchema, idempotent: true, namespaceFallback: req.Job.Namespace },
+      opts,
+    );
+  }
+
+  /** Forces a new evaluation; `forceReschedule` reschedules failed allocations at once. */
+  evaluate(jobId: string, evalOptions: { forceReschedule?: boolean } = {}, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+    const id = requireId("evaluate job", "jobId", jobId);
+    const body = { JobID: id, EvalOptions: { ForceReschedule: evalOptions.forceReschedule === true } };
+    return this.http.write({ operation: "evaluate job", method: "POST", path: encodePath("/v1/job", id, "evaluate"), body, schema: WriteResultSchema, idempotent: false }, opts);
+  }
+
+  /** Launches a periodic job now, even against its prohibit-overlap setting. */
+  forcePeriodic(jobId: string, opts: WriteOptions = {}): Promise<Result<PeriodicForceResult>> {
+    const id = requireId("force periodic job", "jobId", jobId);
+    return this.http.write(
+      { operation: "force periodic job", method: "POST", path: encodePath("/v1/job", id, "periodic", "force"), schema: PeriodicForceResultSchema, idempotent: false },
+      opts,
+    );
+  }
+
+  /** Dispatches a parameterized job; resolves to the child job ID and its evaluation. */
+  dispatch(jobId: string, req: DispatchJobRequest = {}, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+    const id = requireId("dispatch job", "jobId", jobId);
+    const payload = req.Payload === undefined ? undefined : checkPayload("dispatch job", req.Payload);
+    const body = {
+      ...(payload !== undefined ? { Payload: payload.toString("base64") } : {}),
+      ...(req.Meta !== undefined ? { Meta: req.Meta } : {}),
+      ...(req.IdPrefixTemplate !== undefined ? { IdPrefixTemplate: req.IdPrefixTemplate } : {}),
+    };
+    return this.http.write({ operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch"), body, schema: DispatchResultSchema, idempotent: false }, opts);
+  }
+
+  /** Dispatches a parameterized job with the raw bytes (or UTF-8 text) as its payload. */
+  dispatchPayload(jobId: string, payload: Uint8Array | string, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+    const id = requireId("dispatch job", "jobId", jobId);
+    const bytes = checkPayload("dispatch job", payload);
+    return this.http.write(
+      { operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch", "payload"), rawBody: bytes, schema: DispatchResultSchema, idempotent: false },
+      opts,
+    );
+  }
+
+  /** Stops (deregisters) a job; with `purge` it is deleted at once. Stopping a missing job is not an error on the real scheduler. */
+  deregister(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
+    const id = requireId("stop job", "jobId", jobId);
+    const query = {
+      purge: opts.purge ? true : undefined,
+      global: opts.global ? true : undefined,
+      eval_priority: opts.evalPriority || undefined,
+      no_shutdown_delay: opts.noShutdownDelay ? true : undefined,
+    };
+    return this.http.write({ operation: "stop job", method: "DELETE", path: encodePath("/v1/job", id), query, schema: WriteResultSchema, idempotent: true }, opts);
+  }
+
+  /** Stops a job: the same as {@link deregister}. */
+  stop(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
+    return this.deregister(jobId, opts);
+  }
+
+  /** Scales one task group; fails with 400 while the job has an active deployment. */
+  scale(jobId: string, req: ScaleJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+    const id = requireId("scale job", "jobId", jobId);
+    const group = (req.Target as { Group?: unknown } | undefined)?.Group;
+    if (typeof group !== "string" || group === "") {
+      throw new UsageError("scale job: Target.Group must name the task group to scale.");
+    }
+    if ((req.Message === undefined) === (req.Error === undefined)) {
+      throw new UsageError("scale job: give exactly one of Message or Error (Error marks an error state that prevents scaling).");
+    }
+    if (req.Count !== undefined && (!Number.isInteger(req.Count) || req.Count < 0)) {
+      throw new UsageError(`scale job: Count must be a non-negative integer, got ${String(req.Count)}.`);
+    }
+    checkEnforceIndex("scale job", req);
+    return this.http.write({ operation: "scale job", method: "POST", path: encodePath("/v1/job", id, "scale"), body: req, schema: WriteResultSchema, idempotent: false }, opts);
+  }
+}
+
+function checkRegister(operation: string, req: RegisterJobRequest): void {
+  if (req === undefined || req === null || req.Job === undefined || req.Job === null || typeof req.Job !== "object") {
+    throw new UsageError(`${operation}: Job is required.`);
+  }
+  checkEnforceIndex(operation, req);
+}
+
+function checkPayload(operation: string, payload: Uint8Array | string): Buffer {
+  const bytes = typeof payload === "string" ? Buffer.from(payload, "utf8") : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (bytes.byteLength > MAX_DISPATCH_PAYLOAD_BYTES) {
+    throw new UsageError(`${operation}: the payload is ${bytes.byteLength} bytes; the scheduler accepts at most ${MAX_DISPATCH_PAYLOAD_BYTES} bytes.`);
+  }
+  return bytes;
+}

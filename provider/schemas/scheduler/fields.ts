@@ -1,0 +1,28 @@
+/**
+ * Field builders of the scheduler's wire records. The server is written in Go: nil slices, maps and
+ * pointers come back as `null`, and `/v1/jobs/parse` without Canonicalize returns `null` for every unset
+ * scalar too, so job-shaped fields accept `null` as well as absence. Every record is a loose object:
+ * fields this library does not know survive a read-modify-write.
+ */
+import { z } from "zod";
+
+/** A string that may be absent or `null`. */
+export const str = () => z.string().nullish();
+/** A number that may be absent or `null`. Go int64 values past 2^53 lose precision in JSON.parse; they stay numbers. */
+export const num = () => z.number().nullish();
+/** A boolean that may be absent or `null`. */
+export const bool = () => z.boolean().nullish();
+/** A list that may be absent or `null`. */
+export const list = <T extends z.ZodType>(item: T) => z.array(item).nullish();
+/** A string-keyed map that may be absent or `null`. */
+export const map = <T extends z.ZodType>(value: T) => z.record(z.string(), value).nullish();
+/** A map of strings (Meta, Env). */
+export const stringMap = () => map(z.string());
+
+/** Blocking-query fields some write responses repeat in their body. */
+export const bodyMetaShape = {
+  Index: num(),
+  LastContact: num(),
+  KnownLeader: bool(),
+  NextToken: str(),
+};
