@@ -152,12 +152,13 @@ export function sendBody(
     res.end();
     return;
   }
-  const buf = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   if (contentType !== undefined) headers["content-type"] = contentType;
-  headers["content-length"] = buf.length;
+  // A string body goes out in one write together with the head; a Buffer would need a second chunk.
+  headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length;
   res.writeHead(status, headers);
   if (head) res.end();
-  else res.end(buf);
+  else if (typeof body === "string") res.end(body, "utf8");
+  else res.end(body);
 }
 
 /** Writes an error in the service's style. */

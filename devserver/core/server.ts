@@ -48,7 +48,7 @@ export interface ServiceHostOptions {
   readonly persistPath?: string;
   /** Debounce of persistence writes in ms (default 50). */
   readonly persistDelayMs?: number;
-  /** Most request-log entries kept; older ones are dropped (default 10,000). */
+  /** Most request-log entries kept (default 10,000); when full, the older half is dropped. */
   readonly requestLogLimit?: number;
 }
 
@@ -203,7 +203,8 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
   }
 
   const record = (entry: RequestLogEntry): void => {
-    if (log.length >= logLimit) log.splice(0, log.length - logLimit + 1);
+    // Trim in halves: trimming one entry per request would move the whole array every time once full.
+    if (log.length >= logLimit) log.splice(0, Math.max(1, log.length - Math.floor(logLimit / 2)));
     log.push(entry);
   };
 
