@@ -1,0 +1,84 @@
+/**
+ * The method's configuration record (`/v1/auth/<mount>/config`): write, read, delete.
+ */
+import { isApiError } from "../../errors";
+import type { HttpCore } from "../../http/core";
+import { ConfigReadSchema, ConfigWriteSchema, WriteResponseSchema, type ConfigRead, type ConfigWrite } from "../../schemas/secrets";
+import { encodeMount } from "./normalize";
+import { parseRequest, warningsOf, type WriteResult } from "./write";
+
+/** The configuration as read back, with durations converted to seconds. `client_secret` is never returned. */
+export interface MethodConfigRecord {
+  tenantId: string;
+  resource: string;
+  clientId: string;
+  environment: string;
+  /** Seconds. */
+  rootPasswordTtl?: number;
+  maxRetries?: number;
+  /** Seconds (the service reports nanoseconds). */
+  retryDelay?: number;
+  /** Seconds (the service reports nanoseconds). */
+  maxRetryDelay?: number;
+  /** The record as the service sent it. */
+  raw: ConfigRead;
+}
+
+const NS_PER_SECOND = 1e9;
+
+/** The configuration of one auth method mount. */
+export class MethodConfig {
+  constructor(private readonly http: HttpCore) {}
+
+  /**
+   * Writes the configuration. Omitted `root_password_ttl`, `max_retries`, `retry_delay` and
+   * `max_retry_delay` reset to their defaults on the service, so send them every time.
+   */
+  async write(mount: string, config: ConfigWrite): Promise<WriteResult> {
+    const body = parseRequest(ConfigWriteSchema, config, "write auth method config");
+    const res = await this.http.request({
+      operation: "write auth method config",
+      method: "POST",
+      path: `/v1/auth/${encodeMount(mount)}/config`,
+      body,
+      schema: WriteResponseSchema,
+      secrets: [config.client_secret],
+      idempotent: true,
+    });
+    return { warnings: warningsOf(res.value) };
+  }
+
+  /** Reads the configuration; resolves to undefined when none is written (or the mount is gone). */
+  async read(mount: string): Promise<MethodConfigRecord | undefined> {
+    try {
+      const res = await this.http.request({ operation: "read auth method config", method: "GET", path: `/v1/auth/${encodeMount(mount)}/config`, schema: ConfigReadSchema.optional() });
+      const c = res.value;
+      if (c === undefined) return undefined;
+      return {
+        tenantId: c.tenant_id,
+        resource: c.resource,
+        clientId: c.client_id,
+        environment: c.environment,
+        ...(c.root_password_ttl !== undefined ? { rootPasswordTtl: c.root_password_ttl } : {}),
+        ...(c.max_retries !== undefined ? { maxRetries: c.max_retries } : {}),
+        ...(c.retry_delay !== undefined ? { retryDelay: Math.round(c.retry_delay / NS_PER_SECOND) } : {}),
+        ...(c.max_retry_delay !== undefined ? { maxRetryDelay: Math.round(c.max_retry_delay / NS_PER_SECOND) } : {}),
+        raw: c,
+      };
+    } catch (e) {
+      if (isApiError(e, "not_found")) return undefined;
+      throw e;
+    }
+  }
+
+  /** Deletes the configuration; resolves to false when there was nothing to delete (mount gone). */
+  async delete(mount: string): Promise<boolean> {
+    try {
+      await this.http.request({ operation: "delete auth method config", method: "DELETE", path: `/v1/auth/${encodeMount(mount)}/config`, schema: WriteResponseSchema });
+      return true;
+    } catch (e) {
+      if (isApiError(e, "not_found")) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Roles of an auth method mount (`/v1/auth/<mount>/role/<name>`): write, read, list, delete.
+ * The service stores names lowercased, so lookups are case-insensitive.
+ */
+import { isApiError } from "../../errors";
+import type { HttpCore } from "../../http/core";
+import { RoleListSchema, RoleReadSchema, RoleWriteSchema, WriteResponseSchema, type RoleRead, type RoleWrite } from "../../schemas/secrets";
+import { encodeMount } from "./normalize";
+import { parseRequest, warningsOf, type WriteResult } from "./write";
+
+/** Roles of one or more mounts. */
+export class Roles {
+  constructor(private readonly http: HttpCore) {}
+
+  /**
+   * Writes a role. The service merges: omitted keys keep their stored value and an explicit `[]` clears a
+   * list, so send every field to make the stored role equal the request.
+   */
+  async write(mount: string, name: string, role: RoleWrite): Promise<WriteResult> {
+    const body = parseRequest(RoleWriteSchema, role, "write role");
+    const res = await this.http.request({
+      operation: "write role",
+      method: "POST",
+      path: rolePath(mount, name),
+      body,
+      schema: WriteResponseSchema,
+      idempotent: true,
+    });
+    return { warnings: warningsOf(res.value) };
+  }
+
+  /** Reads a role; resolves to undefined when it (or its mount) does not exist. */
+  async read(mount: string, name: string): Promise<RoleRead | undefined> {
+    try {
+      const res = await this.http.request({ operation: "read role", method: "GET", path: rolePath(mount, name), schema: RoleReadSchema.optional() });
+      return res.value;
+    } catch (e) {
+      if (isApiError(e, "not_found")) return undefined;
+      throw e;
+    }
+  }
+
+  /** Lists role names (lowercase); an empty list when there are none (the service answers 404 then). */
+  async list(mount: string): Promise<string[]> {
+    try {
+      const res = await this.http.request({
+        operation: "list roles",
+        method: "GET",
+        path: `/v1/auth/${encodeMount(mount)}/role`,
+        query: { list: "true" },
+        schema: RoleListSchema.optional(),
+      });
+      return res.value?.keys ?? [];
+    } catch (e) {
+      if (isApiError(e, "not_found")) return [];
+      throw e;
+    }
+  }
+
+  /** Deletes a role; resolves to false when the mount was gone (a missing role on a live mount is a 204). */
+  async delete(mount: string, name: string): Promise<boolean> {
+    try {
+      await this.http.request({ operation: "delete role", method: "DELETE", path: rolePath(mount, name), schema: WriteResponseSchema });
+      return true;
+    } catch (e) {
+      if (isApiError(e, "not_found")) return false;
+      throw e;
+    }
+  }
+}
+
+function rolePath(mount: string, name: string): string {
+  return `/v1/auth/${encodeMount(mount)}/role/${encodeURIComponent(name)}`;
+}
