@@ -1,0 +1,172 @@
+/**
+ * The Job resource's inputs: their schema, `check`, and the pure helpers that turn them into what a
+ * register sends (durations, var-file text, the submission). No network here.
+ */
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { JobSchema } from "../schemas/scheduler";
+import { checkInputs, containsUnknown } from "./common";
+
+/** Defaults of the settings the inputs may leave out. */
+export const JOB_DEFAULTS = Object.freeze({
+  waitForDeployment: true,
+  deploymentTimeout: "5m",
+  onDeploymentFailure: "revert" as const,
+  purgeOnDestroy: false,
+  adopt: false,
+});
+
+/** A variable value the `variables` map may hold; rendered to var-file text. */
+export type JobVariableValue = string | number | boolean;
+
+const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
+export const JobInputsSchema = z.strictObject({
+  jobspec: z.string().min(1, "jobspec must not be empty").optional(),
+  /** A job in the API's JSON shape; unknown fields are kept and sent. */
+  job: JobSchema.optional(),
+  variables: z
+    .union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))])
+    .optional(),
+  namespace: z.string().min(1).optional(),
+  region: z.string().min(1).optional(),
+  policyOverride: z.boolean().optional(),
+  preserveCounts: z.boolean().optional(),
+  evalPriority: z.number().int().min(1).max(100).optional(),
+  waitForDeployment: z.boolean().optional(),
+  deploymentTimeout: z.union([z.number(), z.string()]).optional(),
+  onDeploymentFailure: z.enum(["revert", "fail"]).optional(),
+  purgeOnDestroy: z.boolean().optional(),
+  adopt: z.boolean().optional(),
+});
+
+/** The Job inputs as the provider receives them. */
+export type JobInputs = z.infer<typeof JobInputsSchema>;
+
+/** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
+export function checkJobInputs(news: Record<string, unknown>): dynamic.CheckResult<JobInputs> {
+  const { inputs, failures } = checkInputs(JobInputsSchema, news);
+  const unknown = (k: string): boolean => containsUnknown(news[k]);
+  const given = (k: string): boolean => news[k] !== undefined && news[k] !== null;
+  const extra: dynamic.CheckFailure[] = [];
+
+  if (!unknown("jobspec") && !unknown("job")) {
+    if (given("jobspec") && given("job")) {
+      extra.push({ property: "job", reason: "set exactly one of jobspec (HCL2 text) and job (an object), not both" });
+    } else if (!given("jobspec") && !given("job")) {
+      extra.push({ property: "jobspec", reason: "set exactly one of jobspec (HCL2 text) and job (an object)" });
+    }
+  }
+  if (given("job") && !unknown("job") && isRecord(news.job)) {
+    const body = news.job;
+    if (typeof body.ID !== "string" || body.ID === "") {
+      const hint = isRecord(body.Job) ? ' (this looks like a register body: pass its "Job" object instead)' : "";
+      extra.push({ property: "job.ID", reason: `the job object must have a non-empty string ID${hint}` });
+    } else if (body.ID.includes("\u0000")) {
+      extra.push({ property: "job.ID", reason: "the job ID must not contain NUL characters" });
+    }
+    if (given("variables") && !unknown("variables")) {
+      extra.push({ property: "variables", reason: "variables apply only to a jobspec; a job object has no variables" });
+    }
+  }
+  if (isRecord(news.variables) && !unknown("variables")) {
+    for (const key of Object.keys(news.variables)) {
+      if (!HCL_IDENT.test(key)) extra.push({ property: `variables.${key}`, reason: `"${key}" is not a valid variable name` });
+    }
+  }
+  const timeout = news.deploymentTimeout;
+  if (timeout !== undefined && timeout !== null && !unknown("deploymentTimeout")) {
+    if ((typeof timeout === "number" || typeof timeout === "string") && parseDurationMs(timeout) === undefined) {
+      extra.push({
+        property: "deploymentTimeout",
+        reason: `"${String(timeout)}" is not a duration: use seconds (300) or a Go duration ("5m", "1h30m")`,
+      });
+    }
+  }
+  const all = [...failures, ...extra];
+  if (all.length > 0) return { failures: all };
+  return { inputs, failures: [] };
+}
+
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go
+ * duration ("90s", "5m", "1h30m"). Returns undefined for anything else, zero or negative values included.
+ */
+export function parseDurationMs(v: number | string): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) && v > 0 ? v * 1000 : undefined;
+  const text = v.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return parseDurationMs(Number(text));
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? 0);
+    matched = re.lastIndex;
+  }
+  if (matched !== text.length || text.length === 0 || total <= 0) return undefined;
+  return total;
+}
+
+/** Returns the deployment timeout of the inputs in milliseconds (default five minutes). */
+export function deploymentTimeoutMs(inputs: Pick<JobInputs, "deploymentTimeout">): number {
+  const v = inputs.deploymentTimeout ?? JOB_DEFAULTS.deploymentTimeout;
+  return parseDurationMs(v) ?? 300_000;
+}
+
+/**
+ * Renders a variables map as var-file text: one `name = value` line per key, sorted, strings quoted with
+ * HCL's escapes (including `$${` and `%%{`, so a value is never read as a template).
+ */
+export function renderVarFile(vars: Record<string, JobVariableValue>): string {
+  return Object.keys(vars)
+    .sort()
+    .map((k) => `${k} = ${hclValue(vars[k] as JobVariableValue)}\n`)
+    .join("");
+}
+
+function hclValue(v: JobVariableValue): string {
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  // Replacer functions: in a replacement string "$$" would itself mean one "$".
+  return JSON.stringify(v)
+    .replace(/\$\{/g, () => "$${")
+    .replace(/%\{/g, () => "%%{");
+}
+
+/** Returns the var-file text the parse endpoint takes ("" when there are no variables). */
+export function variablesText(variables: JobInputs["variables"]): string {
+  if (variables === undefined) return "";
+  return typeof variables === "string" ? variables : renderVarFile(variables);
+}
+
+/** What a register sends as `Submission`: the source the user wrote, for the UI, reads and reverts. */
+export interface JobSubmissionBody {
+  Source: string;
+  Format: "hcl2" | "json";
+  VariableFlags?: Record<string, string>;
+  Variables?: string;
+}
+
+/** Builds the submission of the inputs: the jobspec text with its variables, or the job object as JSON. */
+export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variables">): JobSubmissionBody {
+  if (inputs.jobspec !== undefined) {
+    const s: JobSubmissionBody = { Source: inputs.jobspec, Format: "hcl2" };
+    const vars = inputs.variables;
+    if (typeof vars === "string") {
+      if (vars !== "") s.Variables = vars;
+    } else if (vars !== undefined) {
+      const flags: Record<string, string> = {};
+      for (const k of Object.keys(vars).sort()) flags[k] = String(vars[k]);
+      s.VariableFlags = flags;
+    }
+    return s;
+  }
+  return { Source: JSON.stringify(inputs.job ?? {}, null, 2), Format: "json" };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

@@ -1,0 +1,182 @@
+/**
+ * The preview text of a Job: what the scheduler says it would do with the desired job (a plan response),
+ * as lines a person reads in `pulumi preview`. Pure: the provider writes the text to stderr, which the
+ * Pulumi CLI shows.
+ */
+import type { AllocMetric, DesiredUpdates, FieldDiff, JobDiff, ObjectDiff, PlanResponse, TaskDiff } from "../schemas/scheduler";
+
+/** What the formatter needs to know besides the plan. */
+export interface PlanContext {
+  jobId: string;
+  namespace: string;
+  /** The JobModifyIndex state recorded; a different server index means someone else changed the job. */
+  stateJobModifyIndex?: number;
+}
+
+const MARK: Record<string, string> = { Added: "+", Deleted: "-", Edited: "~", None: " " };
+
+/** Returns the preview text of a plan: per group what would be placed, updated, stopped or fail to place. */
+export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
+  const lines: string[] = [];
+  const diff = plan.Diff ?? undefined;
+  const type = diff?.Type ?? "None";
+  lines.push(`Scheduler plan for job "${ctx.jobId}" in namespace "${ctx.namespace}": ${describeType(type)}`);
+  if (diff) pushFields(lines, "  ", diff.Fields, diff.Objects);
+
+  const updates = plan.Annotations?.DesiredTGUpdates ?? {};
+  const failed = plan.FailedTGAllocs ?? {};
+  const groupDiffs = new Map((diff?.TaskGroups ?? []).map((g) => [g.Name ?? "", g] as const));
+  const names = orderedGroups(diff, updates, failed);
+  for (const name of names) {
+    const g = groupDiffs.get(name);
+    const counts = updates[name];
+    const gType = g?.Type && g.Type !== "None" ? ` (${g.Type})` : "";
+    lines.push(`  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${name}"${gType}: ${describeUpdates(counts)}`);
+    if (g) {
+      pushFields(lines, "      ", g.Fields, g.Objects);
+      for (const t of g.Tasks ?? []) pushTask(lines, t);
+    }
+    const metric = failed[name];
+    if (metric) pushFailure(lines, metric);
+  }
+
+  const blocked = (plan.CreatedEvals ?? []).filter((e) => e.Status === "blocked").length;
+  if (blocked > 0) lines.push(`  The scheduler would create ${count(blocked, "blocked evaluation")} waiting for resources.`);
+  const next = plan.NextPeriodicLaunch;
+  if (next !== undefined && next !== null && next !== "" && next !== 0 && !String(next).startsWith("0001-01-01")) {
+    lines.push(`  Next periodic launch: ${String(next)}`);
+  }
+  const warnings = (plan.Warnings ?? "").trim();
+  if (warnings !== "") {
+    lines.push("  Warnings:");
+    for (const w of warnings.split("\n").map((s) => s.trim()).filter((s) => s !== "")) lines.push(`    ! ${w}`);
+  }
+  const serverIndex = plan.JobModifyIndex ?? 0;
+  if (ctx.stateJobModifyIndex !== undefined && serverIndex !== 0 && serverIndex !== ctx.stateJobModifyIndex) {
+    lines.push(
+      `  ! The job was changed outside Pulumi: its JobModifyIndex is ${serverIndex}, state has ${ctx.stateJobModifyIndex}. ` +
+        "The update will be refused until you run `pulumi refresh`.",
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+function describeType(type: string): string {
+  switch (type) {
+    case "None":
+      return "no changes";
+    case "Added":
+      return "new job";
+    case "Deleted":
+      return "job removed";
+    case "Edited":
+      return "job changed";
+    default:
+      return type;
+  }
+}
+
+function orderedGroups(diff: JobDiff | undefined, updates: Record<string, unknown>, failed: Record<string, unknown>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const add = (n: string): void => {
+    if (n !== "" && !seen.has(n)) {
+      seen.add(n);
+      out.push(n);
+    }
+  };
+  for (const g of diff?.TaskGroups ?? []) add(g.Name ?? "");
+  for (const n of Object.keys(updates).sort()) add(n);
+  for (const n of Object.keys(failed).sort()) add(n);
+  return out;
+}
+
+/** Returns the counts of what the scheduler would do to one group, in words ("1 to place, 2 in-place updates"). */
+export function describeUpdates(u: DesiredUpdates | undefined): string {
+  if (!u) return "no allocation changes reported";
+  const parts: string[] = [];
+  const add = (n: number | null | undefined, one: string, many: string): void => {
+    if (n !== undefined && n !== null && n > 0) parts.push(`${n} ${n === 1 ? one : many}`);
+  };
+  add(u.Place, "to place", "to place");
+  add(u.InPlaceUpdate, "in-place update", "in-place updates");
+  add(u.DestructiveUpdate, "destructive update", "destructive updates");
+  add(u.Canary, "canary", "canaries");
+  add(u.Stop, "to stop", "to stop");
+  add(u.Migrate, "to migrate", "to migrate");
+  add(u.Preemptions, "preemption", "preemptions");
+  add(u.RescheduleNow, "to reschedule now", "to reschedule now");
+  add(u.RescheduleLater, "to reschedule later", "to reschedule later");
+  add(u.Disconnect, "to disconnect", "to disconnect");
+  add(u.Reconnect, "to reconnect", "to reconnect");
+  add(u.Ignore, "unchanged", "unchanged");
+  return parts.length > 0 ? parts.join(", ") : "no allocation changes";
+}
+
+function pushTask(lines: string[], t: TaskDiff): void {
+  if (!t.Type || t.Type === "None") return;
+  const notes = (t.Annotations ?? []).length > 0 ? ` [${(t.Annotations ?? []).join(", ")}]` : "";
+  lines.push(`      ${MARK[t.Type] ?? "~"} Task "${t.Name ?? ""}" (${t.Type})${notes}`);
+  pushFields(lines, "          ", t.Fields, t.Objects);
+}
+
+function pushFields(
+  lines: string[],
+  indent: string,
+  fields: FieldDiff[] | null | undefined,
+  objects: ObjectDiff[] | null | undefined,
+  prefix = "",
+): void {
+  for (const f of fields ?? []) {
+    if (!f.Type || f.Type === "None") continue;
+    const name = prefix + (f.Name ?? "");
+    const notes = (f.Annotations ?? []).length > 0 ? ` (${(f.Annotations ?? []).join(", ")})` : "";
+    let text: string;
+    if (f.Type === "Added") text = `${name}: ${quote(f.New)}`;
+    else if (f.Type === "Deleted") text = `${name}: ${quote(f.Old)}`;
+    else text = `${name}: ${quote(f.Old)} => ${quote(f.New)}`;
+    lines.push(`${indent}${MARK[f.Type] ?? "~"} ${text}${notes}`);
+  }
+  for (const o of objects ?? []) {
+    if (!o.Type || o.Type === "None") continue;
+    pushFields(lines, indent, o.Fields, o.Objects, `${prefix}${o.Name ?? ""}.`);
+  }
+}
+
+function quote(v: string | null | undefined): string {
+  return JSON.stringify(v ?? "");
+}
+
+function pushFailure(lines: string[], m: AllocMetric): void {
+  const n = (m.CoalescedFailures ?? 0) + 1;
+  lines.push(`      ! Failed placement: ${count(n, "allocation")} could not be placed`);
+  const dims = Object.entries(m.DimensionExhausted ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [dim, nodes] of dims) lines.push(`        - ${dim} exhausted on ${count(nodes, "node")}`);
+  const cons = Object.entries(m.ConstraintFiltered ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [c, nodes] of cons) lines.push(`        - constraint ${c} filtered ${count(nodes, "node")}`);
+  for (const q of m.QuotaExhausted ?? []) lines.push(`        - quota exhausted: ${q}`);
+  const stats: string[] = [];
+  if (m.NodesInPool !== undefined && m.NodesInPool !== null) stats.push(`${m.NodesInPool} in pool`);
+  if (m.NodesEvaluated !== undefined && m.NodesEvaluated !== null) stats.push(`${m.NodesEvaluated} evaluated`);
+  if (m.NodesFiltered !== undefined && m.NodesFiltered !== null) stats.push(`${m.NodesFiltered} filtered`);
+  if (m.NodesExhausted !== undefined && m.NodesExhausted !== null) stats.push(`${m.NodesExhausted} exhausted`);
+  if (stats.length > 0) lines.push(`        - nodes: ${stats.join(", ")}`);
+}
+
+/** Returns "1 thing" or "n things". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** Returns a one-line summary of failed placements per group ("web: memory exhausted on 2 nodes"). */
+export function summarizeFailedPlacements(failed: Record<string, AllocMetric> | null | undefined): string {
+  const parts: string[] = [];
+  for (const [group, m] of Object.entries(failed ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const n = (m.CoalescedFailures ?? 0) + 1;
+    const dims = Object.entries(m.DimensionExhausted ?? {}).map(([d, c]) => `${d} exhausted on ${count(c, "node")}`);
+    const cons = Object.entries(m.ConstraintFiltered ?? {}).map(([c, k]) => `constraint ${c} filtered ${count(k, "node")}`);
+    const why = [...dims, ...cons];
+    parts.push(`group "${group}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`);
+  }
+  return parts.join("; ");
+}
