@@ -1,0 +1,74 @@
+/**
+ * The `__provider` text every resource stores in state: small, stable, free of secrets, and runnable by
+ * the host.
+ */
+import { describe, expect, it } from "vitest";
+import { runChild } from "../harness/child";
+import { KINDS, record, type EngineContext } from "../harness/context";
+import { hashTree } from "../harness/pack";
+import { join } from "node:path";
+
+/** Budget for one serialized provider (perf-floor §4). */
+export const PROVIDER_BUDGET_BYTES = 2048;
+
+/** Registers the serialization tests. */
+export function serializationSuite(get: () => EngineContext): void {
+  describe("serialized provider (__provider)", () => {
+    it("can find the package root from the project (Pulumi maps shim files through it)", () => {
+      // Pulumi's serializer locates a module's package.json by resolving the bare package name; if "."
+      // does not resolve, it emits a require of the raw file path, which the exports map then forbids.
+      const p = get().projects[0];
+      expect(() => p.require.resolve("pulumi-secrets-scheduler")).not.toThrow();
+    });
+
+    it.each(KINDS)("%s is a require of the installed shim, within budget", (kind) => {
+      const ctx = get();
+      const s = ctx.serialized[0].kinds[kind];
+      const bytes = Buffer.byteLength(s.text);
+      record(ctx, "providerBytes", kind, bytes);
+      record(ctx, "serializeFirstMs", kind, Math.round(s.firstMs));
+      expect(bytes).toBeLessThanOrEqual(PROVIDER_BUDGET_BYTES);
+      // Loaded from node_modules, the shim is captured by reference through the exports map.
+      expect(s.shimPath).toContain(join("node_modules", "pulumi-secrets-scheduler", "dist", "sdk", "shim", `${kind}.js`));
+      expect(s.text).toContain(`require("pulumi-secrets-scheduler/shim/${kind}")`);
+      expect(s.containsSecrets).toBe(false);
+    });
+
+    it("is byte-identical across provider objects, processes, builds and project paths", () => {
+      const [a, b] = get().serialized;
+      for (const kind of KINDS) {
+        expect(a.kinds[kind].again).toBe(a.kinds[kind].text);
+        expect(b.kinds[kind].text).toBe(a.kinds[kind].text);
+      }
+      // Each kind has its own text (the host caches providers by text).
+      expect(new Set(KINDS.map((k) => a.kinds[k].text)).size).toBe(KINDS.length);
+    });
+
+    it("comes from two builds that are byte-identical", () => {
+      const [a, b] = get().packs;
+      const ha = hashTree(join(a.stageDir, "dist"));
+      const hb = hashTree(join(b.stageDir, "dist"));
+      expect(ha.size).toBeGreaterThan(0);
+      expect([...hb.entries()]).toEqual([...ha.entries()]);
+    });
+
+    it("contains no token, secret or machine path", () => {
+      const ctx = get();
+      for (const kind of KINDS) {
+        const text = ctx.provider(kind);
+        for (const secret of ctx.secrets) expect(text).not.toContain(secret);
+        expect(text).not.toContain(ctx.workDir);
+        expect(text).not.toMatch(/\/(tmp|home|root|work)\//);
+      }
+    });
+
+    it("evaluates like the host does and yields all seven methods", async () => {
+      const ctx = get();
+      const texts = KINDS.map((k) => ctx.provider(k));
+      const { value } = await runChild<string[][]>(ctx.projects[1], "evaluate.cjs", [], { input: JSON.stringify(texts) });
+      for (const methods of value) {
+        expect(methods).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
+      }
+    });
+  });
+}
