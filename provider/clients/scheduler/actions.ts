@@ -12,13 +12,13 @@ export class JobActions {
   constructor(private readonly http: SchedulerRequester) {}
 
   /** Lists the predefined actions of a job's tasks. */
-  list(jobId: string, opts: ReadOptions = {}): Promise<Result<JobAction[]>> {
+  async list(jobId: string, opts: ReadOptions = {}): Promise<Result<JobAction[]>> {
     const id = requireId("list job actions", "jobId", jobId);
     return this.http.read({ operation: "list job actions", path: encodePath("/v1/job", id, "actions"), schema: ActionListSchema }, opts);
   }
 
   /** Starts an action; resolves to a session whose events are its output frames. */
-  open(jobId: string, opts: RunActionOptions): Promise<ActionSession> {
+  async open(jobId: string, opts: RunActionOptions): Promise<ActionSession> {
     return openActionSession(this.http.core, jobId, opts);
   }
 

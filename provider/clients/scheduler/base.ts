@@ -79,7 +79,7 @@ export class SchedulerRequester {
   }
 
   /** Sends a read; honours blocking-query options. */
-  read<T>(call: ReadCall<T>, opts: ReadOptions = {}): Promise<Result<T>> {
+  async read<T>(call: ReadCall<T>, opts: ReadOptions = {}): Promise<Result<T>> {
     const query: Record<string, QueryValue> = {
       namespace: this.namespace(opts.namespace),
       region: nonEmpty(opts.region) ?? this.core.connection.region,
@@ -117,7 +117,7 @@ export class SchedulerRequester {
   }
 
   /** Sends a write. */
-  write<T>(call: WriteCall<T>, opts: WriteOptions = {}): Promise<Result<T>> {
+  async write<T>(call: WriteCall<T>, opts: WriteOptions = {}): Promise<Result<T>> {
     const query: Record<string, QueryValue> = {
       namespace: this.namespace(opts.namespace, call.namespaceFallback),
       region: nonEmpty(opts.region) ?? this.core.connection.region,

@@ -143,7 +143,7 @@ export class Jobs {
   }
 
   /** Reads one page of jobs; `meta.nextToken` is set when there are more. */
-  listPage(opts: ListJobsOptions = {}): Promise<Result<JobStub[]>> {
+  async listPage(opts: ListJobsOptions = {}): Promise<Result<JobStub[]>> {
     if (opts.perPage !== undefined && (!Number.isInteger(opts.perPage) || opts.perPage < 0)) {
       throw new UsageError(`list jobs: perPage must be a non-negative integer, got ${String(opts.perPage)}.`);
     }
@@ -172,7 +172,7 @@ export class Jobs {
   }
 
   /** Registers a job (create or update); resolves to the evaluation ID and the new JobModifyIndex. */
-  register(req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async register(req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     checkRegister("register job", req);
     return this.http.write(
       { operation: "register job", method: "POST", path: "/v1/jobs", body: req, schema: WriteResultSchema, idempotent: false, namespaceFallback: req.Job.Namespace },
@@ -181,7 +181,7 @@ export class Jobs {
   }
 
   /** Registers a job through its own path (`/v1/job/:id`); the same semantics as register. */
-  update(jobId: string, req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async update(jobId: string, req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const id = requireId("update job", "jobId", jobId);
     checkRegister("update job", req);
     return this.http.write(
@@ -191,13 +191,13 @@ export class Jobs {
   }
 
   /** Parses an HCL2 jobspec on the server; resolves to the job definition. */
-  parse(req: ParseJobRequest, opts: WriteOptions = {}): Promise<Result<Job>> {
+  async parse(req: ParseJobRequest, opts: WriteOptions = {}): Promise<Result<Job>> {
     if (typeof req.JobHCL !== "string" || req.JobHCL.trim() === "") throw new UsageError("parse job: JobHCL must be non-empty jobspec text.");
     return this.http.write({ operation: "parse job", method: "POST", path: "/v1/jobs/parse", body: req, schema: JobSchema, idempotent: true }, opts);
   }
 
   /** Reads a job; throws ApiError `not_found` when it does not exist (see {@link find}). */
-  info(jobId: string, opts: ReadOptions = {}): Promise<Result<Job>> {
+  async info(jobId: string, opts: ReadOptions = {}): Promise<Result<Job>> {
     const id = requireId("read job", "jobId", jobId);
     return this.http.read({ operation: "read job", path: encodePath("/v1/job", id), schema: JobSchema }, opts);
   }
@@ -213,7 +213,7 @@ export class Jobs {
   }
 
   /** Plans a job (dry run, nothing stored); resolves to the diff, annotations and placement failures. */
-  plan(jobId: string, req: PlanJobRequest, opts: WriteOptions = {}): Promise<Result<PlanResponse>> {
+  async plan(jobId: string, req: PlanJobRequest, opts: WriteOptions = {}): Promise<Result<PlanResponse>> {
     const id = requireId("plan job", "jobId", jobId);
     if (req.Job === undefined || req.Job === null) throw new UsageError("plan job: Job is required.");
     return this.http.write(
@@ -223,14 +223,14 @@ export class Jobs {
   }
 
   /** Forces a new evaluation; `forceReschedule` reschedules failed allocations at once. */
-  evaluate(jobId: string, evalOptions: { forceReschedule?: boolean } = {}, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async evaluate(jobId: string, evalOptions: { forceReschedule?: boolean } = {}, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const id = requireId("evaluate job", "jobId", jobId);
     const body = { JobID: id, EvalOptions: { ForceReschedule: evalOptions.forceReschedule === true } };
     return this.http.write({ operation: "evaluate job", method: "POST", path: encodePath("/v1/job", id, "evaluate"), body, schema: WriteResultSchema, idempotent: false }, opts);
   }
 
   /** Launches a periodic job now, even against its prohibit-overlap setting. */
-  forcePeriodic(jobId: string, opts: WriteOptions = {}): Promise<Result<PeriodicForceResult>> {
+  async forcePeriodic(jobId: string, opts: WriteOptions = {}): Promise<Result<PeriodicForceResult>> {
     const id = requireId("force periodic job", "jobId", jobId);
     return this.http.write(
       { operation: "force periodic job", method: "POST", path: encodePath("/v1/job", id, "periodic", "force"), schema: PeriodicForceResultSchema, idempotent: false },
@@ -239,7 +239,7 @@ export class Jobs {
   }
 
   /** Dispatches a parameterized job; resolves to the child job ID and its evaluation. */
-  dispatch(jobId: string, req: DispatchJobRequest = {}, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+  async dispatch(jobId: string, req: DispatchJobRequest = {}, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
     const id = requireId("dispatch job", "jobId", jobId);
     const payload = req.Payload === undefined ? undefined : checkPayload("dispatch job", req.Payload);
     const body = {
@@ -251,7 +251,7 @@ export class Jobs {
   }
 
   /** Dispatches a parameterized job with the raw bytes (or UTF-8 text) as its payload. */
-  dispatchPayload(jobId: string, payload: Uint8Array | string, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+  async dispatchPayload(jobId: string, payload: Uint8Array | string, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
     const id = requireId("dispatch job", "jobId", jobId);
     const bytes = checkPayload("dispatch job", payload);
     return this.http.write(
@@ -261,7 +261,7 @@ export class Jobs {
   }
 
   /** Stops (deregisters) a job; with `purge` it is deleted at once. Stopping a missing job is not an error on the real scheduler. */
-  deregister(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
+  async deregister(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
     const id = requireId("stop job", "jobId", jobId);
     const query = {
       purge: opts.purge ? true : undefined,
@@ -273,12 +273,12 @@ export class Jobs {
   }
 
   /** Stops a job: the same as {@link deregister}. */
-  stop(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
+  async stop(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
     return this.deregister(jobId, opts);
   }
 
   /** Scales one task group; fails with 400 while the job has an active deployment. */
-  scale(jobId: string, req: ScaleJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async scale(jobId: string, req: ScaleJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const id = requireId("scale job", "jobId", jobId);
     const group = (req.Target as { Group?: unknown } | undefined)?.Group;
     if (typeof group !== "string" || group === "") {

@@ -38,7 +38,7 @@ export class JobRecords {
   constructor(private readonly http: SchedulerRequester) {}
 
   /** Lists a job's allocations. */
-  allocations(jobId: string, opts: AllReadOptions = {}): Promise<Result<Allocation[]>> {
+  async allocations(jobId: string, opts: AllReadOptions = {}): Promise<Result<Allocation[]>> {
     const id = requireId("list job allocations", "jobId", jobId);
     return this.http.read(
       { operation: "list job allocations", path: encodePath("/v1/job", id, "allocations"), schema: AllocationListSchema, query: { all: opts.all ? true : undefined } },
@@ -47,13 +47,13 @@ export class JobRecords {
   }
 
   /** Lists a job's evaluations. */
-  evaluations(jobId: string, opts: ReadOptions = {}): Promise<Result<Evaluation[]>> {
+  async evaluations(jobId: string, opts: ReadOptions = {}): Promise<Result<Evaluation[]>> {
     const id = requireId("list job evaluations", "jobId", jobId);
     return this.http.read({ operation: "list job evaluations", path: encodePath("/v1/job", id, "evaluations"), schema: EvaluationListSchema }, opts);
   }
 
   /** Lists a job's deployments. */
-  deployments(jobId: string, opts: AllReadOptions = {}): Promise<Result<Deployment[]>> {
+  async deployments(jobId: string, opts: AllReadOptions = {}): Promise<Result<Deployment[]>> {
     const id = requireId("list job deployments", "jobId", jobId);
     return this.http.read(
       { operation: "list job deployments", path: encodePath("/v1/job", id, "deployments"), schema: DeploymentListSchema, query: { all: opts.all ? true : undefined } },
@@ -62,25 +62,25 @@ export class JobRecords {
   }
 
   /** Reads a job's most recent deployment; `null` when it has none. */
-  latestDeployment(jobId: string, opts: ReadOptions = {}): Promise<Result<Deployment | null>> {
+  async latestDeployment(jobId: string, opts: ReadOptions = {}): Promise<Result<Deployment | null>> {
     const id = requireId("read latest job deployment", "jobId", jobId);
     return this.http.read({ operation: "read latest job deployment", path: encodePath("/v1/job", id, "deployment"), schema: LatestDeploymentSchema }, opts);
   }
 
   /** Reads a job's allocation counts per task group. */
-  summary(jobId: string, opts: ReadOptions = {}): Promise<Result<JobSummary>> {
+  async summary(jobId: string, opts: ReadOptions = {}): Promise<Result<JobSummary>> {
     const id = requireId("read job summary", "jobId", jobId);
     return this.http.read({ operation: "read job summary", path: encodePath("/v1/job", id, "summary"), schema: JobSummarySchema }, opts);
   }
 
   /** Lists the service instances registered for a job's allocations. */
-  services(jobId: string, opts: ReadOptions = {}): Promise<Result<ServiceRegistration[]>> {
+  async services(jobId: string, opts: ReadOptions = {}): Promise<Result<ServiceRegistration[]>> {
     const id = requireId("list job services", "jobId", jobId);
     return this.http.read({ operation: "list job services", path: encodePath("/v1/job", id, "services"), schema: ServiceListSchema }, opts);
   }
 
   /** Reads the scaling state of a job's task groups. */
-  scaleStatus(jobId: string, opts: ReadOptions = {}): Promise<Result<ScaleStatus>> {
+  async scaleStatus(jobId: string, opts: ReadOptions = {}): Promise<Result<ScaleStatus>> {
     const id = requireId("read job scale status", "jobId", jobId);
     return this.http.read({ operation: "read job scale status", path: encodePath("/v1/job", id, "scale"), schema: ScaleStatusSchema }, opts);
   }

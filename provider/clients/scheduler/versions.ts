@@ -55,7 +55,7 @@ export class JobVersions {
   constructor(private readonly http: SchedulerRequester) {}
 
   /** Lists the versions of a job, newest first, with diffs when asked. */
-  versions(jobId: string, opts: VersionsOptions = {}): Promise<Result<JobVersionsResponse>> {
+  async versions(jobId: string, opts: VersionsOptions = {}): Promise<Result<JobVersionsResponse>> {
     const id = requireId("list job versions", "jobId", jobId);
     if (opts.diffVersion !== undefined && !opts.diffs) throw new UsageError("list job versions: diffVersion needs diffs: true.");
     return this.http.read(
@@ -70,7 +70,7 @@ export class JobVersions {
   }
 
   /** Reads the job file a version was registered from; ApiError `not_found` when none was stored. */
-  submission(jobId: string, version: number, opts: ReadOptions = {}): Promise<Result<JobSubmission>> {
+  async submission(jobId: string, version: number, opts: ReadOptions = {}): Promise<Result<JobSubmission>> {
     const id = requireId("read job submission", "jobId", jobId);
     checkVersion("read job submission", "version", version);
     return this.http.read(
@@ -80,7 +80,7 @@ export class JobVersions {
   }
 
   /** Reverts a job to an earlier version (a new version equal to it); body as the spec defines it. */
-  revert(jobId: string, req: RevertJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async revert(jobId: string, req: RevertJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const op = "revert job";
     const id = requireId(op, "jobId", jobId);
     const hasVersion = req.JobVersion !== undefined && req.JobVersion !== null;
@@ -142,7 +142,7 @@ export class JobVersions {
   }
 
   /** Marks a version stable or not stable. */
-  setStable(jobId: string, version: number, stable: boolean, opts: WriteOptions = {}): Promise<Result<StableResult>> {
+  async setStable(jobId: string, version: number, stable: boolean, opts: WriteOptions = {}): Promise<Result<StableResult>> {
     const id = requireId("set job stability", "jobId", jobId);
     checkVersion("set job stability", "version", version);
     return this.http.write(
@@ -180,7 +180,7 @@ export class JobVersions {
   }
 
   /** Removes a version tag. */
-  untagVersion(jobId: string, tagName: string, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async untagVersion(jobId: string, tagName: string, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const op = "untag job version";
     const id = requireId(op, "jobId", jobId);
     checkTagName(op, tagName);
