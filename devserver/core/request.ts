@@ -114,12 +114,9 @@ export class DevRequestImpl implements DevRequest {
     }
     try {
       this.parsedValue = JSON.parse(this.raw.toString("utf8")) as unknown;
-    } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new DevHttpError(
-        400,
-        this.service === "secrets" ? `failed to parse JSON input: ${detail}` : `Request body decode failed: ${detail}`,
-      );
+    } catch {
+      // V8's parse message quotes the start of the body, which may be a JWT or a secret: keep it out.
+      throw new DevHttpError(400, this.service === "secrets" ? "failed to parse JSON input" : "Request body decode failed");
     }
     this.parsed = true;
     return this.parsedValue;

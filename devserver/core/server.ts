@@ -356,7 +356,8 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
   const listen = (host: Host, port: number): Promise<void> =>
     new Promise((resolve, reject) => {
       const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-        void handle(host, req, res);
+        // Errors are answered inside handle; this only guards against a failure while answering.
+        handle(host, req, res).catch(() => res.destroy());
       };
       const tls = options.tls;
       const server = tls
@@ -377,7 +378,14 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
         socket.once("close", () => host.sockets.delete(socket));
       });
       server.on("upgrade", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
-        const accepted = host.module?.upgrade?.(req, socket, head, host.ctx) ?? false;
+        host.requests += 1;
+        let accepted: boolean;
+        try {
+          accepted = host.module?.upgrade?.(req, socket, head, host.ctx) ?? false;
+        } catch {
+          socket.destroy();
+          return;
+        }
         if (!accepted) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       });
       server.once("error", reject);
@@ -391,27 +399,36 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
       });
     });
 
+  // Stop accepting, release blocked queries, let modules close their own sockets (WebSockets), then give
+  // in-flight handlers a moment before destroying whatever is left.
   const closeHosts = async (): Promise<void> => {
-    await Promise.all(
-      SERVICE_NAMES.map(
-        (name) =>
-          new Promise<void>((resolve) => {
-            const host = hosts[name];
-            host.ctx.clock.close();
-            const server = host.server;
-            if (server === undefined || !server.listening) return resolve();
-            server.close(() => resolve());
-            server.closeIdleConnections();
-            // In-flight handlers get a moment to answer; then remaining sockets (and upgraded ones) go.
-            const force = setTimeout(() => {
-              server.closeAllConnections();
-              for (const s of host.sockets) s.destroy();
-            }, 250);
-            force.unref();
-            server.once("close", () => clearTimeout(force));
-          }),
-      ),
-    );
+    const closed = SERVICE_NAMES.map((name) => {
+      const host = hosts[name];
+      host.ctx.clock.close();
+      const server = host.server;
+      if (server === undefined || !server.listening) return Promise.resolve();
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      return done;
+    });
+    const moduleErrors: unknown[] = [];
+    for (const name of SERVICE_NAMES) {
+      try {
+        await hosts[name].module?.close?.();
+      } catch (err) {
+        moduleErrors.push(err);
+      }
+    }
+    const force = setTimeout(() => {
+      for (const name of SERVICE_NAMES) {
+        hosts[name].server?.closeAllConnections();
+        for (const s of hosts[name].sockets) s.destroy();
+      }
+    }, 250);
+    force.unref();
+    await Promise.all(closed);
+    clearTimeout(force);
+    if (moduleErrors.length > 0) throw new AggregateError(moduleErrors, "devserver: a service module failed to close");
   };
 
   try {
@@ -459,9 +476,11 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
     close: () => {
       if (closing === undefined) {
         closing = (async () => {
-          await closeHosts();
-          for (const name of SERVICE_NAMES) await hosts[name].module?.close?.();
-          await persister?.flush();
+          try {
+            await closeHosts();
+          } finally {
+            await persister?.flush();
+          }
         })();
       }
       return closing;

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { Pool, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,6 +77,7 @@ function testSecrets(): ServiceModule {
       r.post(
         "/v1/auth/*mount/login",
         (req) => {
+          req.json();
           const minted = ctx.tokens.create({ policies: ["reader"], meta: { mount: req.params.mount } });
           return { json: { auth: { client_token: minted.token, accessor: minted.record.accessor, policies: ["reader"] } } };
         },
@@ -202,10 +204,15 @@ describe("bodies and responses", () => {
     expect([after.status, after.text]).toEqual([404, "job not found"]);
   });
 
-  it("answers bad JSON with 400 in each service's style", async () => {
+  it("answers bad JSON with 400 in each service's style, without echoing the body", async () => {
     const a = await call(sched, "/v1/job/x", { method: "POST", headers: root, body: "{nope" });
-    expect(a.status).toBe(400);
-    expect(a.text).toMatch(/^Request body decode failed/);
+    expect([a.status, a.text]).toEqual([400, "Request body decode failed"]);
+    const c = await call(sched, "/v1/job/x", { method: "POST", headers: root, body: "eyJhbGciOiJSUzI1NiJ9.secret-jwt-body" });
+    expect(c.status).toBe(400);
+    expect(c.text).not.toContain("secret-jwt-body");
+    expect(c.text).not.toContain("eyJ");
+    const d = await call(secrets, "/v1/auth/cloud/login", { method: "POST", body: '{"jwt":"eyJ.secret-jwt-body' });
+    expect([d.status, JSON.parse(d.text)]).toEqual([400, { errors: ["failed to parse JSON input"] }]);
   });
 
   it("sends 204 without a body and JSON with content-length", async () => {
@@ -419,6 +426,61 @@ describe("connection counting", () => {
       await pool.close();
       await s.close();
     }
+  });
+});
+
+describe("request log", () => {
+  it("keeps at most requestLogLimit entries, newest last, and resets", async () => {
+    const s = await startServiceHost({ services: [testScheduler()], requestLogLimit: 4 });
+    try {
+      for (let i = 0; i < 10; i++) await call(s.urls.scheduler, `/v1/open?i=${i}`);
+      expect(s.requestLog.length).toBeLessThanOrEqual(4);
+      expect(s.requestLog.length).toBeGreaterThan(0);
+      expect(s.requestLog.at(-1)).toMatchObject({ service: "scheduler", method: "GET", path: "/v1/open", query: "i=9", status: 200 });
+      expect(typeof s.requestLog.at(-1)?.ms).toBe("number");
+      s.resetLog();
+      expect(s.requestLog).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("upgrades", () => {
+  it("hands upgrades to the module and refuses them where no module takes them", async () => {
+    let closed = 0;
+    const ws: ServiceModule = {
+      name: "scheduler",
+      routes: () => undefined,
+      upgrade(req, socket) {
+        if (!req.url?.startsWith("/v1/job/")) return false;
+        socket.end("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nhi");
+        return true;
+      },
+      close() {
+        closed += 1;
+      },
+    };
+    const s = await startServiceHost({ services: [ws] });
+    const raw = (base: string, path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const u = new URL(base);
+        const sock = connect(Number(u.port), u.hostname, () =>
+          sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+        );
+        let data = "";
+        sock.on("data", (d) => (data += String(d)));
+        sock.on("end", () => resolve(data));
+        sock.on("error", reject);
+      });
+    try {
+      expect(await raw(s.urls.scheduler, "/v1/job/a/action")).toMatch(/^HTTP\/1\.1 101[\s\S]*hi$/);
+      expect(await raw(s.urls.scheduler, "/v1/other")).toMatch(/^HTTP\/1\.1 400/);
+      expect(await raw(s.urls.secrets, "/v1/job/a/action")).toMatch(/^HTTP\/1\.1 400/);
+    } finally {
+      await s.close();
+    }
+    expect(closed).toBe(1);
   });
 });
 
