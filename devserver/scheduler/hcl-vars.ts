@@ -94,6 +94,12 @@ function convert(v: HclValue, t: VarType): HclValue {
   }
 }
 
+/** Formats an evaluation failure; anything else is a bug and propagates. */
+function evalDiag(e: unknown, subject: string | undefined): string {
+  if (e instanceof EvalError) return formatDiag(subject, e.summary, e.detail);
+  throw e;
+}
+
 function bodies(v: HclValue | undefined): HclObject[] {
   return Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [];
 }
@@ -136,7 +142,7 @@ export function resolveVariables(
       try {
         type = typeFromExpr(parseExpression(rawType.replace(/^\$\{([\s\S]*)\}$/, "$1")));
       } catch (e) {
-        diags.push(formatDiag(at(outlineBlock, "type"), "Invalid type specification", e instanceof TypeError_ ? e.message : String(e)));
+        diags.push(formatDiag(at(outlineBlock, "type"), "Invalid type specification", e instanceof TypeError_ ? e.message : "The type expression could not be parsed."));
       }
     }
     const values: { from: string; value: HclValue }[] = [];
@@ -145,8 +151,12 @@ export function resolveVariables(
         const raw = evaluateDeep(body["default"] as HclValue, {});
         values.push({ from: "default", value: type ? convert(raw, type) : raw });
       } catch (e) {
-        const detail = e instanceof TypeError_ ? `This default value is not compatible with the variable's type constraint: ${e.message}.` : String(e);
-        diags.push(formatDiag(at(outlineBlock, "default"), "Invalid default value for variable", detail));
+        diags.push(
+          e instanceof TypeError_
+            ? formatDiag(at(outlineBlock, "default"), "Invalid default value for variable", `This default value is not compatible with the variable's type constraint: ${e.message}.`)
+            : evalDiag(e, at(outlineBlock, "default")),
+        );
+        values.push({ from: "default", value: null });
       }
     }
     const validations = bodies(body["validation"]).map((v) => ({
@@ -183,8 +193,13 @@ export function resolveVariables(
         const raw = evaluateDeep(varFile[name] as HclValue, {});
         v.values.push({ from: "varfile", value: v.type ? convert(raw, v.type) : raw });
       } catch (e) {
-        const detail = e instanceof TypeError_ ? `The value for ${name} is not compatible with the variable's type constraint: ${e.message}.` : String(e);
-        diags.push(formatDiag(undefined, "Invalid value for variable", detail));
+        diags.push(
+          e instanceof TypeError_
+            ? formatDiag(undefined, "Invalid value for variable", `The value for ${name} is not compatible with the variable's type constraint: ${e.message}.`)
+            : evalDiag(e, undefined),
+        );
+        // The variable counts as set (to an unknown value), so no "Unset variable" follows.
+        v.values.push({ from: "varfile", value: null });
       }
     }
   }
@@ -202,7 +217,7 @@ export function resolveVariables(
       try {
         ok = evaluateJsonString(rule.condition, { var: { [v.name]: last.value } });
       } catch (e) {
-        diags.push(formatDiag(rule.at, "Invalid variable validation result", e instanceof EvalError ? e.detail : String(e)));
+        diags.push(evalDiag(e, rule.at));
         continue;
       }
       if (ok === false || ok === "false") {
