@@ -81,7 +81,14 @@ async function main(): Promise<void> {
   console.log(`  export SECRETS_TOKEN=${server.rootTokens.secrets}`);
   console.log(`  export SCHEDULER_ADDR=${server.urls.scheduler}`);
   console.log(`  export SCHEDULER_TOKEN=${server.rootTokens.scheduler}`);
-  if (options.tls !== undefined) console.log("  (HTTPS: also point the library at the CA that signed --tls-cert)");
+  if (real) console.log("  export SECRETS_HEADER_STYLE=real SCHEDULER_HEADER_STYLE=real");
+  if (options.tls !== undefined) {
+    const ca = caFile ?? "<file of the CA that signed --tls-cert>";
+    console.log(`  export SECRETS_CACERT=${ca} SCHEDULER_CACERT=${ca}`);
+    if (values["tls-client-cert"] === true) {
+      console.log("  export SECRETS_CLIENT_CERT=<client cert> SECRETS_CLIENT_KEY=<client key> (same for SCHEDULER_)");
+    }
+  }
   console.log("Press Ctrl+C to stop.");
   let stopping = false;
   const stop = (): void => {
