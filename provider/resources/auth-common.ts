@@ -1,0 +1,83 @@
+/**
+ * Pieces the three auth-method resources share: the client built from stack config then environment,
+ * warnings on stderr (the provider's stderr reaches the CLI), the "already exists" refusal, and the rule
+ * that a refreshed value keeps the user's spelling when it means the same.
+ */
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import type { z } from "zod";
+import { ApiError, isApiError } from "../errors";
+import { connectionOptions } from "../config";
+import { SecretsClient } from "../clients/secrets";
+import { UNKNOWN, checkInputs, containsUnknown } from "./common";
+
+/** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
+export function secretsClient(): SecretsClient {
+  return new SecretsClient(connectionOptions("secrets"));
+}
+
+/** Writes a warning to stderr, where the Pulumi CLI shows it. Never pass secret values. */
+export function warn(resource: string, id: string, message: string): void {
+  console.error(`warning: ${resource} ${id}: ${message}`);
+}
+
+/** Writes the service's warnings of a write to stderr. */
+export function reportWarnings(resource: string, id: string, warnings: readonly string[]): void {
+  for (const w of warnings) warn(resource, id, w);
+}
+
+/** The refusal of `create` when the object already exists and `adopt` is not set. */
+export class AlreadyExistsError extends Error {
+  override readonly name = "AlreadyExistsError";
+}
+
+/** True when a value is the preview's unknown sentinel or holds one. */
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN || containsUnknown(v);
+}
+
+/** Returns `e` with a hint for a 404 on a path under a mount: the method is probably not enabled there. */
+export function mountMissingHint(e: unknown, mount: string): unknown {
+  if (!isApiError(e, "not_found")) return e;
+  return new ApiError({
+    code: e.code,
+    service: e.service,
+    operation: e.operation,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    serverErrors: e.serverErrors,
+    attempts: e.attempts,
+    hint: `no auth method is enabled at "${mount}/"; create the AuthMount first`,
+  });
+}
+
+/**
+ * Returns what a refresh stores for one optional input: the old spelling when the server's value means the
+ * same, nothing when the user never set it and the server holds the default, else the server's value.
+ */
+export function refreshed<T>(old: T | undefined, server: T, same: (a: T | undefined, b: T) => boolean, isDefault: (v: T) => boolean): T | undefined {
+  if (same(old, server)) return old === undefined && isDefault(server) ? undefined : (old ?? server);
+  if (old === undefined && isDefault(server)) return undefined;
+  return server;
+}
+
+/** Returns an object without its undefined values. */
+export function compact<T extends Record<string, unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/**
+ * Validates inputs with an object schema: an input the resource does not have is refused by name, the
+ * rest as {@link checkInputs} does (unknown values pass at preview).
+ */
+export function checkObjectInputs<S extends z.ZodObject>(resource: string, schema: S, news: Record<string, unknown>): { inputs?: z.infer<S>; failures: dynamic.CheckFailure[] } {
+  const allowed = new Set(Object.keys(schema.shape));
+  const extra: dynamic.CheckFailure[] = Object.keys(news)
+    .filter((k) => k !== "__provider" && !allowed.has(k))
+    .map((k) => ({ property: k, reason: `${resource} has no input "${k}"` }));
+  const res = checkInputs(schema, news);
+  if (extra.length > 0) return { failures: [...extra, ...res.failures] };
+  return res;
+}

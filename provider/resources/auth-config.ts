@@ -1,0 +1,237 @@
+/**
+ * AuthConfig: the configuration record of an auth method mount (tenant, resource, client credentials).
+ *
+ * The service never returns `client_secret`, so the state keeps only a salted scrypt hash of it (never the
+ * plaintext) to notice when the program's secret changes; the secret is sent on create and when that hash
+ * no longer matches. A secret rotated on the service (`rotate-root`) makes the program's copy stale, and
+ * applying it again undoes the rotation.
+ */
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { z } from "zod";
+import type { MethodConfigRecord } from "../clients/secrets";
+import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
+import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, refreshed, reportWarnings, secretsClient } from "./auth-common";
+import { SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+
+const RESOURCE = "AuthConfig";
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const uuid = z.string().regex(UUID, "must be a UUID (8-4-4-4-12 hexadecimal digits)");
+const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
+  const s = durationSeconds(v);
+  return s !== undefined && s >= 0;
+}, "must be a non-negative duration: seconds, or a string such as \"4s\" or \"4380h\"");
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === "https:" || u.protocol === "http:";
+  } catch {
+    return false;
+  }
+}
+
+/** The inputs of an AuthConfig after `check`. */
+export const AuthConfigInputsSchema = z.object({
+  mount: z
+    .string()
+    .default("cloud")
+    .transform(trimMountPath)
+    .pipe(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, "must be the path of an auth mount, such as \"cloud\"")),
+  tenantId: uuid,
+  resource: z
+    .string()
+    .refine(isHttpUrl, "must be an http(s) URL; it must equal the login tokens' audience exactly, trailing slash included"),
+  clientId: uuid.optional(),
+  clientSecret: z.string().min(1, "must not be empty; leave it out to send no client secret").optional(),
+  environment: z
+    .string()
+    .refine((e) => CLOUD_ENVIRONMENTS.some((x) => x.toLowerCase() === e.toLowerCase()), `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`)
+    .optional(),
+  maxRetries: z.number().int().nonnegative().optional(),
+  retryDelay: duration.optional(),
+  maxRetryDelay: duration.optional(),
+  rootPasswordTtl: duration.optional(),
+  adopt: z.boolean().optional(),
+});
+
+/** The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets). */
+export type AuthConfigInputs = z.infer<typeof AuthConfigInputsSchema>;
+
+/** The outputs (state) of an AuthConfig: every input but `clientSecret`, whose salted hash is kept instead. */
+export interface AuthConfigOutputs extends Omit<AuthConfigInputs, "clientSecret"> {
+  /** `scrypt$N$r$p$<salt>$<hash>` of mount and secret; absent when no secret was given. */
+  clientSecretHash?: string;
+  schemaVersion: number;
+}
+
+// Memory-hard and salted, so a short secret cannot be read back from the state by a quick brute force.
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+
+function derive(mount: string, secret: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(`${mount}\u0000${secret}`, salt, SCRYPT.keylen, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r }, (err, key) =>
+      err ? reject(new Error("hashing the client secret failed")) : resolve(key),
+    );
+  });
+}
+
+/** Returns a salted scrypt hash of a client secret for the state. */
+export async function hashClientSecret(mount: string, secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(mount, secret, salt, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+}
+
+/** True when `secret` is the one hashed into `hash` (a hash of another format never matches). */
+export async function clientSecretMatches(mount: string, secret: string, hash: string): Promise<boolean> {
+  const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(hash);
+  if (!m) return false;
+  const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (N > 1 << 20 || r > 32 || p > 16) return false;
+  const want = Buffer.from(m[5] ?? "", "base64url");
+  const got = await derive(mount, secret, Buffer.from(m[4] ?? "", "base64url"), { N, r, p });
+  return want.length === got.length && timingSafeEqual(want, got);
+}
+
+/** True when the program's secret differs from the one the state's hash was made of (or one side has none). */
+async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): Promise<boolean> {
+  if (isUnknown(news.clientSecret)) return true;
+  if (news.clientSecret === undefined) return olds.clientSecretHash !== undefined;
+  if (olds.clientSecretHash === undefined) return true;
+  return !(await clientSecretMatches(news.mount, news.clientSecret, olds.clientSecretHash));
+}
+
+function seconds(v: string | number | undefined, dflt: number): number {
+  return v === undefined ? dflt : (durationSeconds(v) ?? dflt);
+}
+
+/** Checks AuthConfig inputs: UUIDs, the resource URL, the environment name; failures name the property. */
+export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckResult<AuthConfigInputs> {
+  return checkObjectInputs(RESOURCE, AuthConfigInputsSchema, news);
+}
+
+/** Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates. */
+export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
+  if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
+  const D = CONFIG_DEFAULTS;
+  const differs =
+    [news.tenantId, news.resource, news.clientId, news.environment, news.maxRetries, news.retryDelay, news.maxRetryDelay, news.rootPasswordTtl].some(isUnknown) ||
+    news.tenantId !== olds.tenantId ||
+    news.resource !== olds.resource ||
+    (news.clientId ?? "") !== (olds.clientId ?? "") ||
+    (news.environment ?? "").toLowerCase() !== (olds.environment ?? "").toLowerCase() ||
+    (news.maxRetries ?? D.maxRetries) !== (olds.maxRetries ?? D.maxRetries) ||
+    seconds(news.retryDelay, D.retryDelaySeconds) !== seconds(olds.retryDelay, D.retryDelaySeconds) ||
+    seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
+    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds);
+  return { changes: differs || (await secretChanged(news, olds)) };
+}
+
+/**
+ * Returns the full write: every field the service would otherwise reset is sent, optional fields the
+ * service keeps when omitted are sent empty when they were set before, and the secret only when asked.
+ */
+function configBody(news: AuthConfigInputs, before: { clientId?: string; environment?: string }, secret: "send" | "clear" | "keep"): ConfigWrite {
+  const D = CONFIG_DEFAULTS;
+  return compact({
+    tenant_id: news.tenantId,
+    resource: news.resource,
+    client_id: news.clientId ?? (before.clientId ? "" : undefined),
+    environment: news.environment ?? (before.environment ? "" : undefined),
+    client_secret: secret === "send" ? news.clientSecret : secret === "clear" ? "" : undefined,
+    max_retries: news.maxRetries ?? D.maxRetries,
+    retry_delay: seconds(news.retryDelay, D.retryDelaySeconds),
+    max_retry_delay: seconds(news.maxRetryDelay, D.maxRetryDelaySeconds),
+    root_password_ttl: seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds),
+  });
+}
+
+function configId(mount: string): string {
+  return `auth/${mount}/config`;
+}
+
+function mountOf(id: string, props: Partial<AuthConfigOutputs>): string {
+  return props.mount ?? trimMountPath(id.replace(/^auth\//, "").replace(/\/config$/, ""));
+}
+
+function outputs(news: AuthConfigInputs, hash: string | undefined): AuthConfigOutputs {
+  const { clientSecret: _secret, ...rest } = news;
+  return definedDeep({ ...rest, clientSecretHash: hash, schemaVersion: SCHEMA_VERSION });
+}
+
+async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
+  try {
+    const res = await secretsClient().config.write(news.mount, body);
+    reportWarnings(RESOURCE, configId(news.mount), res.warnings);
+  } catch (e) {
+    throw mountMissingHint(e, news.mount);
+  }
+}
+
+async function create(news: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
+  const existing = await secretsClient().config.read(news.mount);
+  if (existing !== undefined && news.adopt !== true) {
+    throw new AlreadyExistsError(
+      `${RESOURCE} "${configId(news.mount)}": the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
+        "configuration over (it is then overwritten with this resource's), or remove it first.",
+    );
+  }
+  await write(news, configBody(news, existing ?? {}, news.clientSecret !== undefined ? "send" : "keep"));
+  const hash = news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
+  return { id: configId(news.mount), outs: outputs(news, hash) };
+}
+
+async function update(_id: string, olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
+  const changed = await secretChanged(news, olds);
+  const mode = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
+  await write(news, configBody(news, olds, mode));
+  const hash = !changed ? olds.clientSecretHash : news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
+  return { outs: outputs(news, hash) };
+}
+
+/** Returns the inputs a refresh stores: the server's values for everything it reports. */
+function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodConfigRecord): AuthConfigInputs {
+  const D = CONFIG_DEFAULTS;
+  const str = (old: string | undefined, server: string, ci = false) =>
+    refreshed<string>(old, server, (a, b) => (ci ? (a ?? "").toLowerCase() === b.toLowerCase() : (a ?? "") === b), (v) => v === "");
+  const dur = (old: string | number | undefined, server: number | undefined, dflt: number) =>
+    refreshed<string | number>(old, server ?? dflt, (a, b) => seconds(a, dflt) === b, (v) => v === dflt);
+  return compact({
+    mount,
+    tenantId: rec.tenantId,
+    resource: rec.resource,
+    clientId: str(props.clientId, rec.clientId),
+    environment: str(props.environment, rec.environment, true),
+    maxRetries: refreshed<number>(props.maxRetries, rec.maxRetries ?? D.maxRetries, (a, b) => (a ?? D.maxRetries) === b, (v) => v === D.maxRetries),
+    retryDelay: dur(props.retryDelay, rec.retryDelay, D.retryDelaySeconds),
+    maxRetryDelay: dur(props.maxRetryDelay, rec.maxRetryDelay, D.maxRetryDelaySeconds),
+    rootPasswordTtl: dur(props.rootPasswordTtl, rec.rootPasswordTtl, D.rootPasswordTtlSeconds),
+    adopt: props.adopt,
+  });
+}
+
+async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadResult<AuthConfigOutputs>> {
+  const mount = mountOf(id, props ?? {});
+  const rec = await secretsClient().config.read(mount);
+  if (rec === undefined) return {};
+  const inputs = observed(props ?? {}, mount, rec);
+  // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
+  return { id: configId(mount), props: outputs(inputs, props?.clientSecretHash), inputs: inputs as AuthConfigOutputs };
+}
+
+async function remove(id: string, props: AuthConfigOutputs): Promise<void> {
+  await secretsClient().config.delete(mountOf(id, props ?? {}));
+}
+
+/** The AuthConfig provider. */
+export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = {
+  check: async (_olds, news) => checkAuthConfig(news),
+  diff: async (_id, olds, news) => diffAuthConfig(olds, news),
+  create,
+  read,
+  update,
+  delete: remove,
+};

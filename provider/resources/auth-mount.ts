@@ -1,0 +1,262 @@
+/**
+ * AuthMount: an auth method enabled at a path of the secrets service. Type, local and seal-wrap can only be
+ * set when the method is enabled, so changing them replaces the mount (deleting its config and roles);
+ * description and tune settings change in place.
+ */
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { z } from "zod";
+import { isMountInUse, type FoundMount } from "../clients/secrets";
+import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
+import type { TuneRequest, TuneResponse } from "../schemas/secrets";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, reportWarnings, secretsClient, warn } from "./auth-common";
+import { ResourceInitError, SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+
+const RESOURCE = "AuthMount";
+
+const PATH_PATTERN = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+
+const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
+  const s = durationSeconds(v);
+  return s !== undefined && s >= 0;
+}, "must be a non-negative duration: seconds, or a string such as \"90s\", \"1h30m\" or \"768h\"");
+
+const TuneSchema = z
+  .object({
+    defaultLeaseTtl: duration.optional(),
+    maxLeaseTtl: duration.optional(),
+    listingVisibility: z.enum(["", "hidden", "unauth"]).optional(),
+    tokenType: z.enum(["default-service", "default-batch", "service", "batch"]).optional(),
+    auditNonHmacRequestKeys: z.array(z.string()).optional(),
+    auditNonHmacResponseKeys: z.array(z.string()).optional(),
+    passthroughRequestHeaders: z.array(z.string()).optional(),
+    allowedResponseHeaders: z.array(z.string()).optional(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.defaultLeaseTtl === undefined || t.maxLeaseTtl === undefined) return;
+    const d = durationSeconds(t.defaultLeaseTtl) ?? 0;
+    const m = durationSeconds(t.maxLeaseTtl) ?? 0;
+    if (m > 0 && d > m) ctx.addIssue({ code: "custom", path: ["defaultLeaseTtl"], message: "must not be larger than maxLeaseTtl" });
+  });
+
+/** Tune settings of a mount; only the ones set are managed. TTLs are seconds or duration strings. */
+export type MountTune = z.infer<typeof TuneSchema>;
+
+/** The inputs of an AuthMount after `check`. */
+export const AuthMountInputsSchema = z
+  .object({
+    path: z
+      .string()
+      .default("cloud")
+      .transform(trimMountPath)
+      .pipe(
+        z
+          .string()
+          .regex(PATH_PATTERN, "must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'")
+          .refine((p) => p !== "token", "the token method at \"token/\" is built in and cannot be managed"),
+      ),
+    type: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be a method type name such as \"cloud\"").default("cloud"),
+    description: z.string().optional(),
+    tune: TuneSchema.optional(),
+    local: z.boolean().optional(),
+    sealWrap: z.boolean().optional(),
+    adopt: z.boolean().optional(),
+  });
+
+/** The inputs of an AuthMount. */
+export type AuthMountInputs = z.infer<typeof AuthMountInputsSchema>;
+
+/** The outputs (state) of an AuthMount: every input plus the accessor. */
+export interface AuthMountOutputs extends AuthMountInputs {
+  accessor: string;
+  schemaVersion: number;
+}
+
+const TUNE_WIRE = {
+  defaultLeaseTtl: "default_lease_ttl",
+  maxLeaseTtl: "max_lease_ttl",
+  listingVisibility: "listing_visibility",
+  tokenType: "token_type",
+  auditNonHmacRequestKeys: "audit_non_hmac_request_keys",
+  auditNonHmacResponseKeys: "audit_non_hmac_response_keys",
+  passthroughRequestHeaders: "passthrough_request_headers",
+  allowedResponseHeaders: "allowed_response_headers",
+} as const satisfies Record<keyof MountTune, string>;
+type TuneKey = keyof typeof TUNE_WIRE;
+const TUNE_KEYS = Object.keys(TUNE_WIRE) as TuneKey[];
+const TTL_KEYS: readonly TuneKey[] = ["defaultLeaseTtl", "maxLeaseTtl"];
+const LIST_KEYS: readonly TuneKey[] = ["auditNonHmacRequestKeys", "auditNonHmacResponseKeys", "passthroughRequestHeaders", "allowedResponseHeaders"];
+
+/** True when a tune value the user set equals what is stored (TTLs as seconds, lists as sets). */
+function sameTune(key: TuneKey, a: unknown, b: unknown): boolean {
+  if (TTL_KEYS.includes(key)) {
+    if (a === undefined || b === undefined) return a === b;
+    return durationSeconds(a as string | number) === durationSeconds(b as string | number);
+  }
+  if (LIST_KEYS.includes(key)) return sameSet(a as string[] | undefined, b as string[] | undefined);
+  return (a ?? "") === (b ?? "");
+}
+
+/** Returns the tune request for the tune fields set in `tune` (lists: `[""]` clears, as the service expects). */
+function tuneRequest(tune: MountTune | undefined): TuneRequest {
+  const out: Record<string, unknown> = {};
+  for (const key of TUNE_KEYS) {
+    const v = tune?.[key];
+    if (v === undefined) continue;
+    if (TTL_KEYS.includes(key)) out[TUNE_WIRE[key]] = durationWire(durationSeconds(v as string | number) ?? 0);
+    else if (LIST_KEYS.includes(key)) {
+      const list = cleanList(v as string[]);
+      out[TUNE_WIRE[key]] = list.length === 0 ? [""] : list;
+    } else out[TUNE_WIRE[key]] = v;
+  }
+  return out as TuneRequest;
+}
+
+/** Checks and normalises AuthMount inputs; failures name the property. */
+export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResult<AuthMountInputs> {
+  return checkObjectInputs(RESOURCE, AuthMountInputsSchema, news);
+}
+
+/**
+ * Compares desired inputs with the state. Path, type, local and sealWrap replace (delete first: one path
+ * holds one mount); description and the tune fields the user set update in place. `adopt` only matters
+ * at create.
+ */
+export function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs): dynamic.DiffResult {
+  const replaces: string[] = [];
+  const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
+  if (changed("path")) replaces.push("path");
+  if (changed("type")) replaces.push("type");
+  if (isUnknown(news.local) || (news.local ?? false) !== (olds.local ?? false)) replaces.push("local");
+  if (isUnknown(news.sealWrap) || (news.sealWrap ?? false) !== (olds.sealWrap ?? false)) replaces.push("sealWrap");
+  let changes = replaces.length > 0;
+  if (isUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
+  if (isUnknown(news.tune)) changes = true;
+  else if (news.tune !== undefined) {
+    for (const key of TUNE_KEYS) {
+      if (news.tune[key] === undefined) continue;
+      if (!sameTune(key, news.tune[key], olds.tune?.[key])) changes = true;
+    }
+  }
+  if (replaces.length > 0) {
+    warn(
+      RESOURCE,
+      olds.path,
+      `changing ${replaces.join(", ")} disables and re-enables the auth method at "${olds.path}/": ` +
+        "its config and roles are deleted with it and every token it issued is revoked",
+    );
+    return { changes: true, replaces, deleteBeforeReplace: true };
+  }
+  return { changes };
+}
+
+function outputs(inputs: AuthMountInputs, accessor: string): AuthMountOutputs {
+  return definedDeep({ ...inputs, accessor, schemaVersion: SCHEMA_VERSION });
+}
+
+/** Returns the inputs a refresh stores: the server's values for everything the user manages. */
+function observed(old: AuthMountOutputs, mount: FoundMount, tune: TuneResponse | undefined): AuthMountInputs {
+  const t: Record<string, unknown> = {};
+  if (old.tune !== undefined && tune !== undefined) {
+    for (const key of TUNE_KEYS) {
+      const mine = old.tune[key];
+      if (mine === undefined) continue;
+      const server = (tune as Record<string, unknown>)[TUNE_WIRE[key]];
+      const value = LIST_KEYS.includes(key) ? cleanList(server as string[]) : key === "listingVisibility" ? (server ?? "") : server;
+      t[key] = sameTune(key, mine, value) ? mine : value;
+    }
+  }
+  return compact({
+    path: mount.path,
+    type: mount.type,
+    description: old.description !== undefined || mount.description !== "" ? mount.description : undefined,
+    tune: old.tune !== undefined ? (t as MountTune) : undefined,
+    local: old.local !== undefined || mount.local ? mount.local : undefined,
+    sealWrap: old.sealWrap !== undefined || mount.seal_wrap ? mount.seal_wrap : undefined,
+    adopt: old.adopt,
+  });
+}
+
+async function create(inputs: AuthMountInputs): Promise<dynamic.CreateResult<AuthMountOutputs>> {
+  const client = secretsClient();
+  const { path } = inputs;
+  const tune = tuneRequest(inputs.tune);
+  try {
+    const res = await client.mounts.enable(path, {
+      type: inputs.type,
+      ...(inputs.description !== undefined ? { description: inputs.description } : {}),
+      ...(Object.keys(tune).length > 0 ? { config: tune } : {}),
+      local: inputs.local ?? false,
+      seal_wrap: inputs.sealWrap ?? false,
+    });
+    reportWarnings(RESOURCE, path, res.warnings);
+  } catch (e) {
+    if (!isMountInUse(e)) throw e;
+    await adopt(inputs);
+  }
+  let found: FoundMount | undefined;
+  try {
+    found = await client.mounts.find(path);
+  } catch (e) {
+    throw new ResourceInitError(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`, path, { ...outputs(inputs, "") });
+  }
+  if (found === undefined) throw new Error(`${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`);
+  return { id: path, outs: outputs(inputs, found.accessor) };
+}
+
+/** Takes over an existing mount when asked and when it is the same kind of mount; else refuses. */
+async function adopt(inputs: AuthMountInputs): Promise<void> {
+  const client = secretsClient();
+  const { path } = inputs;
+  const existing = await client.mounts.find(path);
+  const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
+  if (inputs.adopt !== true) {
+    throw new AlreadyExistsError(
+      `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
+        "(its description and tune settings are then set from this resource), or choose another path.",
+    );
+  }
+  if (existing === undefined) throw new Error(`${RESOURCE} "${path}": the path is in use, but not by an auth method; choose another path`);
+  const mismatch: string[] = [];
+  if (existing.type !== inputs.type) mismatch.push(`type is "${existing.type}", not "${inputs.type}"`);
+  if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
+  if (existing.seal_wrap !== (inputs.sealWrap ?? false)) mismatch.push(`sealWrap is ${existing.seal_wrap}`);
+  if (mismatch.length > 0) {
+    throw new AlreadyExistsError(`${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`);
+  }
+  const res = await client.mounts.tune(path, { description: inputs.description ?? "", ...tuneRequest(inputs.tune) });
+  reportWarnings(RESOURCE, path, res.warnings);
+}
+
+async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
+  const client = secretsClient();
+  const path = props.path ?? trimMountPath(id);
+  const found = await client.mounts.find(path);
+  if (found === undefined) return {};
+  const tune = props.tune !== undefined && Object.keys(props.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
+  const inputs = observed({ ...props, path }, found, tune);
+  // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
+  return { id: path, props: outputs(inputs, found.accessor), inputs: inputs as AuthMountOutputs };
+}
+
+async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
+  const client = secretsClient();
+  const path = olds.path ?? id;
+  const res = await client.mounts.tune(path, { description: news.description ?? "", ...tuneRequest(news.tune) });
+  reportWarnings(RESOURCE, path, res.warnings);
+  return { outs: outputs(news, olds.accessor) };
+}
+
+async function remove(id: string, props: AuthMountOutputs): Promise<void> {
+  await secretsClient().mounts.disable(props.path ?? trimMountPath(id));
+}
+
+/** The AuthMount provider. */
+export const authMount: ProviderImpl<AuthMountInputs, AuthMountOutputs> = {
+  check: async (_olds, news) => checkAuthMount(news),
+  diff: async (_id, olds, news) => diffAuthMount(olds, news),
+  create,
+  read,
+  update,
+  delete: remove,
+};

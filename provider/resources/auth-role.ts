@@ -1,0 +1,244 @@
+/**
+ * AuthRole: a role of an auth method mount, tying cloud identities and constraints to token policies.
+ *
+ * The service merges role writes (an omitted key keeps its stored value), so every write sends every field,
+ * `[]` and zeros included: removing a list from the program really clears it on the service (the
+ * Terraform provider's #884 left it in place forever).
+ */
+import { isIP } from "node:net";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { z } from "zod";
+import { canonicalCidr, canonicalRoleName, cleanList, durationSeconds, sameSet, trimMountPath } from "../clients/secrets/normalize";
+import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, refreshed, reportWarnings, secretsClient, warn } from "./auth-common";
+import { SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+
+const RESOURCE = "AuthRole";
+
+// The service's name rule: word characters, '-' and '.', starting and ending with a word character.
+const NAME_PATTERN = /^\w(?:[\w.-]*\w)?$/;
+
+const duration = z.union([z.number().int(), z.string()]).refine((v) => durationSeconds(v) !== undefined, "must be a duration: seconds, or a string such as \"90s\" or \"1h\"").refine((v) => (durationSeconds(v) ?? 0) >= 0, "must not be negative");
+const list = StringOrListSchema.transform(cleanList);
+
+function isCidr(s: string): boolean {
+  const [addr, bits, ...rest] = s.split("/");
+  if (rest.length > 0 || addr === undefined) return false;
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d+$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** The inputs of an AuthRole after `check`: lists are arrays, the name is lowercase. */
+export const AuthRoleInputsSchema = z.object({
+  mount: z
+    .string()
+    .default("cloud")
+    .transform(trimMountPath)
+    .pipe(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, "must be the path of an auth mount, such as \"cloud\"")),
+  name: z
+    .string()
+    .regex(NAME_PATTERN, "must be letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_'")
+    .transform(canonicalRoleName),
+  tokenPolicies: list.optional(),
+  boundServicePrincipalIds: list.optional(),
+  boundGroupIds: list.optional(),
+  boundLocations: list.optional(),
+  boundSubscriptionIds: list.optional(),
+  boundResourceGroups: list.optional(),
+  boundScaleSets: list.optional(),
+  tokenTtl: duration.optional(),
+  tokenMaxTtl: duration.optional(),
+  tokenExplicitMaxTtl: duration.optional(),
+  tokenPeriod: duration.optional(),
+  tokenNumUses: z.number().int().nonnegative("must not be negative").optional(),
+  tokenBoundCidrs: list.pipe(z.array(z.string().refine(isCidr, "must be an IP address or a CIDR block"))).optional(),
+  tokenNoDefaultPolicy: z.boolean().optional(),
+  tokenType: z.enum(["default", "service", "batch"]).optional(),
+  adopt: z.boolean().optional(),
+});
+
+/** The inputs of an AuthRole. */
+export type AuthRoleInputs = z.infer<typeof AuthRoleInputsSchema>;
+
+/** The outputs (state) of an AuthRole: every input. */
+export interface AuthRoleOutputs extends AuthRoleInputs {
+  schemaVersion: number;
+}
+
+const LISTS = {
+  tokenPolicies: "token_policies",
+  boundServicePrincipalIds: "bound_service_principal_ids",
+  boundGroupIds: "bound_group_ids",
+  boundLocations: "bound_locations",
+  boundSubscriptionIds: "bound_subscription_ids",
+  boundResourceGroups: "bound_resource_groups",
+  boundScaleSets: "bound_scale_sets",
+  tokenBoundCidrs: "token_bound_cidrs",
+} as const;
+type ListKey = keyof typeof LISTS;
+const LIST_KEYS = Object.keys(LISTS) as ListKey[];
+const BOUND_KEYS: readonly ListKey[] = ["boundServicePrincipalIds", "boundGroupIds", "boundLocations", "boundSubscriptionIds", "boundResourceGroups", "boundScaleSets"];
+
+const DURATIONS = { tokenTtl: "token_ttl", tokenMaxTtl: "token_max_ttl", tokenExplicitMaxTtl: "token_explicit_max_ttl", tokenPeriod: "token_period" } as const;
+type DurationKey = keyof typeof DURATIONS;
+const DURATION_KEYS = Object.keys(DURATIONS) as DurationKey[];
+
+function secs(v: string | number | undefined): number {
+  return v === undefined ? 0 : (durationSeconds(v) ?? 0);
+}
+
+function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (key === "tokenBoundCidrs") return sameSet(cleanList(a).map(canonicalCidr), cleanList(b).map(canonicalCidr));
+  return sameSet(a, b);
+}
+
+/**
+ * Checks AuthRole inputs against what the service refuses (name rule, no bound constraint, ttl above
+ * max ttl, batch tokens with a period or a use count, negative values); warns on stderr about a role the
+ * service saves but that can never log in. Failures name the property.
+ */
+export function checkAuthRole(news: Record<string, unknown>): dynamic.CheckResult<AuthRoleInputs> {
+  const res = checkObjectInputs(RESOURCE, AuthRoleInputsSchema, news);
+  if (res.inputs === undefined) return res;
+  const i = res.inputs;
+  const failures: dynamic.CheckFailure[] = [];
+  const known = (...keys: (keyof AuthRoleInputs)[]) => keys.every((k) => !isUnknown(i[k]));
+  if (known(...BOUND_KEYS) && BOUND_KEYS.every((k) => cleanList(i[k]).length === 0)) {
+    failures.push({
+      property: "boundServicePrincipalIds",
+      reason: "a role needs at least one bound constraint (boundServicePrincipalIds, boundGroupIds, boundLocations, boundSubscriptionIds, boundResourceGroups or boundScaleSets)",
+    });
+  }
+  if (known("tokenTtl", "tokenMaxTtl") && secs(i.tokenMaxTtl) > 0 && secs(i.tokenTtl) > secs(i.tokenMaxTtl)) {
+    failures.push({ property: "tokenTtl", reason: "must not be greater than tokenMaxTtl" });
+  }
+  if (known("tokenType", "tokenPeriod", "tokenNumUses") && i.tokenType === "batch") {
+    if (secs(i.tokenPeriod) > 0) failures.push({ property: "tokenPeriod", reason: "batch tokens cannot be periodic; remove tokenPeriod or use tokenType \"service\"" });
+    if ((i.tokenNumUses ?? 0) > 0) failures.push({ property: "tokenNumUses", reason: "batch tokens cannot have a use limit; remove tokenNumUses or use tokenType \"service\"" });
+  }
+  if (failures.length > 0) return { failures };
+  if (known("boundServicePrincipalIds", "boundGroupIds", "name")) {
+    const sp = cleanList(i.boundServicePrincipalIds);
+    const groups = cleanList(i.boundGroupIds);
+    const star = (l: string[]) => l.length === 1 && l[0] === "*";
+    if (sp.length === 0 && groups.length === 0) {
+      warn(RESOURCE, i.name, "the role has no boundServicePrincipalIds or boundGroupIds: the service saves it, but every login with it is refused");
+    } else if (star(sp) && star(groups)) {
+      warn(RESOURCE, i.name, "boundServicePrincipalIds and boundGroupIds are both [\"*\"]: the service saves the role, but every login with it is refused");
+    }
+  }
+  return res;
+}
+
+/** Compares desired inputs with the state: mount or name replace; every other field updates. */
+export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
+  const replaces: string[] = [];
+  if (isUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
+  if (isUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
+  if (replaces.length > 0) return { changes: true, replaces };
+  const differs =
+    LIST_KEYS.some((k) => isUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
+    DURATION_KEYS.some((k) => isUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
+    isUnknown(news.tokenNumUses) ||
+    (news.tokenNumUses ?? 0) !== (olds.tokenNumUses ?? 0) ||
+    isUnknown(news.tokenNoDefaultPolicy) ||
+    (news.tokenNoDefaultPolicy ?? false) !== (olds.tokenNoDefaultPolicy ?? false) ||
+    isUnknown(news.tokenType) ||
+    (news.tokenType ?? "default") !== (olds.tokenType ?? "default");
+  return { changes: differs };
+}
+
+/** Returns the full role: every list (`[]` when unset) and every token setting (its zero when unset). */
+export function roleBody(i: AuthRoleInputs): RoleWrite {
+  const body: Record<string, unknown> = {};
+  for (const k of LIST_KEYS) body[LISTS[k]] = cleanList(i[k]);
+  for (const k of DURATION_KEYS) body[DURATIONS[k]] = secs(i[k]);
+  body.token_num_uses = i.tokenNumUses ?? 0;
+  body.token_no_default_policy = i.tokenNoDefaultPolicy ?? false;
+  body.token_type = i.tokenType ?? "default";
+  return body as RoleWrite;
+}
+
+function roleId(mount: string, name: string): string {
+  return `auth/${mount}/role/${name}`;
+}
+
+function outputs(i: AuthRoleInputs): AuthRoleOutputs {
+  return definedDeep({ ...i, schemaVersion: SCHEMA_VERSION });
+}
+
+/** Returns the inputs a refresh stores: the server's values, in the user's spelling where they mean the same. */
+function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, role: RoleRead): AuthRoleInputs {
+  const out: Record<string, unknown> = { mount, name, adopt: props.adopt };
+  for (const k of LIST_KEYS) {
+    const server = cleanList(role[LISTS[k]]);
+    out[k] = refreshed<string[]>(props[k], server, (a, b) => sameList(k, a, b), (v) => v.length === 0);
+  }
+  for (const k of DURATION_KEYS) {
+    out[k] = refreshed<string | number>(props[k], role[DURATIONS[k]], (a, b) => secs(a) === secs(b), (v) => secs(v) === 0);
+  }
+  out.tokenNumUses = refreshed<number>(props.tokenNumUses, role.token_num_uses, (a, b) => (a ?? 0) === b, (v) => v === 0);
+  out.tokenNoDefaultPolicy = refreshed<boolean>(props.tokenNoDefaultPolicy, role.token_no_default_policy, (a, b) => (a ?? false) === b, (v) => !v);
+  out.tokenType = refreshed<string>(props.tokenType, role.token_type, (a, b) => (a ?? "default") === b, (v) => v === "default");
+  return compact(out) as AuthRoleInputs;
+}
+
+async function write(i: AuthRoleInputs): Promise<void> {
+  try {
+    const res = await secretsClient().roles.write(i.mount, i.name, roleBody(i));
+    reportWarnings(RESOURCE, roleId(i.mount, i.name), res.warnings);
+  } catch (e) {
+    throw mountMissingHint(e, i.mount);
+  }
+}
+
+async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRoleOutputs>> {
+  const existing = await secretsClient().roles.read(news.mount, news.name);
+  if (existing !== undefined && news.adopt !== true) {
+    throw new AlreadyExistsError(
+      `${RESOURCE} "${roleId(news.mount, news.name)}": a role named "${news.name}" already exists on "${news.mount}/". Set adopt: true ` +
+        "to take it over (it is then overwritten with this resource's settings), or choose another name.",
+    );
+  }
+  await write(news);
+  return { id: roleId(news.mount, news.name), outs: outputs(news) };
+}
+
+async function update(_id: string, _olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
+  await write(news);
+  return { outs: outputs(news) };
+}
+
+function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { mount: string; name: string } {
+  if (props?.mount !== undefined && props.name !== undefined) return { mount: props.mount, name: canonicalRoleName(props.name) };
+  const m = /^auth\/(.+)\/role\/([^/]+)$/.exec(id);
+  if (!m) throw new TypeError(`${RESOURCE}: "${id}" is not an AuthRole ID (auth/<mount>/role/<name>)`);
+  return { mount: trimMountPath(m[1] ?? ""), name: canonicalRoleName(m[2] ?? "") };
+}
+
+async function read(id: string, props: AuthRoleOutputs): Promise<dynamic.ReadResult<AuthRoleOutputs>> {
+  const { mount, name } = locate(id, props);
+  const role = await secretsClient().roles.read(mount, name);
+  if (role === undefined) return {};
+  const inputs = observed(props ?? {}, mount, name, role);
+  // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
+  return { id: roleId(mount, name), props: outputs(inputs), inputs: inputs as AuthRoleOutputs };
+}
+
+async function remove(id: string, props: AuthRoleOutputs): Promise<void> {
+  const { mount, name } = locate(id, props);
+  await secretsClient().roles.delete(mount, name);
+}
+
+/** The AuthRole provider. */
+export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = {
+  check: async (_olds, news) => checkAuthRole(news),
+  diff: async (_id, olds, news) => diffAuthRole(olds, news),
+  create,
+  read,
+  update,
+  delete: remove,
+};
