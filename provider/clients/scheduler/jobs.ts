@@ -3,7 +3,7 @@
  * scale. Versions and tags live in versions.ts; allocations, evaluations and deployments in records.ts.
  */
 import { z } from "zod";
-import { UsageError, isApiError } from "../../errors";
+import { ApiError, UsageError, isApiError } from "../../errors";
 import { encodePath } from "../../http/core";
 import {
   DispatchResultSchema,
@@ -134,11 +134,17 @@ export class Jobs {
   /** Lists jobs page by page, following the next-page token; yields job stubs. Namespace `*` lists all. */
   async *list(opts: ListJobsOptions = {}): AsyncGenerator<JobStub, void, undefined> {
     let token = opts.nextToken;
+    const seen = new Set<string>();
     for (;;) {
       const page = await this.listPage({ ...opts, nextToken: token });
       yield* page.value;
       token = page.meta.nextToken;
       if (token === undefined || token === "") return;
+      // A server that hands out a token twice would page forever.
+      if (seen.has(token)) {
+        throw new ApiError({ code: "bad_response", service: "scheduler", operation: "list jobs", method: "GET", path: "/v1/jobs", hint: `the server repeated the page token "${token}"` });
+      }
+      seen.add(token);
     }
   }
 
@@ -171,7 +177,10 @@ export class Jobs {
     return out;
   }
 
-  /** Registers a job (create or update); resolves to the evaluation ID and the new JobModifyIndex. */
+  /**
+   * Registers a job (create or update); resolves to the evaluation ID and the JobModifyIndex. The namespace
+   * is the option's, else the job's own `Namespace`, else the connection's (the query beats the body).
+   */
   async register(req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     checkRegister("register job", req);
     return this.http.write(
