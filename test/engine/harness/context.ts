@@ -71,10 +71,13 @@ export async function setUpEngine(): Promise<EngineContext> {
   const [pa, pb] = await Promise.all([packLibrary(workDir, "a"), packLibrary(workDir, "b")]);
   if (pa === undefined || pb === undefined) throw new Error("packing failed");
   const packs = [pa, pb] as const;
-  const projects = [
-    await createProject({ tarball: packs[0].tarball, dir: join(workDir, "project-a") }),
-    await createProject({ tarball: packs[1].tarball, dir: join(workDir, "elsewhere", "project-b") }),
-  ] as const;
+  const first = await createProject({ tarball: packs[0].tarball, dir: join(workDir, "project-a") });
+  const second = await createProject({
+    tarball: packs[1].tarball,
+    dir: join(workDir, "elsewhere", "project-b"),
+    ...(first.install === "npm" ? { install: "link" as const, modulesFrom: join(first.dir, "node_modules") } : {}),
+  });
+  const projects = [first, second] as const;
   report.build = { buildMs: packs.map((p) => p.buildMs), packMs: packs.map((p) => p.packMs), tscErrors: packs[0].tscErrors !== "" };
   report.install = { mode: projects[0].install, ms: projects.map((p) => p.installMs), pulumi: projects[0].pulumiVersion, node: projects[0].node };
   const [sa, sb] = await Promise.all(projects.map((p) => runChild<SerializeOutput>(p, "serialize.cjs", [...KINDS])));

@@ -53,8 +53,13 @@ export interface ProjectOptions {
   readonly tarball: string;
   readonly dir: string;
   readonly install?: InstallMode;
-  /** npm mode: version spec of @pulumi/pulumi (default: the repo's installed version). */
+  /** npm mode: version spec of @pulumi/pulumi (default: ENGINE_PULUMI, else the repo's installed version). */
   readonly pulumiSpec?: string;
+  /**
+   * link mode: the node_modules to hard-link dependencies from (default: the repo's). The second project
+   * of an npm-mode run links from the first, so npm runs once.
+   */
+  readonly modulesFrom?: string;
 }
 
 const CHILD_DIR = join(__dirname, "child");
@@ -74,8 +79,8 @@ export async function createProject(opts: ProjectOptions): Promise<EngineProject
   writeFileSync(join(dir, "Pulumi.yaml"), `name: ${PROJECT_NAME}\nruntime: nodejs\ndescription: engine-path test project\n`);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PROJECT_NAME, private: true, main: "index.js" }, null, 2) + "\n");
   const t0 = Date.now();
-  if (install === "link") await linkInstall(opts.tarball, dir);
-  else await npmInstall(opts.tarball, dir, opts.pulumiSpec ?? repoPulumiVersion());
+  if (install === "link") await linkInstall(opts.tarball, dir, opts.modulesFrom ?? join(REPO_ROOT, "node_modules"));
+  else await npmInstall(opts.tarball, dir, opts.pulumiSpec ?? process.env.ENGINE_PULUMI ?? repoPulumiVersion());
   const installMs = Date.now() - t0;
   for (const f of readdirSync(CHILD_DIR)) copyFileSync(join(CHILD_DIR, f), join(dir, f));
   const req = createRequire(join(dir, "package.json"));
@@ -97,7 +102,7 @@ function repoPulumiVersion(): string {
   return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
 }
 
-async function linkInstall(tarball: string, dir: string): Promise<void> {
+async function linkInstall(tarball: string, dir: string, repoModules: string): Promise<void> {
   const unpack = join(dir, ".unpack");
   mkdirSync(unpack, { recursive: true });
   await run("tar", ["-xzf", tarball, "-C", unpack]);
@@ -105,15 +110,16 @@ async function linkInstall(tarball: string, dir: string): Promise<void> {
   renameSync(join(unpack, "package"), target);
   const pkg = readPackageJson(target);
   const names = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), "typescript"];
-  const repoModules = join(REPO_ROOT, "node_modules");
   const closure = new Set<string>();
   for (const name of names) {
     const from = resolvePackageDir(repoModules, name);
-    if (from === undefined) throw new Error(`declared dependency ${name} is not installed in the repo (run npm ci)`);
+    if (from === undefined) throw new Error(`declared dependency ${name} is not installed in ${repoModules} (run npm ci)`);
     collectClosure(from, closure);
   }
   // Top-level packages only: a nested node_modules comes along with its parent package.
-  const tops = [...closure].map((d) => relative(repoModules, d)).filter((rel) => !rel.split(sep).includes("node_modules"));
+  const tops = [...closure]
+    .map((d) => relative(repoModules, d))
+    .filter((rel) => !rel.split(sep).includes("node_modules") && rel !== PACKAGE_NAME);
   const byParent = new Map<string, string[]>();
   for (const rel of tops) {
     const parent = join(dir, "node_modules", dirname(rel));

@@ -1,0 +1,87 @@
+/**
+ * Conformance of the secrets-service client (cloud-identity auth method): runs against the devserver by
+ * default and against a real cluster with CONFORMANCE_TARGET=env (`npm run conformance`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SecretsClient } from "../../provider/clients/secrets";
+import { isApiError } from "../../provider/errors";
+import { devserverOr, openTarget, type ConformanceTarget } from "./target";
+
+const TENANT = "00000000-0000-4000-8000-000000000001";
+const CLIENT_ID = "00000000-0000-4000-8000-000000000002";
+
+let target: ConformanceTarget;
+let client: SecretsClient;
+
+beforeAll(async () => {
+  target = await openTarget();
+  client = new SecretsClient(target.secrets);
+});
+afterAll(() => target.close());
+
+/** Enables a fresh mount of the method and schedules its removal. */
+async function freshMount(label: string): Promise<string> {
+  const path = target.name(label);
+  await client.mounts.enable(path, { type: "cloud" });
+  target.cleanup(() => client.mounts.disable(path));
+  return path;
+}
+
+describe("mounts", () => {
+  it("enables the method at a path, finds it, and disables it", async () => {
+    const path = target.name("mount");
+    await client.mounts.enable(path, { type: "cloud", description: "conformance" });
+    const found = await client.mounts.find(path);
+    expect(found?.type).toBe("cloud");
+    expect(await client.mounts.disable(path)).toBe(true);
+    expect(await client.mounts.find(path)).toBeUndefined();
+  });
+
+  it("refuses a second enable at a taken path with a conflict", async () => {
+    const path = await freshMount("taken");
+    const err = await client.mounts.enable(path, { type: "cloud" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isApiError(err, "conflict")).toBe(true);
+  });
+});
+
+describe("method configuration", () => {
+  it("writes the configuration and reads it back without the client secret", async () => {
+    const mount = await freshMount("config");
+    const secret = `conformance-secret-${target.name("s")}`;
+    await client.config.write(mount, { tenant_id: TENANT, resource: "https://management.example/", client_id: CLIENT_ID, client_secret: secret });
+    const read = await client.config.read(mount);
+    expect(read?.tenantId).toBe(TENANT);
+    expect(read?.clientId).toBe(CLIENT_ID);
+    expect(JSON.stringify(read)).not.toContain(secret);
+  });
+
+  it("reads nothing where no configuration was written", async () => {
+    const mount = await freshMount("noconfig");
+    expect(await client.config.read(mount)).toBeUndefined();
+  });
+});
+
+describe("roles", () => {
+  it("writes, reads, lists and deletes a role", async () => {
+    const mount = await freshMount("roles");
+    await client.roles.write(mount, "web", { policies: ["default", "web"], bound_subscription_ids: ["sub-1"] });
+    const role = await client.roles.read(mount, "web");
+    expect(role).toBeDefined();
+    expect(await client.roles.list(mount)).toContain("web");
+    expect(await client.roles.delete(mount, "web")).toBe(true);
+    expect(await client.roles.read(mount, "web")).toBeUndefined();
+  });
+});
+
+describe("devserver controls", () => {
+  it("retries a 503 from the service and succeeds", async (t) => {
+    const dev = devserverOr(t, target, "needs fault injection");
+    const path = await freshMount("retry");
+    const fault = dev.faults.add({ service: "secrets", method: "GET", path: /\/v1\/sys\/auth/, status: 503, times: 1 });
+    expect((await client.mounts.find(path))?.type).toBe("cloud");
+    expect(fault.hits).toBe(1);
+  });
+});

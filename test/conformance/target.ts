@@ -1,0 +1,125 @@
+/**
+ * Where a conformance test sends its requests. The client-level tests of both services are written once
+ * against this and run against any address:
+ *
+ * - default (CI): a fresh devserver on loopback, with explicit connection options and an empty
+ *   environment, so nothing on the machine leaks in;
+ * - `CONFORMANCE_TARGET=env` (`npm run conformance`): a real cluster described by the library's own
+ *   environment variables (SECRETS_ADDR, SECRETS_TOKEN, SECRETS_HEADER_STYLE=real, SECRETS_TOKEN_HEADER,
+ *   SECRETS_NAMESPACE, SECRETS_CACERT, ..., and the SCHEDULER_* equivalents), resolved by the library
+ *   exactly as a user's program resolves them.
+ *
+ * `CONFORMANCE_HEADERS=real` runs the devserver target with the real services' header names and the
+ * clients with `headerStyle: "real"`, to check that path without a cluster.
+ *
+ * Writing a test:
+ * ```ts
+ * let target: ConformanceTarget;
+ * beforeAll(async () => { target = await openTarget(); });
+ * afterAll(() => target.close());
+ * it("registers a job", async () => {
+ *   const client = new SchedulerClient(target.scheduler);
+ *   const id = target.name("web");            // unique per run: real clusters are shared
+ *   target.cleanup(() => client.jobs.stop(id, { purge: true }));
+ *   ...
+ * });
+ * it("reverts a failed deployment", async (t) => {
+ *   const dev = devserverOr(t, target, "needs the devserver's deployment fail switch");
+ *   ...
+ * });
+ * ```
+ */
+import { randomBytes } from "node:crypto";
+import type { TestContext } from "vitest";
+import { REAL_HEADER_NAMES, startDevServer, type DevServer, type DevServerOptions } from "../../devserver";
+import type { ConnectionOptions } from "../../provider/http/settings";
+
+export type TargetKind = "devserver" | "env";
+
+/** A service pair to test against. */
+export interface ConformanceTarget {
+  readonly kind: TargetKind;
+  /** Connection options for the secrets service (clients and resource providers take them as they are). */
+  readonly secrets: ConnectionOptions;
+  /** Connection options for the scheduler. */
+  readonly scheduler: ConnectionOptions;
+  /** The devserver and its controls; undefined against a real cluster. */
+  readonly devserver: DevServer | undefined;
+  /** Returns a name unique to this run (`pss-<run>-<label>`), so runs against a shared cluster do not collide. */
+  name(label: string): string;
+  /** Registers clean-up work, run by `close()` newest first; failures are reported, not thrown. */
+  cleanup(fn: () => Promise<unknown>): void;
+  /** Runs the clean-ups and stops the devserver, if any. */
+  close(): Promise<void>;
+}
+
+/** Returns the target kind chosen by CONFORMANCE_TARGET (default `devserver`). */
+export function targetKind(): TargetKind {
+  const v = process.env.CONFORMANCE_TARGET ?? "devserver";
+  if (v !== "devserver" && v !== "env") throw new TypeError(`CONFORMANCE_TARGET must be "devserver" or "env", got "${v}"`);
+  return v;
+}
+
+/** True when the tests run against a real cluster from the environment. */
+export const againstCluster = targetKind() === "env";
+
+/** Opens the target chosen by the environment; `devserver` options apply to the devserver target only. */
+export async function openTarget(options: { devserver?: DevServerOptions } = {}): Promise<ConformanceTarget> {
+  const run = randomBytes(3).toString("hex");
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const common = {
+    name: (label: string) => `pss-${run}-${label}`,
+    cleanup: (fn: () => Promise<unknown>) => void cleanups.push(fn),
+  };
+  const runCleanups = async (): Promise<void> => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        // A leftover object on a real cluster is worth a line, never a failed suite.
+        console.warn(`conformance clean-up failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  if (targetKind() === "env") {
+    for (const v of ["SECRETS_ADDR", "SCHEDULER_ADDR"]) {
+      if (!process.env[v]) throw new Error(`CONFORMANCE_TARGET=env needs ${v} (and the matching *_TOKEN, header style, CA settings)`);
+    }
+    // Empty options: the library resolves everything from the environment, as it does for users.
+    return { kind: "env", secrets: {}, scheduler: {}, devserver: undefined, ...common, close: runCleanups };
+  }
+
+  const real = process.env.CONFORMANCE_HEADERS === "real";
+  const dev = await startDevServer({
+    ...options.devserver,
+    ...(real
+      ? {
+          secrets: { ...options.devserver?.secrets, headerNames: REAL_HEADER_NAMES.secrets },
+          scheduler: { ...options.devserver?.scheduler, headerNames: REAL_HEADER_NAMES.scheduler },
+        }
+      : {}),
+  });
+  const style = real ? { headerStyle: "real" as const } : {};
+  return {
+    kind: "devserver",
+    secrets: { address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {}, ...style },
+    scheduler: { address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {}, ...style },
+    devserver: dev,
+    ...common,
+    close: async () => {
+      await runCleanups();
+      await dev.close();
+    },
+  };
+}
+
+/**
+ * Returns the devserver for a test that needs one of its controls (faults, the deployment fail switch,
+ * the fake metadata service, the request log); against a real cluster, skips the test saying why.
+ */
+export function devserverOr(t: Pick<TestContext, "skip">, target: ConformanceTarget, need: string): DevServer {
+  if (target.devserver === undefined) t.skip(`skipped against a real cluster: ${need}`);
+  return target.devserver as DevServer;
+}
