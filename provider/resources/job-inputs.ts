@@ -143,12 +143,12 @@ export function variablesText(variables: JobInputs["variables"]): string {
 }
 
 /** What a register sends as `Submission`: the source the user wrote, for the UI, reads and reverts. */
-export interface JobSubmissionBody {
+export type JobSubmissionBody = {
   Source: string;
   Format: "hcl2" | "json";
   VariableFlags?: Record<string, string>;
   Variables?: string;
-}
+};
 
 /** Builds the submission of the inputs: the jobspec text with its variables, or the job object as JSON. */
 export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variables">): JobSubmissionBody {

@@ -1,0 +1,111 @@
+/**
+ * Turns Job inputs into the job to send and its normal form: a jobspec is parsed (and canonicalized) by
+ * the scheduler itself, a job object is taken as written. The namespace and region the job lands in are
+ * settled here, once, so every request and every comparison uses the same ones.
+ */
+import type { SchedulerClient } from "../clients/scheduler";
+import type { Job } from "../schemas/scheduler";
+import { canonicalJson } from "./common";
+import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody } from "./job-inputs";
+import { hashOf, identityOf, normalizeJob, type JobIdentity, type JobObject } from "./job-normalize";
+
+/**
+ * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
+ * normal form or compared (the real scheduler never returns them on reads).
+ */
+export const CREDENTIAL_FIELDS: readonly string[] = Object.freeze(["SecretsToken", "DiscoveryToken"]);
+
+/** The job the inputs describe, ready to plan or register. */
+export interface DesiredJob {
+  /** The body's job: normal form with the settled namespace and region, credentials included. */
+  job: Job;
+  /** Canonical text of the normal form without credentials: what state keeps as `normalizedJob`. */
+  text: string;
+  identity: JobIdentity;
+  submission: JobSubmissionBody;
+  /** Hash of everything the job was derived from; equal hashes mean an equal job without asking the server. */
+  inputsHash: string;
+}
+
+/**
+ * Returns the hash of what a desired job is derived from: the source inputs and the connection's default
+ * namespace and region (which fill what the job leaves out).
+ */
+export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient): string {
+  return hashOf({
+    v: 1,
+    jobspec: inputs.jobspec ?? null,
+    job: inputs.job ?? null,
+    variables: variablesText(inputs.variables),
+    namespace: inputs.namespace ?? null,
+    region: inputs.region ?? null,
+    connNamespace: client.core.connection.namespace ?? null,
+    connRegion: client.core.connection.region ?? null,
+  });
+}
+
+/** Resolves the inputs into the job to send; parses a jobspec on the server (one or two parse calls). */
+export async function resolveDesired(client: SchedulerClient, inputs: JobInputs): Promise<DesiredJob> {
+  const conn = client.core.connection;
+  let source: JobObject;
+  let written: { namespace?: string; region?: string };
+  if (inputs.jobspec !== undefined) {
+    const vars = variablesText(inputs.variables);
+    const parseOpts = { namespace: inputs.namespace ?? conn.namespace };
+    const { value } = await client.jobs.parse(
+      { JobHCL: inputs.jobspec, Canonicalize: true, ...(vars !== "" ? { Variables: vars } : {}) },
+      parseOpts,
+    );
+    source = value as JobObject;
+    written = { namespace: str(source.Namespace), region: str(source.Region) };
+    // Canonicalize writes "default"/"global" for a jobspec that names neither, which would hide the
+    // connection's own default. Only when that default matters, ask what the jobspec itself says.
+    const nsMatters = inputs.namespace === undefined && notDefault(conn.namespace, "default") && written.namespace === "default";
+    const regionMatters = inputs.region === undefined && notDefault(conn.region, "global") && written.region === "global";
+    if (nsMatters || regionMatters) {
+      const raw = await client.jobs.parse({ JobHCL: inputs.jobspec, Canonicalize: false, ...(vars !== "" ? { Variables: vars } : {}) }, parseOpts);
+      written = { namespace: str(raw.value.Namespace), region: str(raw.value.Region) };
+    }
+  } else {
+    source = (inputs.job ?? {}) as JobObject;
+    written = { namespace: str(source.Namespace), region: str(source.Region) };
+  }
+  const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
+  const region = inputs.region ?? written.region ?? conn.region ?? "global";
+  const normal = { ...normalizeJob(source), Namespace: namespace, Region: region };
+  const stored: JobObject = { ...normal };
+  for (const k of CREDENTIAL_FIELDS) delete stored[k];
+  return {
+    job: normal as Job,
+    text: canonicalJson(stored),
+    identity: identityOf(normal),
+    submission: submissionOf(inputs),
+    inputsHash: desiredInputsHash(inputs, client),
+  };
+}
+
+/** Returns the canonical normal-form text of a job as the server holds it (credentials left out). */
+export function serverJobText(job: Job): string {
+  const normal: JobObject = normalizeJob(job as JobObject);
+  for (const k of CREDENTIAL_FIELDS) delete normal[k];
+  return canonicalJson(normal);
+}
+
+/** Parses a stored normal-form text back into a job; undefined when state holds none. */
+export function parseStoredJob(text: unknown): JobObject | undefined {
+  if (typeof text !== "string" || text === "") return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as JobObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function notDefault(v: string | undefined, dflt: string): boolean {
+  return v !== undefined && v !== "" && v !== dflt;
+}

@@ -1,0 +1,157 @@
+/**
+ * The Job resource's outputs: every input, what the server reports about the job (version, indexes,
+ * status, latest deployment, allocations, per-group counts) and the normal form the next diff compares with.
+ */
+import type { SchedulerClient } from "../clients/scheduler";
+import { isApiError } from "../errors";
+import type { Deployment, Job, JobSummary } from "../schemas/scheduler";
+import { SCHEMA_VERSION, definedDeep } from "./common";
+import type { JobInputs } from "./job-inputs";
+import type { JobRef } from "./job-rollout";
+
+/** Allocation counts of one task group. */
+export interface JobGroupSummary {
+  queued: number;
+  starting: number;
+  running: number;
+  complete: number;
+  failed: number;
+  lost: number;
+}
+
+/** Outputs of a Job: its inputs plus what the server reports. */
+export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
+  jobId: string;
+  /** The namespace the job lives in (the input, else the job's own, else the connection's, else `default`). */
+  namespace: string;
+  region: string;
+  type: string;
+  version: number;
+  /** Index of the last spec change: the check-and-set index of the next update. */
+  jobModifyIndex: number;
+  modifyIndex: number;
+  status: string;
+  statusDescription: string;
+  /** True when the job was stopped (outside Pulumi: the next preview shows it as a change). */
+  stopped: boolean;
+  /** Evaluation of the last registration made by this resource. */
+  evalId: string;
+  deploymentId: string;
+  deploymentStatus: string;
+  deploymentStatusDescription: string;
+  allocationIds: string[];
+  groups: Record<string, JobGroupSummary>;
+  /** Canonical JSON of the job spec state believes runs; diffs compare the desired job with it. */
+  normalizedJob: string;
+  /** Hash of the inputs `normalizedJob` was derived from ("" when it came from the server). */
+  inputsHash: string;
+  schemaVersion: number;
+}
+
+/** What the server reports about a job. */
+export interface JobServerState {
+  job: Job;
+  summary?: JobSummary;
+  deployment?: Deployment | null;
+  allocationIds: string[];
+}
+
+/** Reads a job and its records; resolves to undefined when the job does not exist (purged or collected). */
+export async function readServerState(client: SchedulerClient, ref: JobRef): Promise<JobServerState | undefined> {
+  const opts = { namespace: ref.namespace, region: ref.region };
+  const found = await client.jobs.find(ref.jobId, opts);
+  if (found === undefined) return undefined;
+  const [summary, deployment, allocs] = await Promise.all([
+    client.records.summary(ref.jobId, opts).then((r) => r.value, goneAs(undefined)),
+    client.records.latestDeployment(ref.jobId, opts).then((r) => r.value, goneAs(undefined)),
+    client.records.allocations(ref.jobId, opts).then((r) => r.value, goneAs([])),
+  ]);
+  const allocationIds = allocs
+    .filter((a) => a.DesiredStatus !== "stop" && a.DesiredStatus !== "evict" && typeof a.ID === "string")
+    .map((a) => a.ID as string)
+    .sort();
+  return { job: found.value, summary, deployment, allocationIds };
+}
+
+/** A rejection handler: the job vanished between two reads (a concurrent purge) gives `value`; anything else rethrows. */
+function goneAs<T>(value: T): (e: unknown) => T {
+  return (e) => {
+    if (isApiError(e, "not_found")) return value;
+    throw e;
+  };
+}
+
+/** The source and settings inputs echoed into outputs. */
+const ECHOED: ReadonlyArray<keyof JobInputs> = [
+  "jobspec",
+  "job",
+  "variables",
+  "policyOverride",
+  "preserveCounts",
+  "evalPriority",
+  "waitForDeployment",
+  "deploymentTimeout",
+  "onDeploymentFailure",
+  "purgeOnDestroy",
+  "adopt",
+];
+
+/** Builds the outputs from the inputs, the server's report and the normal form to keep. */
+export function buildOutputs(
+  inputs: JobInputs,
+  ref: JobRef,
+  server: JobServerState,
+  kept: { evalId: string; normalizedJob: string; inputsHash: string },
+): JobOutputs {
+  const job = server.job;
+  const echoed: Record<string, unknown> = {};
+  for (const k of ECHOED) if (inputs[k] !== undefined) echoed[k] = inputs[k];
+  const groups: Record<string, JobGroupSummary> = {};
+  for (const [name, s] of Object.entries(server.summary?.Summary ?? {})) {
+    groups[name] = {
+      queued: s.Queued ?? 0,
+      starting: s.Starting ?? 0,
+      running: s.Running ?? 0,
+      complete: s.Complete ?? 0,
+      failed: s.Failed ?? 0,
+      lost: s.Lost ?? 0,
+    };
+  }
+  const d = server.deployment ?? undefined;
+  const out: JobOutputs = {
+    ...(echoed as Partial<JobInputs>),
+    jobId: ref.jobId,
+    namespace: ref.namespace,
+    region: job.Region ?? ref.region,
+    type: job.Type ?? "service",
+    version: job.Version ?? 0,
+    jobModifyIndex: job.JobModifyIndex ?? 0,
+    modifyIndex: job.ModifyIndex ?? 0,
+    status: job.Status ?? "",
+    statusDescription: job.StatusDescription ?? "",
+    stopped: job.Stop === true,
+    evalId: kept.evalId,
+    deploymentId: d?.ID ?? "",
+    deploymentStatus: d?.Status ?? "",
+    deploymentStatusDescription: d?.StatusDescription ?? "",
+    allocationIds: server.allocationIds,
+    groups,
+    normalizedJob: kept.normalizedJob,
+    inputsHash: kept.inputsHash,
+    schemaVersion: SCHEMA_VERSION,
+  };
+  return definedDeep(out);
+}
+
+/** Returns the job's ID, namespace and region as state records them (older or partial state included). */
+export function refOf(id: string, props: Partial<JobOutputs>): JobRef {
+  const at = id.lastIndexOf("@");
+  const jobId = props.jobId ?? (at > 0 ? id.slice(0, at) : id);
+  const namespace = props.namespace ?? (at > 0 ? id.slice(at + 1) : "default");
+  return { jobId, namespace, region: props.region ?? "global" };
+}
+
+/** Returns the resource ID of a job: `<jobId>@<namespace>` (the form imports use). */
+export function jobResourceId(ref: JobRef): string {
+  return `${ref.jobId}@${ref.namespace}`;
+}

@@ -1,0 +1,279 @@
+/**
+ * The Job resource: a scheduler job registered from a jobspec or a job object, compared in normal form,
+ * previewed through the scheduler's plan, written with check-and-set, followed to the end of its
+ * deployment and rolled back when that deployment fails.
+ */
+import { SchedulerClient } from "../clients/scheduler";
+import { connectionOptions } from "../config";
+import { isApiError } from "../errors";
+import { ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
+import { desiredInputsHash, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
+import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
+import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
+import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
+import { formatPlan } from "./job-preview";
+import { recoverFromFailure } from "./job-recover";
+import { Deadline, followRollout, type JobRef } from "./job-rollout";
+import { buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs } from "./job-state";
+
+const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
+const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
+
+function newClient(): SchedulerClient {
+  return new SchedulerClient(connectionOptions("scheduler"));
+}
+
+/** Writes preview text where the Pulumi CLI shows it (the provider's stderr). */
+function show(text: string): void {
+  console.error(text.endsWith("\n") ? text.slice(0, -1) : text);
+}
+
+/** The Job provider. */
+export const job: ProviderImpl<JobInputs, JobOutputs> = {
+  async check(_olds, news) {
+    return checkJobInputs(news);
+  },
+
+  async diff(_id, olds, news) {
+    const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+    // Unknown sources: the engine asks again with the real values during `up`.
+    if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
+    const client = newClient();
+    const stored = parseStoredJob(olds.normalizedJob);
+    if (stored !== undefined && olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) {
+      return { changes: settingsChanged };
+    }
+    const desired = await resolveDesired(client, news);
+    const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
+    if (reasons.length > 0) {
+      show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
+      return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
+    }
+    if (desired.text === olds.normalizedJob) return { changes: settingsChanged };
+    const ref = refOfDesired(desired);
+    const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
+    return { changes: planned !== "none" || settingsChanged };
+  },
+
+  async create(inputs) {
+    const client = newClient();
+    const d = await resolveDesired(client, inputs);
+    const ref = refOfDesired(d);
+    const opts = { namespace: ref.namespace, region: ref.region };
+    const existing = (await client.jobs.find(ref.jobId, opts))?.value;
+    let index = 0;
+    let priorVersion: number | undefined;
+    if (existing !== undefined) {
+      const clash = replaceReasons(identityOf(existing), d.identity).filter((r) => r.field === "type" || r.field === "periodic" || r.field === "parameterized");
+      if (existing.Stop === true) {
+        // A stopped job runs nothing (this is also what a delete-before-replace leaves behind). The server
+        // refuses to change its type or periodic/parameterized nature, so such a job is purged first.
+        if (clash.length > 0) await client.jobs.deregister(ref.jobId, { ...opts, purge: true });
+        else index = existing.JobModifyIndex ?? 0;
+      } else if (inputs.adopt === true) {
+        if (clash.length > 0) throw new Error(`${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`);
+        index = existing.JobModifyIndex ?? 0;
+        priorVersion = existing.Version ?? undefined;
+      } else {
+        throw new Error(alreadyExistsMessage(ref.jobId, ref.namespace));
+      }
+    }
+    let evalId: string;
+    try {
+      evalId = await register(client, ref, d, inputs, index);
+    } catch (e) {
+      if (isApiError(e, "conflict")) {
+        const message = index === 0 ? alreadyExistsMessage(ref.jobId, ref.namespace) : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
+        throw new Error(message, { cause: e });
+      }
+      throw e;
+    }
+    const outs = await rollout(client, ref, inputs, d, evalId, priorVersion, undefined);
+    return { id: jobResourceId(ref), outs };
+  },
+
+  async read(id, props) {
+    const client = newClient();
+    const ref = refOf(id, props);
+    const server = await readServerState(client, ref);
+    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
+    if (server === undefined) return { id: "" };
+    let kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "" };
+    const serverText = serverJobText(server.job);
+    const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
+    // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
+    // the server's own additions to a job must never look like drift.
+    if ((moved || server.job.Stop === true || kept.normalizedJob === "") && serverText !== kept.normalizedJob) {
+      kept = { ...kept, normalizedJob: serverText, inputsHash: "" };
+    }
+    return { id, props: buildOutputs(props, ref, server, kept) };
+  },
+
+  async update(id, olds, news) {
+    const client = newClient();
+    const ref = refOf(id, olds);
+    const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
+    if (olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) return { outs: await refreshed(client, ref, news, kept) };
+    const d = await resolveDesired(client, news);
+    const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), d.identity);
+    if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
+    const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
+    if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
+    // A kept form that came from the server may differ only by the server's own additions: ask first.
+    if (!olds.inputsHash && (await planChange(client, ref, d, news, olds.jobModifyIndex)) === "none") {
+      return { outs: await refreshed(client, ref, news, same) };
+    }
+    let evalId: string;
+    try {
+      evalId = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
+    } catch (e) {
+      if (isApiError(e, "conflict")) {
+        throw new Error(changedOutsideMessage(ref.jobId, ref.namespace, olds.jobModifyIndex, e.serverErrors.join("; ")), { cause: e });
+      }
+      throw e;
+    }
+    const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
+    return { outs: await rollout(client, ref, news, d, evalId, olds.version, previous) };
+  },
+
+  async delete(id, props) {
+    const client = newClient();
+    const ref = refOf(id, props);
+    try {
+      await client.jobs.deregister(ref.jobId, { namespace: ref.namespace, region: ref.region, purge: props.purgeOnDestroy === true });
+    } catch (e) {
+      if (isApiError(e, "not_found")) return;
+      throw e;
+    }
+  },
+};
+
+function refOfDesired(d: DesiredJob): JobRef {
+  return { jobId: d.identity.id, namespace: d.identity.namespace, region: d.identity.region };
+}
+
+function storedIdentity(olds: Partial<JobOutputs>, stored: Record<string, unknown> | undefined): JobIdentity {
+  return identityOf(stored ?? { ID: olds.jobId, Namespace: olds.namespace, Region: olds.region, Type: olds.type });
+}
+
+function replacedProperties(reasons: ReplaceReason[], news: JobInputs): string[] {
+  const source = news.jobspec !== undefined ? "jobspec" : "job";
+  const props = new Set<string>();
+  for (const r of reasons) {
+    if (r.field === "namespace" && news.namespace !== undefined) props.add("namespace");
+    else if (r.field === "region" && news.region !== undefined) props.add("region");
+    else props.add(source);
+  }
+  return [...props];
+}
+
+/** Plans the desired job and shows the plan; resolves to "none" when the scheduler sees no change. */
+async function planChange(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, stateIndex: number | undefined): Promise<"none" | "some"> {
+  try {
+    const { value } = await client.jobs.plan(
+      ref.jobId,
+      { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
+      { namespace: ref.namespace, region: ref.region },
+    );
+    show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    return value.Diff?.Type === "None" ? "none" : "some";
+  } catch (e) {
+    // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
+    if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
+    show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    return "some";
+  }
+}
+
+async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<string> {
+  const { value } = await client.jobs.register(
+    {
+      Job: d.job,
+      Submission: d.submission,
+      EnforceIndex: true,
+      JobModifyIndex: index,
+      ...(inputs.policyOverride ? { PolicyOverride: true } : {}),
+      ...(inputs.preserveCounts ? { PreserveCounts: true } : {}),
+      ...(inputs.evalPriority !== undefined ? { EvalPriority: inputs.evalPriority } : {}),
+    },
+    { namespace: ref.namespace, region: ref.region },
+  );
+  return value.EvalID ?? "";
+}
+
+async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: { evalId: string; normalizedJob: string; inputsHash: string }): Promise<JobOutputs> {
+  const server = await readServerState(client, ref);
+  if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
+  return buildOutputs(inputs, ref, server, kept);
+}
+
+/** What state held before an update: restored when the update is rolled back to that version. */
+interface Previous {
+  inputs: JobInputs;
+  normalizedJob: string;
+  inputsHash: string;
+}
+
+/** Follows the registration (when asked and when the job kind has deployments) and builds the outputs. */
+async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, d: DesiredJob, evalId: string, priorVersion: number | undefined, previous: Previous | undefined): Promise<JobOutputs> {
+  const wait = inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
+  if (wait && evalId !== "" && !hasNoDeployment(d.identity)) {
+    const timeoutMs = deploymentTimeoutMs(inputs);
+    const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
+    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
+    if (result.ok && result.note) show(`Job "${ref.jobId}": ${result.note}.`);
+    if (!result.ok) {
+      const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
+      const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });
+      const server = await readServerState(client, ref);
+      const dep = result.kind === "deployment" || result.kind === "timeout" ? result.deployment : undefined;
+      const message = formatRolloutFailure({
+        jobId: ref.jobId,
+        namespace: ref.namespace,
+        failedVersion: registered,
+        deploymentId: dep?.ID ?? (result.kind === "placement" ? result.deploymentId : undefined),
+        deploymentStatus: dep?.Status ?? undefined,
+        statusDescription: dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+        groups: dep?.TaskGroups,
+        evalId: result.evalId,
+        placementFailure: result.kind === "placement" ? result.summary : undefined,
+        timedOutAfterMs: result.kind === "timeout" ? result.timeoutMs : undefined,
+        rollback,
+        runningVersion: server?.job.Version ?? undefined,
+      });
+      if (server === undefined) throw new Error(message);
+      const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
+      throw new ResourceInitError(message, jobResourceId(ref), { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }) });
+    }
+  }
+  return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });
+}
+
+/**
+ * Returns what state keeps after a failed rollout: the spec that runs now. Back on the prior version, that
+ * is the prior state (so the next preview shows the change again); anything else is the server's copy.
+ */
+function keptAfterFailure(
+  rollback: Rollback,
+  priorVersion: number | undefined,
+  previous: Previous | undefined,
+  d: DesiredJob,
+  serverJob: Parameters<typeof serverJobText>[0],
+): { inputs?: JobInputs; kept: { normalizedJob: string; inputsHash: string } } {
+  const backOnPrior = (rollback.kind === "pulumi" || rollback.kind === "auto") && rollback.toVersion === priorVersion;
+  if (backOnPrior && previous !== undefined) return { inputs: previous.inputs, kept: { normalizedJob: previous.normalizedJob, inputsHash: previous.inputsHash } };
+  if (rollback.kind === "none") return { kept: { normalizedJob: d.text, inputsHash: d.inputsHash } };
+  return { kept: { normalizedJob: serverJobText(serverJob), inputsHash: "" } };
+}
+
+/** The inputs of the old state, with the new settings: what an update rolled back to is described by. */
+function sourceInputsOf(olds: JobOutputs, news: JobInputs): JobInputs {
+  const out: JobInputs = { ...news };
+  delete out.jobspec;
+  delete out.job;
+  delete out.variables;
+  if (olds.jobspec !== undefined) out.jobspec = olds.jobspec;
+  if (olds.job !== undefined) out.job = olds.job;
+  if (olds.variables !== undefined) out.variables = olds.variables;
+  return out;
+}
