@@ -172,20 +172,29 @@ export function createRequestHandler(
   }
 
   function writeResponse(res: http.ServerResponse, out: DevResponse, head: boolean): number {
-    const headers: Record<string, string | number> = { ...out.headers };
+    const headers: Record<string, string | number> = {};
+    let ownType: string | undefined;
+    if (out.headers !== undefined) {
+      for (const key of Object.keys(out.headers)) {
+        const value = out.headers[key] as string;
+        // A handler's content-type wins over the default for its body kind.
+        if (key.toLowerCase() === "content-type") ownType = value;
+        else headers[key] = value;
+      }
+    }
     if (out.json !== undefined) {
       const status = out.status ?? 200;
-      sendBody(res, status, headers, JSON.stringify(out.json), "application/json", head);
+      sendBody(res, status, headers, JSON.stringify(out.json), ownType ?? "application/json", head);
       return status;
     }
     if (out.text !== undefined) {
       const status = out.status ?? 200;
-      sendBody(res, status, headers, out.text, (out.headers?.["content-type"] as string | undefined) ?? "text/plain; charset=utf-8", head);
+      sendBody(res, status, headers, out.text, ownType ?? "text/plain; charset=utf-8", head);
       return status;
     }
     if (out.raw !== undefined) {
       const status = out.status ?? 200;
-      sendBody(res, status, headers, out.raw, "application/octet-stream", head);
+      sendBody(res, status, headers, out.raw, ownType ?? "application/octet-stream", head);
       return status;
     }
     const status = out.status ?? 204;

@@ -58,6 +58,7 @@ function testScheduler(): ServiceModule {
         { maxBodyBytes: 16 },
       );
       r.get("/v1/open", () => ({ text: "anyone" }));
+      r.get("/v1/typed", () => ({ json: { a: 1 }, headers: { "Content-Type": "application/vnd.test+json" } }));
       r.get("/v1/teapot", () => {
         throw new DevHttpError(418, "short and stout", { "x-extra": "1" });
       });
@@ -221,6 +222,11 @@ describe("bodies and responses", () => {
     const post = await call(sched, "/v1/job/y", { method: "POST", headers: root, body: '{"a":1}' });
     expect(post.headers["content-length"]).toBe(String(Buffer.byteLength(post.text)));
     expect(post.headers["content-type"]).toBe("application/json");
+  });
+
+  it("keeps a handler's own content-type", async () => {
+    const r = await call(sched, "/v1/typed", { headers: root });
+    expect([r.headers["content-type"], JSON.parse(r.text)]).toEqual(["application/vnd.test+json", { a: 1 }]);
   });
 
   it("renders handler errors with their headers, and plain errors as 500", async () => {
