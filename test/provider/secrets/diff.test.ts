@@ -1,0 +1,126 @@
+/** `diff` of the three auth resources, as pure functions over inputs and state. */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { clientSecretMatches, diffAuthConfig, hashClientSecret, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { diffAuthMount, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { diffAuthRole, roleBody, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
+import { UNKNOWN } from "../../../provider/resources/common";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const mountState: AuthMountOutputs = {
+  path: "cloud",
+  type: "cloud",
+  description: "prod",
+  tune: { defaultLeaseTtl: "1h", tokenType: "default-service", auditNonHmacRequestKeys: ["a", "b"] },
+  accessor: "auth_cloud_1",
+  schemaVersion: 1,
+};
+const { accessor: _a, schemaVersion: _s, ...mountInputs } = mountState;
+
+describe("diffAuthMount", () => {
+  it("finds no change for the same inputs, TTL spellings and list orders that mean the same", () => {
+    expect(diffAuthMount(mountState, mountInputs)).toEqual({ changes: false });
+    expect(diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] } })).toEqual({ changes: false });
+  });
+
+  it("compares only the tune fields the user set", () => {
+    expect(diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs).changes).toBe(false);
+    expect(diffAuthMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } }).changes).toBe(true);
+  });
+
+  it("updates description and tune in place", () => {
+    expect(diffAuthMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
+    expect(diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({ changes: true });
+    expect(diffAuthMount(mountState, { ...mountInputs, tune: UNKNOWN as never })).toEqual({ changes: true });
+  });
+
+  it.each([
+    { field: "type", news: { type: "other" } },
+    { field: "local", news: { local: true } },
+    { field: "sealWrap", news: { sealWrap: true } },
+    { field: "path", news: { path: "cloud2" } },
+    { field: "path", news: { path: UNKNOWN } },
+  ])("replaces on $field (delete first) and warns that config and roles go with it", ({ field, news }) => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = diffAuthMount(mountState, { ...mountInputs, ...news });
+    expect(res).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(String(spy.mock.calls[0]?.[0])).toMatch(/config and roles are deleted/);
+  });
+
+  it("ignores adopt and treats an unset local as false", () => {
+    expect(diffAuthMount({ ...mountState, local: false }, { ...mountInputs, adopt: true }).changes).toBe(false);
+  });
+});
+
+const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+
+describe("diffAuthConfig", () => {
+  it("notices a changed secret through the salted hash only", async () => {
+    const hash = await hashClientSecret("cloud", "first-secret");
+    expect(hash).not.toContain("first-secret");
+    const state: AuthConfigOutputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", clientSecretHash: hash, schemaVersion: 1 };
+    const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
+    expect(await diffAuthConfig(state, { ...news, clientSecret: "first-secret" })).toEqual({ changes: false });
+    expect(await diffAuthConfig(state, { ...news, clientSecret: "second-secret" })).toEqual({ changes: true });
+    expect(await diffAuthConfig(state, news)).toEqual({ changes: true });
+    expect(await diffAuthConfig(state, { ...news, clientSecret: UNKNOWN })).toEqual({ changes: true });
+  });
+
+  it("salts every hash, and a hash of another mount does not match", async () => {
+    const a = await hashClientSecret("cloud", "x1234");
+    const b = await hashClientSecret("cloud", "x1234");
+    expect(a).not.toBe(b);
+    expect(await clientSecretMatches("cloud", "x1234", a)).toBe(true);
+    expect(await clientSecretMatches("other", "x1234", a)).toBe(false);
+    expect(await clientSecretMatches("cloud", "x1234", "sha256:abc")).toBe(false);
+  });
+
+  it("compares the resetting fields against their defaults and replaces on a new mount", async () => {
+    const state: AuthConfigOutputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", schemaVersion: 1 };
+    const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
+    expect(await diffAuthConfig(state, { ...news, maxRetries: 3, retryDelay: "4s", maxRetryDelay: 60, rootPasswordTtl: "4380h" })).toEqual({ changes: false });
+    expect(await diffAuthConfig(state, { ...news, retryDelay: 5 })).toEqual({ changes: true });
+    expect(await diffAuthConfig(state, { ...news, resource: "https://r" })).toEqual({ changes: true });
+    expect(await diffAuthConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" })).toEqual({ changes: false });
+    expect(await diffAuthConfig(state, { ...news, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
+  });
+});
+
+const roleState: AuthRoleOutputs = {
+  mount: "cloud",
+  name: "web",
+  boundServicePrincipalIds: ["sp-1", "sp-2"],
+  tokenPolicies: ["web"],
+  tokenTtl: "1h",
+  tokenBoundCidrs: ["10.0.0.1"],
+  schemaVersion: 1,
+};
+const { schemaVersion: _r, ...roleInputs } = roleState;
+
+describe("diffAuthRole", () => {
+  it("finds no change for equal meaning (order, TTL spelling, bare IP vs /32, unset vs zero)", () => {
+    expect(diffAuthRole(roleState, roleInputs)).toEqual({ changes: false });
+    expect(diffAuthRole(roleState, { ...roleInputs, boundServicePrincipalIds: ["sp-2", "sp-1"], tokenTtl: 3600, tokenBoundCidrs: ["10.0.0.1/32"], tokenNumUses: 0, boundGroupIds: [] })).toEqual({ changes: false });
+  });
+
+  it("updates when a list is removed (it must be cleared on the service)", () => {
+    expect(diffAuthRole(roleState, { ...roleInputs, tokenPolicies: undefined })).toEqual({ changes: true });
+  });
+
+  it("replaces on a new name or mount, but not on a name that only differs in case", () => {
+    expect(diffAuthRole(roleState, { ...roleInputs, name: "api" })).toEqual({ changes: true, replaces: ["name"] });
+    expect(diffAuthRole(roleState, { ...roleInputs, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
+    expect(diffAuthRole({ ...roleState, name: "Web" }, roleInputs)).toEqual({ changes: false });
+  });
+
+  it("#884: a write sends every list and every token setting, empty ones included", () => {
+    const body = roleBody({ mount: "cloud", name: "web", boundGroupIds: ["g"] }) as Record<string, unknown>;
+    for (const k of ["bound_service_principal_ids", "bound_locations", "bound_subscription_ids", "bound_resource_groups", "bound_scale_sets", "token_policies", "token_bound_cidrs"]) {
+      expect(body[k]).toEqual([]);
+    }
+    expect(body).toMatchObject({ bound_group_ids: ["g"], token_ttl: 0, token_max_ttl: 0, token_explicit_max_ttl: 0, token_period: 0, token_num_uses: 0, token_no_default_policy: false, token_type: "default" });
+  });
+});
