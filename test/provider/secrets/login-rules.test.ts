@@ -1,12 +1,13 @@
 /** The client-side rules of login: token pre-checks, the metadata retry guidance, the request built. */
-import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_METADATA_RETRY, buildLoginRequest, checkJwt, metadataRetryDelay } from "../../../provider/clients/secrets";
 import { UsageError } from "../../../provider/errors";
 
 const key = new TextEncoder().encode("k".repeat(32));
 const now = Math.floor(Date.now() / 1000);
-function jwt(claims: Record<string, unknown>): Promise<string> {
+async function jwt(claims: Record<string, unknown>): Promise<string> {
+  // jose is ESM-only; the tests compile as CommonJS like the library.
+  const { SignJWT } = await import("jose");
   return new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(key);
 }
 
