@@ -1,0 +1,144 @@
+/**
+ * The JobVersionTag resource: a named tag on one version of a job. The description is updated in place
+ * (tagging again with the same name and version); another job, namespace, name or version is another tag.
+ */
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { SchedulerClient } from "../clients/scheduler";
+import { connectionOptions } from "../config";
+import { isApiError } from "../errors";
+import { SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+
+/** Schema of the JobVersionTag inputs after the engine resolved them. */
+export const JobVersionTagInputsSchema = z.strictObject({
+  jobId: z.string().min(1, "jobId must not be empty"),
+  namespace: z.string().min(1).optional(),
+  name: z
+    .string()
+    .min(1, "name must not be empty")
+    .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it'),
+  version: z.number().int().min(0).optional(),
+  description: z.string().max(999, "description must be under 1000 characters").optional(),
+});
+
+/** The JobVersionTag inputs as the provider receives them. */
+export type JobVersionTagInputs = z.infer<typeof JobVersionTagInputsSchema>;
+
+/** Outputs of a JobVersionTag. */
+export interface JobVersionTagOutputs {
+  jobId: string;
+  /** The namespace of the job (the input, else the connection's, else `default`). */
+  namespace: string;
+  name: string;
+  /** The tagged version (the input, else the job's version when the tag was created). */
+  version: number;
+  description: string;
+  /** When the tag was set, in unix nanoseconds (as the server reports it). */
+  taggedTime: number;
+  schemaVersion: number;
+}
+
+function newClient(): SchedulerClient {
+  return new SchedulerClient(connectionOptions("scheduler"));
+}
+
+function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): string {
+  return inputs.namespace ?? client.core.connection.namespace ?? "default";
+}
+
+/** Returns the resource ID of a tag: `<jobId>@<namespace>/<name>` (a tag name never holds "/"). */
+export function tagResourceId(jobId: string, namespace: string, name: string): string {
+  return `${jobId}@${namespace}/${name}`;
+}
+
+function refOf(id: string, props: Partial<JobVersionTagOutputs>): { jobId: string; namespace: string; name: string } {
+  const slash = id.lastIndexOf("/");
+  const head = slash >= 0 ? id.slice(0, slash) : id;
+  const at = head.lastIndexOf("@");
+  return {
+    jobId: props.jobId ?? (at > 0 ? head.slice(0, at) : head),
+    namespace: props.namespace ?? (at > 0 ? head.slice(at + 1) : "default"),
+    name: props.name ?? id.slice(slash + 1),
+  };
+}
+
+/** True for the errors that mean "the tag (or its job) is not there". */
+function isGone(e: unknown): boolean {
+  if (!isApiError(e)) return false;
+  if (e.code === "not_found") return true;
+  // The real server answers a missing tag or version with a 500 and a "not found" text.
+  return e.code === "server" && e.serverErrors.some((s) => /not found/i.test(s));
+}
+
+/** The JobVersionTag provider. */
+export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = {
+  async check(_olds, news) {
+    return checkInputs(JobVersionTagInputsSchema, news) as dynamic.CheckResult<JobVersionTagInputs>;
+  },
+
+  async diff(_id, olds, news) {
+    if (["jobId", "namespace", "name", "version"].some((k) => containsUnknown((news as Record<string, unknown>)[k]))) {
+      return { changes: true };
+    }
+    const namespace = namespaceOf(newClient(), news);
+    const replaces: string[] = [];
+    if (news.jobId !== olds.jobId) replaces.push("jobId");
+    if (namespace !== olds.namespace) replaces.push("namespace");
+    if (news.name !== olds.name) replaces.push("name");
+    // Without a version the tag stays where it was put at create time.
+    if (news.version !== undefined && news.version !== olds.version) replaces.push("version");
+    const described = containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "");
+    if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
+    return { changes: described };
+  },
+
+  async create(inputs) {
+    const client = newClient();
+    const namespace = namespaceOf(client, inputs);
+    const opts = { namespace };
+    // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
+    const version = inputs.version ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
+    const { value } = await client.versions.tagVersion(inputs.jobId, inputs.name, { Version: version, Description: inputs.description ?? "" }, opts);
+    const outs = outputsOf(inputs.jobId, namespace, inputs.name, version, value.Description ?? inputs.description ?? "", value.TaggedTime ?? 0);
+    return { id: tagResourceId(inputs.jobId, namespace, inputs.name), outs };
+  },
+
+  async read(id, props) {
+    const client = newClient();
+    const ref = refOf(id, props);
+    let versions;
+    try {
+      versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
+    } catch (e) {
+      if (isGone(e)) return { id: "" };
+      throw e;
+    }
+    const tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
+    if (tagged === undefined) return { id: "" };
+    const tag = tagged.VersionTag ?? {};
+    return { id, props: outputsOf(ref.jobId, ref.namespace, ref.name, tagged.Version ?? 0, tag.Description ?? "", tag.TaggedTime ?? 0) };
+  },
+
+  async update(id, olds, news) {
+    const client = newClient();
+    const ref = refOf(id, olds);
+    // Tagging the same version with the same name again replaces the description.
+    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: olds.version, Description: news.description ?? "" }, { namespace: ref.namespace });
+    return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, value.Description ?? news.description ?? "", value.TaggedTime ?? olds.taggedTime) };
+  },
+
+  async delete(id, props) {
+    const client = newClient();
+    const ref = refOf(id, props);
+    try {
+      await client.versions.untagVersion(ref.jobId, ref.name, { namespace: ref.namespace });
+    } catch (e) {
+      if (isGone(e)) return;
+      throw e;
+    }
+  },
+};
+
+function outputsOf(jobId: string, namespace: string, name: string, version: number, description: string, taggedTime: number): JobVersionTagOutputs {
+  return definedDeep({ jobId, namespace, name, version, description, taggedTime, schemaVersion: SCHEMA_VERSION });
+}

@@ -1,0 +1,46 @@
+/**
+ * The JobVersionTag resource class: a named tag on one version of a scheduler job, which also keeps that
+ * version from garbage collection.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** Arguments of a {@link JobVersionTag}. */
+export interface JobVersionTagArgs {
+  /** ID of the job. A change replaces the tag. */
+  jobId: pulumi.Input<string>;
+  /** Namespace of the job; default the connection's, else `default`. A change replaces the tag. */
+  namespace?: pulumi.Input<string>;
+  /** Tag name, unique per job; it must not contain "/". A change replaces the tag. */
+  name: pulumi.Input<string>;
+  /** Version to tag; default the job's version when the tag is created. A change replaces the tag. */
+  version?: pulumi.Input<number>;
+  /** Description (under 1000 characters); a change updates the tag in place. */
+  description?: pulumi.Input<string>;
+}
+
+/** A tag on one version of a scheduler job. */
+export class JobVersionTag extends pulumi.dynamic.Resource {
+  declare readonly jobId: pulumi.Output<string>;
+  /** Namespace of the job. */
+  declare readonly namespace: pulumi.Output<string>;
+  declare readonly name: pulumi.Output<string>;
+  /** The tagged version. */
+  declare readonly version: pulumi.Output<number>;
+  declare readonly description: pulumi.Output<string>;
+  /** When the tag was set, in unix nanoseconds. */
+  declare readonly taggedTime: pulumi.Output<number>;
+  declare readonly schemaVersion: pulumi.Output<number>;
+
+  /** Declares a version tag; `up` tags the version (the job's current one unless `version` is set). */
+  constructor(name: string, args: JobVersionTagArgs, opts?: pulumi.CustomResourceOptions) {
+    const props: Record<string, unknown> = {
+      ...args,
+      namespace: args.namespace,
+      version: args.version,
+      description: args.description,
+      taggedTime: undefined,
+      schemaVersion: undefined,
+    };
+    super(require("./shim/job-version-tag"), name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The Job resource class: a scheduler job registered from an HCL2 jobspec or a job object, followed to the
+ * end of its deployment, and rolled back when that deployment fails.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { JobGroupSummary } from "../provider/resources/job-state";
+import type { Job as JobDefinition } from "../provider/schemas/scheduler";
+
+export type { JobDefinition, JobGroupSummary };
+
+/** Arguments of a {@link Job}. Set exactly one of `jobspec` and `job`. */
+export interface JobArgs {
+  /** The job as HCL2 jobspec text; the scheduler parses (and canonicalizes) it, so formatting never shows as a change. */
+  jobspec?: pulumi.Input<string>;
+  /** The job as an object in the API's JSON shape (`ID`, `TaskGroups`, ...); unknown fields are kept and sent. */
+  job?: pulumi.Input<JobDefinition>;
+  /** Variables of a jobspec: var-file text, or a map rendered to var-file text. */
+  variables?: pulumi.Input<string | Record<string, pulumi.Input<string | number | boolean>>>;
+  /** Namespace of the job; default: the job's own, else the connection's, else `default`. A change replaces the job. */
+  namespace?: pulumi.Input<string>;
+  /** Region of the job; default: the job's own, else the connection's, else `global`. A change replaces the job. */
+  region?: pulumi.Input<string>;
+  /** Override soft-mandatory policies on register and plan. */
+  policyOverride?: pulumi.Input<boolean>;
+  /** Keep the running task group counts over the spec's (for autoscaled groups). */
+  preserveCounts?: pulumi.Input<boolean>;
+  /** Priority (1-100) of the evaluations this resource's registrations create; default the job's priority. */
+  evalPriority?: pulumi.Input<number>;
+  /** Wait for the deployment of a service job to finish (default true). */
+  waitForDeployment?: pulumi.Input<boolean>;
+  /** How long to wait: seconds (a number) or a Go duration such as `"10m"`; default `"5m"`. */
+  deploymentTimeout?: pulumi.Input<number | string>;
+  /**
+   * What to do when the deployment fails and the scheduler's auto_revert did not roll back: `"revert"`
+   * (default) registers the version that ran before again; `"fail"` leaves the failed version. The update
+   * fails either way.
+   */
+  onDeploymentFailure?: pulumi.Input<"revert" | "fail">;
+  /** Purge the job on destroy instead of only stopping it. */
+  purgeOnDestroy?: pulumi.Input<boolean>;
+  /** Take over a running job with the same ID instead of failing (it is registered over, with check-and-set). */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/** A scheduler job. */
+export class Job extends pulumi.dynamic.Resource {
+  /** ID of the job. */
+  declare readonly jobId: pulumi.Output<string>;
+  /** Namespace the job lives in. */
+  declare readonly namespace: pulumi.Output<string>;
+  /** Region the job lives in. */
+  declare readonly region: pulumi.Output<string>;
+  /** `service`, `batch`, `system` or `sysbatch`. */
+  declare readonly type: pulumi.Output<string>;
+  /** Version the job is on. */
+  declare readonly version: pulumi.Output<number>;
+  /** Index of the last spec change (the check-and-set index of the next update). */
+  declare readonly jobModifyIndex: pulumi.Output<number>;
+  /** Index of the last change of any kind. */
+  declare readonly modifyIndex: pulumi.Output<number>;
+  /** `pending`, `running` or `dead`. */
+  declare readonly status: pulumi.Output<string>;
+  declare readonly statusDescription: pulumi.Output<string>;
+  /** True when the job was stopped outside Pulumi (the next update starts it again). */
+  declare readonly stopped: pulumi.Output<boolean>;
+  /** Evaluation of the last registration made by this resource. */
+  declare readonly evalId: pulumi.Output<string>;
+  /** ID of the job's latest deployment ("" when it has none). */
+  declare readonly deploymentId: pulumi.Output<string>;
+  /** Status of the latest deployment (`successful`, `failed`, `running`, ...). */
+  declare readonly deploymentStatus: pulumi.Output<string>;
+  declare readonly deploymentStatusDescription: pulumi.Output<string>;
+  /** IDs of the job's allocations that are meant to run. */
+  declare readonly allocationIds: pulumi.Output<string[]>;
+  /** Allocation counts per task group. */
+  declare readonly groups: pulumi.Output<Record<string, JobGroupSummary>>;
+  /** The job spec state compares the next desired job with (canonical JSON). */
+  declare readonly normalizedJob: pulumi.Output<string>;
+  declare readonly jobspec: pulumi.Output<string | undefined>;
+  declare readonly job: pulumi.Output<JobDefinition | undefined>;
+  declare readonly schemaVersion: pulumi.Output<number>;
+
+  /** Declares a job; `up` registers it and, for service jobs, waits for its deployment. */
+  constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
+    const props: Record<string, unknown> = {
+      ...args,
+      jobspec: args.jobspec,
+      job: args.job,
+      jobId: undefined,
+      namespace: args.namespace,
+      region: args.region,
+      type: undefined,
+      version: undefined,
+      jobModifyIndex: undefined,
+      modifyIndex: undefined,
+      status: undefined,
+      statusDescription: undefined,
+      stopped: undefined,
+      evalId: undefined,
+      deploymentId: undefined,
+      deploymentStatus: undefined,
+      deploymentStatusDescription: undefined,
+      allocationIds: undefined,
+      groups: undefined,
+      normalizedJob: undefined,
+      schemaVersion: undefined,
+    };
+    super(require("./shim/job"), name, props, opts, "pulumi-secrets-scheduler", "Job");
+  }
+}
