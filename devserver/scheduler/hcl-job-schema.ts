@@ -30,7 +30,7 @@ export interface BlockRef {
 }
 
 /** Decoder steps that run after a block's fields are decoded (see hcl-job.ts). */
-export type PostStep = "constraint" | "affinity" | "network" | "template" | "changeScript" | "secrets" | "periodic" | "groupScaling" | "taskScaling" | "group" | "task";
+export type PostStep = "constraint" | "affinity" | "network" | "template" | "changeScript" | "secrets" | "periodic" | "groupScaling" | "taskScaling" | "group";
 
 export interface BlockSpec {
   /** argument name -> "Field:kind" */
@@ -276,7 +276,6 @@ const SCALING: BlockSpec = {
 };
 
 const TASK: BlockSpec = {
-  post: "task",
   attrs: {
     driver: "Driver:string",
     user: "User:string",

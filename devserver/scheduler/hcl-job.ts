@@ -200,13 +200,55 @@ function decodeStringMap(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[]
   return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
 }
 
-function decodeTarget(ctx: Ctx, ref: BlockRef, e: Entry & { kind: "block" }): unknown {
+function decodeTarget(ctx: Ctx, ref: BlockRef, e: BlockEntry): unknown {
   const raw = isObject(e.raw) ? e.raw : {};
   if (ref.target === "free") return decodeFree(ctx, raw, e.items);
   if (ref.target === "generic") return decodeGeneric(ctx, raw, e.items);
   if (ref.target === "stringMap" || ref.target === "stringListMap") return decodeStringMap(ctx, raw, e.items, ref.target === "stringListMap");
   const out = decodeBlock(ctx, raw, e.items, ref.target, ref.labelField && e.labels[0] !== undefined ? { [ref.labelField]: e.labels[0] } : {});
   return out;
+}
+
+type BlockEntry = Entry & { readonly kind: "block" };
+
+/**
+ * Expands `dynamic "<type>" { for_each labels iterator content {} }` into one block per element, each
+ * decoded in a scope where the iterator (default: the block type) holds `key` and `value`.
+ */
+function expandDynamic(ctx: Ctx, e: BlockEntry): (readonly [Ctx, BlockEntry])[] {
+  const type = e.labels[0];
+  const raw = isObject(e.raw) ? e.raw : {};
+  if (e.labels.length !== 1 || type === undefined) {
+    ctx.diags.push(formatDiag(at(ctx, e.pos), "Missing name for dynamic", "All dynamic blocks must have 1 labels (type)."));
+    return [];
+  }
+  const contentItem = e.items?.find((i) => i.kind === "block" && i.type === "content");
+  const content = Array.isArray(raw["content"]) ? raw["content"][0] : undefined;
+  if (raw["for_each"] === undefined || !isObject(content)) {
+    const missing = raw["for_each"] === undefined ? 'The argument "for_each" is required, but no definition was found.' : 'A block of type "content" is required.';
+    ctx.diags.push(formatDiag(at(ctx, e.pos), "Missing required argument", missing));
+    return [];
+  }
+  const iterator = typeof raw["iterator"] === "string" ? raw["iterator"].replace(/^\$\{(.*)\}$/, "$1") : type;
+  let collection: HclValue;
+  try {
+    collection = evaluateDeep(raw["for_each"] as HclValue, ctx.scope);
+  } catch (err) {
+    if (!(err instanceof EvalError)) throw err;
+    ctx.diags.push(formatDiag(at(ctx, e.pos), err.summary, err.detail));
+    return [];
+  }
+  const pairs: [HclValue, HclValue][] = Array.isArray(collection)
+    ? collection.map((v, i) => [i, v])
+    : isObject(collection)
+      ? Object.keys(collection).map((k) => [k, (collection as HclObject)[k] as HclValue])
+      : [];
+  return pairs.map(([key, value]) => {
+    const scoped: Ctx = { ...ctx, scope: { ...ctx.scope, [iterator]: { key, value } } };
+    const labels = raw["labels"] === undefined ? [] : (attrValue(scoped, "labels", e.pos, raw["labels"], "strings") as string[] | undefined) ?? [];
+    const items = contentItem?.kind === "block" ? contentItem.body : undefined;
+    return [scoped, { kind: "block", type, labels, ...(e.pos ? { pos: e.pos } : {}), raw: content, ...(items ? { items } : {}) }] as const;
+  });
 }
 
 /** Decodes one block body according to its spec; `seed` holds fields that come first (the label). */
@@ -229,37 +271,39 @@ export function decodeBlock(ctx: Ctx, raw: HclObject, items: readonly OutlineIte
       } else unsupported(ctx, e, { attrs: Object.keys(spec.attrs), blocks: Object.keys(blocks) });
       continue;
     }
-    const ref = blocks[e.type];
-    if (!ref) {
-      unsupported(ctx, e, { attrs: Object.keys(spec.attrs), blocks: Object.keys(blocks) });
-      continue;
-    }
-    const want = ref.labelField ? 1 : 0;
-    if (e.labels.length !== want) {
-      ctx.diags.push(
-        e.labels.length < want
-          ? formatDiag(at(ctx, e.pos), `Missing name for ${e.type}`, `All ${e.type} blocks must have 1 labels (name).`)
-          : formatDiag(at(ctx, e.pos), `Extraneous label for ${e.type}`, `Only ${want} labels${want ? " (name)" : ""} are expected for ${e.type} blocks.`),
-      );
-      continue;
-    }
-    const value = decodeTarget(ctx, ref, e);
-    if (ref.byLabel) {
-      const map = (fields[ref.field] as Out | undefined) ?? {};
-      map[e.labels[0] as string] = value;
-      fields[ref.field] = map;
-    } else if (ref.many) {
-      const list = (fields[ref.field] as unknown[] | undefined) ?? [];
-      list.push(value);
-      fields[ref.field] = list;
-    } else if (singles.has(e.type)) {
-      const prev = singles.get(e.type);
-      ctx.diags.push(
-        formatDiag(at(ctx, e.pos), `Duplicate ${e.type} block`, `Only one ${e.type} block is allowed. Another was defined at ${at(ctx, prev) ?? "<nil>"}.`),
-      );
-    } else {
-      singles.set(e.type, e.pos);
-      fields[ref.field] = value;
+    for (const [c, b] of e.type === "dynamic" ? expandDynamic(ctx, e) : [[ctx, e] as const]) {
+      const ref = blocks[b.type];
+      if (!ref) {
+        unsupported(c, b, { attrs: Object.keys(spec.attrs), blocks: Object.keys(blocks) });
+        continue;
+      }
+      const want = ref.labelField ? 1 : 0;
+      if (b.labels.length !== want) {
+        c.diags.push(
+          b.labels.length < want
+            ? formatDiag(at(c, b.pos), `Missing name for ${b.type}`, `All ${b.type} blocks must have 1 labels (name).`)
+            : formatDiag(at(c, b.pos), `Extraneous label for ${b.type}`, `Only ${want} labels${want ? " (name)" : ""} are expected for ${b.type} blocks.`),
+        );
+        continue;
+      }
+      const value = decodeTarget(c, ref, b);
+      if (ref.byLabel) {
+        const map = (fields[ref.field] as Out | undefined) ?? {};
+        map[b.labels[0] as string] = value;
+        fields[ref.field] = map;
+      } else if (ref.many) {
+        const list = (fields[ref.field] as unknown[] | undefined) ?? [];
+        list.push(value);
+        fields[ref.field] = list;
+      } else if (singles.has(b.type)) {
+        const prev = singles.get(b.type);
+        c.diags.push(
+          formatDiag(at(c, b.pos), `Duplicate ${b.type} block`, `Only one ${b.type} block is allowed. Another was defined at ${at(c, prev) ?? "<nil>"}.`),
+        );
+      } else {
+        singles.set(b.type, b.pos);
+        fields[ref.field] = value;
+      }
     }
   }
   // Go struct field order, not source order, so formatting never changes the output.
@@ -333,7 +377,6 @@ const POST: Readonly<Record<PostStep, (out: Out, ctx: Ctx) => Out>> = {
     return { ...rest, Type: type ?? rest["Type"] };
   },
   group: (out) => inheritSecrets(out, out["Secrets"]),
-  task: (out) => out,
 };
 
 /** Gives tasks without their own vault block the enclosing one; the enclosing struct has no such field. */

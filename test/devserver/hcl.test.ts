@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JobspecError, canonicalizeJob, parseDuration, parseJobspec } from "../../devserver/scheduler/hcl";
+import { outline } from "../../devserver/scheduler/hcl-outline";
 
 const S = 1_000_000_000;
 const MIN = 60 * S;
@@ -831,5 +832,168 @@ describe("parseJobspec: errors", () => {
 
   it("parses synchronously and repeatedly with one parser instance", () => {
     for (let i = 0; i < 20; i++) expect(parseJobspec(`job "j${i}" {}`)["ID"]).toBe(`j${i}`);
+  });
+});
+
+describe("parseJobspec: less common syntax", () => {
+  it("accepts meta and env as arguments, which allows keys that are not identifiers", () => {
+    const job = parseJobspec(`job "j" {
+  meta = {
+    "team.name" = "core"
+    build       = 42
+  }
+  group "g" {
+    task "t" {
+      driver = "exec"
+      env = {
+        "discovery.type" = "single-node"
+      }
+    }
+  }
+}`);
+    expect(job["Meta"]).toEqual({ build: "42", "team.name": "core" });
+    const [group] = job["TaskGroups"] as { Tasks: Record<string, unknown>[] }[];
+    expect(group?.Tasks[0]?.["Env"]).toEqual({ "discovery.type": "single-node" });
+  });
+
+  it("maps loosely modelled blocks (connect) with PascalCase names", () => {
+    const job = parseJobspec(`job "j" {
+  group "g" {
+    service {
+      name = "api"
+      port = "9090"
+      connect {
+        sidecar_service {
+          proxy {
+            upstreams {
+              destination_name = "db"
+              local_bind_port  = 5432
+            }
+          }
+        }
+      }
+    }
+  }
+}`);
+    const [group] = job["TaskGroups"] as { Services: Record<string, unknown>[] }[];
+    expect(group?.Services[0]?.["Connect"]).toEqual({ SidecarService: { Proxy: { Upstreams: { DestinationName: "db", LocalBindPort: 5432 } } } });
+  });
+
+  it("maps volumes by name, volume mounts, lifecycle, logs and scaling", () => {
+    const job = parseJobspec(`job "j" {
+  group "g" {
+    volume "data" {
+      type      = "host"
+      source    = "shared"
+      read_only = true
+    }
+    scaling {
+      min = 1
+      max = 5
+    }
+    task "t" {
+      driver = "exec"
+      lifecycle {
+        hook    = "prestart"
+        sidecar = false
+      }
+      volume_mount {
+        volume      = "data"
+        destination = "/data"
+      }
+      logs {
+        max_files     = 3
+        max_file_size = 20
+      }
+      scaling "cpu" {
+        max = 2000
+      }
+    }
+  }
+}`);
+    const [group] = job["TaskGroups"] as Record<string, unknown>[];
+    expect(group).toMatchObject({
+      Volumes: { data: { Name: "data", Type: "host", Source: "shared", ReadOnly: true } },
+      Scaling: { Min: 1, Max: 5, Type: "horizontal" },
+      Tasks: [
+        {
+          Lifecycle: { Hook: "prestart", Sidecar: false },
+          VolumeMounts: [{ Volume: "data", Destination: "/data" }],
+          LogConfig: { MaxFiles: 3, MaxFileSizeMB: 20 },
+          ScalingPolicies: [{ Max: 2000, Type: "vertical_cpu" }],
+        },
+      ],
+    });
+  });
+});
+
+describe("parseJobspec: dynamic blocks", () => {
+  it("expands dynamic blocks with for_each, labels and a custom iterator", () => {
+    const job = parseJobspec(`variable "ports" {
+  default = { http = 8080, grpc = 0 }
+}
+variable "tasks" {
+  default = ["a", "b"]
+}
+job "j" {
+  group "g" {
+    network {
+      dynamic "port" {
+        for_each = var.ports
+        labels   = [port.key]
+        content {
+          static = port.value
+        }
+      }
+    }
+    dynamic "task" {
+      for_each = var.tasks
+      iterator = t
+      labels   = ["worker-\${t.value}"]
+      content {
+        driver = "exec"
+        env {
+          INDEX = t.key
+        }
+      }
+    }
+  }
+}`);
+    const [group] = job["TaskGroups"] as Record<string, unknown>[];
+    expect(group).toMatchObject({
+      Networks: [{ ReservedPorts: [{ Label: "http", Value: 8080 }], DynamicPorts: [{ Label: "grpc", Value: 0 }] }],
+      Tasks: [
+        { Name: "worker-a", Driver: "exec", Env: { INDEX: "0" } },
+        { Name: "worker-b", Driver: "exec", Env: { INDEX: "1" } },
+      ],
+    });
+  });
+});
+
+describe("outline", () => {
+  it("lists items in order with positions, skipping strings, templates, heredocs and comments", () => {
+    const items = outline(`a = "x \${ {b = "}"}["b"] } %{ if true }{%{ endif }" # c {
+/* d { */ block "l1" "l2" {
+  e = <<-EOT
+    }
+    EOT
+  f = [1, # {
+    2]
+}
+g = 1`);
+    expect(items).toEqual([
+      { kind: "attr", name: "a", pos: { line: 1, col: 1, endCol: 2 } },
+      {
+        kind: "block",
+        type: "block",
+        labels: ["l1", "l2"],
+        pos: { line: 2, col: 11, endCol: 16 },
+        body: [
+          { kind: "attr", name: "e", pos: { line: 3, col: 3, endCol: 4 } },
+          { kind: "attr", name: "f", pos: { line: 6, col: 3, endCol: 4 } },
+        ],
+      },
+      { kind: "attr", name: "g", pos: { line: 9, col: 1, endCol: 2 } },
+    ]);
   });
 });
