@@ -1,0 +1,181 @@
+// In-memory tables of the scheduler: jobs with their versions and submissions, evaluations, allocations
+// and deployments, plus per-table indexes for blocking queries (the real server answers a blocking read
+// with the index of the table it read, not of the record).
+import { isObject, num, str, type JsonObject } from "./json";
+import type { Allocation, Deployment, Evaluation } from "./types";
+
+/** Table names whose last-write index blocking reads report. */
+export type Table = "jobs" | "job_version" | "job_summary" | "evals" | "allocs" | "deployment" | "scaling_event" | "job_submission";
+
+/** One registered job: the current record plus its retained versions (newest first). */
+export interface JobEntry {
+  readonly namespace: string;
+  readonly id: string;
+  /** Current job (latest version, with live Status/ModifyIndex/Stable). Treated as immutable per version. */
+  job: JsonObject;
+  /** Retained versions, newest first. The newest is a separate object from `job` (its status is not updated). */
+  versions: JsonObject[];
+  /** Stored submissions by job version. */
+  submissions: Map<number, JsonObject>;
+  /** Scaling events per task group, newest first. */
+  scalingEvents: Record<string, JsonObject[]>;
+  /** Index of the last change to this job's summary (allocations, evaluations or the job). */
+  summaryIndex: number;
+}
+
+/** An allocation and the job version it runs (the wire record embeds the job only in the full form). */
+export interface AllocRecord {
+  alloc: Allocation;
+  job: JsonObject;
+}
+
+/** Returns the map key of a namespaced job. */
+export function jobKey(namespace: string, id: string): string {
+  return `${namespace}\u0000${id}`;
+}
+
+/** Holds every record of the scheduler. Mutators take the write index from the caller. */
+export class Store {
+  readonly jobs = new Map<string, JobEntry>();
+  readonly evals = new Map<string, Evaluation>();
+  readonly allocs = new Map<string, AllocRecord>();
+  readonly deployments = new Map<string, Deployment>();
+  readonly tables: Record<Table, number> = {
+    jobs: 0, job_version: 0, job_summary: 0, evals: 0, allocs: 0, deployment: 0, scaling_event: 0, job_submission: 0,
+  };
+
+  constructor(private readonly nextIndex: () => number) {}
+
+  /** Advances the index once and stamps the given tables with it; returns the index. */
+  write(...tables: readonly Table[]): number {
+    const index = this.nextIndex();
+    for (const t of tables) this.tables[t] = index;
+    return index;
+  }
+
+  /** Stamps tables with an index already taken in this write. */
+  stamp(index: number, ...tables: readonly Table[]): void {
+    for (const t of tables) this.tables[t] = Math.max(this.tables[t], index);
+  }
+
+  getJob(namespace: string, id: string): JobEntry | undefined {
+    return this.jobs.get(jobKey(namespace, id));
+  }
+
+  /** Returns jobs sorted by namespace then ID (the list order of the real server). */
+  sortedJobs(): JobEntry[] {
+    return [...this.jobs.values()].sort((a, b) =>
+      a.namespace === b.namespace ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.namespace < b.namespace ? -1 : 1,
+    );
+  }
+
+  /**
+   * Returns the allocations of a job, oldest first. Without `all`, only those of the current registration
+   * (same job CreateIndex); when the job is gone, all of them.
+   */
+  jobAllocs(namespace: string, id: string, all = false): AllocRecord[] {
+    const entry = this.getJob(namespace, id);
+    const createIndex = entry ? num(entry.job, "CreateIndex") : undefined;
+    const out: AllocRecord[] = [];
+    for (const r of this.allocs.values()) {
+      if (r.alloc.Namespace !== namespace || r.alloc.JobID !== id) continue;
+      if (!all && createIndex !== undefined && num(r.job, "CreateIndex") !== createIndex) continue;
+      out.push(r);
+    }
+    return out.sort((a, b) => a.alloc.CreateIndex - b.alloc.CreateIndex);
+  }
+
+  /** Returns the evaluations of a job, newest first. */
+  jobEvals(namespace: string, id: string): Evaluation[] {
+    return [...this.evals.values()]
+      .filter((e) => e.Namespace === namespace && e.JobID === id)
+      .sort((a, b) => b.CreateIndex - a.CreateIndex || (a.ID < b.ID ? -1 : 1));
+  }
+
+  /** Returns the deployments of a job, newest first; without `all`, only those of the current registration. */
+  jobDeployments(namespace: string, id: string, all = false): Deployment[] {
+    const entry = this.getJob(namespace, id);
+    const createIndex = entry ? num(entry.job, "CreateIndex") : undefined;
+    return [...this.deployments.values()]
+      .filter((d) => d.Namespace === namespace && d.JobID === id)
+      .filter((d) => all || createIndex === undefined || d.JobCreateIndex === createIndex)
+      .sort((a, b) => b.CreateIndex - a.CreateIndex);
+  }
+
+  /** Returns the newest deployment of a job (any registration, like the real lookup), or undefined. */
+  latestDeployment(namespace: string, id: string): Deployment | undefined {
+    return this.jobDeployments(namespace, id, true)[0];
+  }
+
+  /** Returns the job children (dispatched or periodic instances) of a parent job. */
+  children(namespace: string, parentId: string): JobEntry[] {
+    return [...this.jobs.values()].filter((e) => e.namespace === namespace && str(e.job, "ParentID") === parentId);
+  }
+
+  /** Returns the JSON-serialisable state (allocations carry the job version they run, as the real records do). */
+  snapshot(): JsonObject {
+    const jobs: JsonObject[] = [];
+    for (const e of this.jobs.values()) {
+      jobs.push({
+        namespace: e.namespace,
+        id: e.id,
+        job: e.job,
+        versions: e.versions,
+        submissions: [...e.submissions.values()],
+        scalingEvents: e.scalingEvents,
+        summaryIndex: e.summaryIndex,
+      });
+    }
+    const allocs: JsonObject[] = [];
+    for (const r of this.allocs.values()) {
+      allocs.push({ alloc: r.alloc as unknown as JsonObject, job: r.job });
+    }
+    return {
+      jobs,
+      evals: [...this.evals.values()] as unknown as JsonObject[],
+      allocs,
+      deployments: [...this.deployments.values()] as unknown as JsonObject[],
+      tables: this.tables,
+    };
+  }
+
+  /** Replaces the state from `snapshot()` output; skips malformed entries. */
+  restore(data: unknown): void {
+    if (!isObject(data)) return;
+    this.jobs.clear();
+    this.evals.clear();
+    this.allocs.clear();
+    this.deployments.clear();
+    for (const raw of Array.isArray(data.jobs) ? data.jobs : []) {
+      if (!isObject(raw) || !isObject(raw.job) || typeof raw.namespace !== "string" || typeof raw.id !== "string") continue;
+      const submissions = new Map<number, JsonObject>();
+      for (const s of Array.isArray(raw.submissions) ? raw.submissions : []) {
+        if (isObject(s)) submissions.set(num(s, "Version"), s);
+      }
+      const versions = (Array.isArray(raw.versions) ? raw.versions : []).filter(isObject);
+      this.jobs.set(jobKey(raw.namespace, raw.id), {
+        namespace: raw.namespace,
+        id: raw.id,
+        job: raw.job,
+        versions: versions.length > 0 ? versions : [raw.job],
+        submissions,
+        scalingEvents: isObject(raw.scalingEvents) ? (raw.scalingEvents as unknown as Record<string, JsonObject[]>) : {},
+        summaryIndex: num(raw, "summaryIndex"),
+      });
+    }
+    for (const e of Array.isArray(data.evals) ? data.evals : []) {
+      if (isObject(e) && typeof e.ID === "string") this.evals.set(e.ID, e as unknown as Evaluation);
+    }
+    for (const r of Array.isArray(data.allocs) ? data.allocs : []) {
+      if (isObject(r) && isObject(r.alloc) && isObject(r.job) && typeof r.alloc.ID === "string") {
+        this.allocs.set(r.alloc.ID, { alloc: r.alloc as unknown as Allocation, job: r.job });
+      }
+    }
+    for (const d of Array.isArray(data.deployments) ? data.deployments : []) {
+      if (isObject(d) && typeof d.ID === "string") this.deployments.set(d.ID, d as unknown as Deployment);
+    }
+    if (isObject(data.tables)) {
+      for (const k of Object.keys(this.tables) as Table[]) this.tables[k] = num(data.tables, k);
+    }
+  }
+}
