@@ -1,11 +1,207 @@
-import type { ServiceModule } from "../core";
+import type { IncomingHttpHeaders } from "node:http";
+import { presentedToken } from "../core/request";
+import type { ServiceContext, ServiceModule } from "../core/types";
+import { registerAuthRoutes } from "./auth-routes";
+import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./cloud";
+import { issuerFor, type PublicJwk, type SignOptions } from "./directory";
+import {
+  configureInstance,
+  identityTokenClaims,
+  selectIdentity,
+  type FakeInstance,
+  type FakeInstanceInput,
+  type IdentitySelector,
+} from "./instance";
+import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./mounts";
+import { SecretsState } from "./state";
+import { registerSysRoutes } from "./sys-routes";
 
-/** Options of the secrets service module (placeholder until the service is written). */
+export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./instance";
+export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./cloud";
+export type { SignOptions } from "./directory";
+
+/** Options of the secrets service module. */
 export interface SecretsServiceOptions {
-  readonly [key: string]: unknown;
+  /** Type name of the cloud auth method (default `cloud`; `azure` to mimic the real service). */
+  readonly methodType?: string;
+  /** Loopback address of the cloud listener (metadata service + directory); default 127.0.0.1. */
+  readonly cloudHost?: string;
+  /** Port of the cloud listener (default 0: any free port). */
+  readonly cloudPort?: number;
+  /** Initial fake instance (applied over a fresh default: plain VM, system-assigned identity). */
+  readonly instance?: FakeInstanceInput;
+  /** Default lease TTL of the service in seconds (default 2764800 = 768h). */
+  readonly systemDefaultLeaseTtl?: number;
+  /** Max lease TTL of the service in seconds (default 2764800 = 768h). */
+  readonly systemMaxLeaseTtl?: number;
 }
 
-/** Creates the secrets service module. Placeholder: no routes yet; the service owner replaces this file. */
-export function createSecretsService(_options: SecretsServiceOptions = {}): ServiceModule {
-  return { name: "secrets", routes: () => undefined };
+/** Options of `CloudControls.mintToken`. */
+export interface MintOptions extends SignOptions {
+  /** Audience used for the default claims (default `https://management.azure.com/`). */
+  readonly resource?: string;
+  /** Which of the instance's identities the default claims describe (default: as the metadata service picks). */
+  readonly identity?: IdentitySelector;
+}
+
+/** Test and tooling controls of the fake cloud (directory, metadata service, instance). */
+export interface CloudControls {
+  /** Base URL of the cloud listener. */
+  readonly url: string;
+  /** Base URL of the metadata service (`<url>/metadata/...`); same listener as `url`. */
+  readonly metadataUrl: string;
+  /** Authority URL of the directory (`<url>/`): discovery at `<authority><tenant>/.well-known/openid-configuration`. */
+  readonly authorityUrl: string;
+  /** Returns the current fake instance. */
+  instance(): FakeInstance;
+  /** Changes the fake instance; resolves to the new one. */
+  configureInstance(input: FakeInstanceInput): FakeInstance;
+  /** Returns the issuer the directory writes for a tenant (`https://sts.windows.net/<tenant>/`). */
+  issuer(tenant?: string): string;
+  /**
+   * Mints a directory token: the claims the metadata service would issue for the instance (audience
+   * `options.resource`), overridden by `claims` (a claim set to undefined is removed). Options sign with a
+   * foreign key, another algorithm or another `kid`.
+   */
+  mintToken(claims?: Readonly<Record<string, unknown>>, options?: MintOptions): Promise<string>;
+  /** Returns the published key set. */
+  jwks(): { keys: PublicJwk[] };
+  /** Fails the next metadata requests (see `MetadataFaultSpec`). */
+  failMetadata(spec: MetadataFaultSpec): MetadataFaultHandle;
+  /** Removes all metadata faults. */
+  clearMetadataFaults(): void;
+  /** Returns the metadata requests answered so far, oldest first. */
+  metadataLog(): readonly MetadataLogEntry[];
+  /** Clears the metadata request log. */
+  resetMetadataLog(): void;
+}
+
+/** Controls of the secrets service module for tests and tooling. */
+export interface SecretsControls {
+  readonly cloud: CloudControls;
+  /** Writes an ACL policy: HCL/JSON text, or a map of path to capabilities. */
+  putPolicy(name: string, policy: string | Readonly<Record<string, readonly string[]>>): void;
+  /** Returns the method type name the service accepts (`cloud` by default). */
+  readonly methodType: string;
+}
+
+/** The secrets service module with access to its controls. */
+export interface SecretsServiceModule extends ServiceModule {
+  /** Resolves to the controls once the cloud listener is up (call after the devserver started). */
+  controls(): Promise<SecretsControls>;
+}
+
+const byContext = new WeakMap<ServiceContext, SecretsServiceModule>();
+
+/**
+ * Resolves to the secrets service controls of a running devserver (`startDevServer()` result or anything
+ * with `context("secrets")`). Rejects when the devserver does not host this module.
+ */
+export function secretsControls(server: { context(service: "secrets"): ServiceContext }): Promise<SecretsControls> {
+  const module = byContext.get(server.context("secrets"));
+  if (module === undefined) return Promise.reject(new Error("this devserver does not host the secrets service module"));
+  return module.controls();
+}
+
+function policyText(policy: string | Readonly<Record<string, readonly string[]>>): string {
+  if (typeof policy === "string") return policy;
+  const path: Record<string, { capabilities: readonly string[] }> = {};
+  for (const [p, caps] of Object.entries(policy)) path[p] = { capabilities: caps };
+  return JSON.stringify({ path });
+}
+
+/**
+ * Creates the secrets service module: the auth-method mount table, the cloud auth method (config, roles,
+ * login), ACL policies, and a second loopback listener that plays the cloud's metadata service and
+ * directory. Read `controls()` / `secretsControls(server)` for the cloud listener's URL and test hooks.
+ */
+export function createSecretsService(options: SecretsServiceOptions = {}): SecretsServiceModule {
+  const limits: MountLimits = {
+    methodType: options.methodType ?? "cloud",
+    systemDefaultLeaseTtl: options.systemDefaultLeaseTtl ?? SYSTEM_DEFAULT_LEASE_TTL,
+    systemMaxLeaseTtl: options.systemMaxLeaseTtl ?? SYSTEM_MAX_LEASE_TTL,
+  };
+  const state = new SecretsState();
+  if (options.instance !== undefined) state.instance = configureInstance(state.instance, options.instance);
+  let context: ServiceContext | undefined;
+  let listener: CloudListener | undefined;
+  let started: Promise<SecretsControls> | undefined;
+
+  const isRootToken = (headers: IncomingHttpHeaders): boolean => {
+    if (context === undefined) return false;
+    const value = presentedToken(headers, context.headerNames.token.toLowerCase());
+    return value !== undefined && context.tokens.lookup(value)?.root === true;
+  };
+
+  const buildControls = (cloud: CloudListener): SecretsControls => {
+    const cloudControls: CloudControls = {
+      url: cloud.url,
+      metadataUrl: cloud.url,
+      authorityUrl: `${cloud.url}/`,
+      instance: () => state.instance,
+      configureInstance: (input) => {
+        state.instance = configureInstance(state.instance, input);
+        context?.markDirty();
+        return state.instance;
+      },
+      issuer: (tenant) => issuerFor(tenant ?? state.instance.tenantId),
+      mintToken: async (claims = {}, opts = {}) => {
+        const inst = state.instance;
+        const picked = selectIdentity(inst, opts.identity ?? {});
+        const identity = "error" in picked ? { kind: "system" as const, principalId: "", clientId: "" } : picked;
+        const base = identityTokenClaims(inst, identity, opts.resource ?? "https://management.azure.com/", Math.floor(Date.now() / 1000));
+        return state.directory.sign({ ...base, ...claims }, opts);
+      },
+      jwks: () => state.directory.jwks(),
+      failMetadata: (spec) => cloud.addFault(spec),
+      clearMetadataFaults: () => cloud.clearFaults(),
+      metadataLog: () => cloud.log,
+      resetMetadataLog: () => cloud.resetLog(),
+    };
+    return {
+      cloud: cloudControls,
+      methodType: limits.methodType,
+      putPolicy: (name, policy) => {
+        state.policies.put(name, policyText(policy));
+        context?.nextIndex();
+      },
+    };
+  };
+
+  const module: SecretsServiceModule = {
+    name: "secrets",
+    routes(router, ctx) {
+      context = ctx;
+      byContext.set(ctx, module);
+      const deps = { state, ctx, limits };
+      registerSysRoutes(router, deps);
+      registerAuthRoutes(router, deps);
+      const cloud = new CloudListener({
+        get directory() {
+          return state.directory;
+        },
+        instance: () => state.instance,
+        configureInstance: (input) => {
+          state.instance = configureInstance(state.instance, input);
+          ctx.markDirty();
+          return state.instance;
+        },
+        isRootToken,
+      });
+      listener = cloud;
+      started = cloud.listen(options.cloudHost ?? "127.0.0.1", options.cloudPort ?? 0).then(() => buildControls(cloud));
+      // Surface a listen failure through controls(), not as an unhandled rejection.
+      started.catch(() => undefined);
+    },
+    controls() {
+      return started ?? Promise.reject(new Error("the secrets service has not been started (routes() not called yet)"));
+    },
+    snapshot: () => state.snapshot(),
+    restore: (data) => state.restore(data),
+    policyCapabilities: (policy) => state.policies.grants(policy),
+    close: async () => {
+      await listener?.close();
+    },
+  };
+  return module;
 }
