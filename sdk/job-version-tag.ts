@@ -3,6 +3,7 @@
  * version from garbage collection.
  */
 import * as pulumi from "@pulumi/pulumi";
+import shim from "./shim/job-version-tag";
 
 /** Arguments of a {@link JobVersionTag}. */
 export interface JobVersionTagArgs {
@@ -41,6 +42,6 @@ export class JobVersionTag extends pulumi.dynamic.Resource {
       taggedTime: undefined,
       schemaVersion: undefined,
     };
-    super(require("./shim/job-version-tag"), name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
+    super(shim, name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
   }
 }

@@ -3,6 +3,7 @@
  * end of its deployment, and rolled back when that deployment fails.
  */
 import * as pulumi from "@pulumi/pulumi";
+import shim from "./shim/job";
 import type { JobGroupSummary } from "../provider/resources/job-state";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
 
@@ -105,6 +106,6 @@ export class Job extends pulumi.dynamic.Resource {
       normalizedJob: undefined,
       schemaVersion: undefined,
     };
-    super(require("./shim/job"), name, props, opts, "pulumi-secrets-scheduler", "Job");
+    super(shim, name, props, opts, "pulumi-secrets-scheduler", "Job");
   }
 }

@@ -1,0 +1,67 @@
+import * as pulumi from "@pulumi/pulumi";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Job } from "../../sdk/job";
+import { JobVersionTag } from "../../sdk/job-version-tag";
+
+interface Registered {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+}
+
+const registered: Registered[] = [];
+
+beforeAll(async () => {
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
+        return { id: `${args.name}-id`, state: { ...args.inputs, jobId: "web", version: 3 } };
+      },
+      call() {
+        throw new Error("no calls expected");
+      },
+    },
+    "project",
+    "stack",
+    false,
+  );
+});
+
+function outputValue<T>(o: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => o.apply((v) => resolve(v)));
+}
+
+describe("Job", () => {
+  it("registers under its own type token with the inputs and a serialized provider", async () => {
+    const j = new Job("web", { jobspec: 'job "web" {}', variables: { image: "nginx" }, waitForDeployment: false });
+    expect(await outputValue(j.jobId)).toBe("web");
+    expect(await outputValue(j.version)).toBe(3);
+    const r = registered.find((x) => x.name === "web");
+    expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:Job");
+    expect(r?.inputs.jobspec).toBe('job "web" {}');
+    expect(r?.inputs.variables).toEqual({ image: "nginx" });
+    expect(r?.inputs.waitForDeployment).toBe(false);
+    // The provider is the thin shim: its text loads the implementation at call time and captures nothing else.
+    const text = String(r?.inputs.__provider);
+    expect(text).toContain('provider(kind)');
+    expect(text).not.toContain("SchedulerClient");
+    expect(text.length).toBeLessThan(20_000);
+  });
+
+  it("does not change the caller's args object", () => {
+    const args = { job: { ID: "api" } };
+    new Job("api", args);
+    expect(args).toEqual({ job: { ID: "api" } });
+  });
+});
+
+describe("JobVersionTag", () => {
+  it("registers under its own type token", async () => {
+    const t = new JobVersionTag("release", { jobId: "web", name: "v1", description: "first" });
+    expect(await outputValue(t.urn)).toContain("JobVersionTag");
+    const r = registered.find((x) => x.name === "release");
+    expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:JobVersionTag");
+    expect(r?.inputs).toMatchObject({ jobId: "web", name: "v1", description: "first" });
+  });
+});
