@@ -9,6 +9,9 @@
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { setUpEngine, tearDownEngine, type EngineContext } from "./harness/context";
+import { lifecycleSuite } from "./suites/lifecycle";
+import { oldStateSuite } from "./suites/old-state";
+import { programSuite } from "./suites/program";
 import { serializationSuite } from "./suites/serialization";
 
 let ctx: EngineContext | undefined;
@@ -42,3 +45,6 @@ function summarizeTimings(c: EngineContext): Record<string, { calls: number; fir
 }
 
 serializationSuite(get);
+programSuite(get);
+lifecycleSuite(get);
+oldStateSuite(get, "state-v1");

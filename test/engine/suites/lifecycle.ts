@@ -1,0 +1,128 @@
+/**
+ * Each resource through the calls the engine makes for preview, up, refresh, an edited preview and up,
+ * and destroy, over gRPC to Pulumi's own host, against the devserver. The requests carry what the engine
+ * sends: checked inputs with `__provider`, state outputs as `olds`, the unknown sentinel at preview.
+ */
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { record, type EngineContext, type Kind } from "../harness/context";
+import { UNKNOWN, urnOf, type Props } from "../harness/host";
+import { SCENARIOS, scenarioClients, type Scenario, type ScenarioEnv } from "./scenarios";
+
+/** What one resource looks like in the simulated stack after `up`. */
+export interface LiveResource {
+  id: string;
+  /** Checked inputs as the engine stores them. */
+  inputs: Props;
+  /** State outputs. */
+  outs: Props;
+}
+
+/** Asserts state outputs are storable and carry nothing secret in plaintext. */
+export function expectCleanState(ctx: EngineContext, kind: Kind, outs: Props, extraSecrets: readonly string[] = []): void {
+  expect(outs.__provider).toBe(ctx.provider(kind));
+  expect(outs.schemaVersion).toBe(1);
+  const text = JSON.stringify(outs);
+  for (const s of [...ctx.secrets, ...extraSecrets]) expect(text).not.toContain(s);
+}
+
+/** Registers the lifecycle tests. */
+export function lifecycleSuite(get: () => EngineContext): void {
+  const live = new Map<Kind, LiveResource>();
+  let env: ScenarioEnv | undefined;
+  const scenarioEnv = (): ScenarioEnv => {
+    if (env === undefined) {
+      const ctx = get();
+      const run = randomBytes(3).toString("hex");
+      const clientSecret = `engine-client-secret-${run}`;
+      ctx.secrets.push(clientSecret, `${clientSecret}-rotated`);
+      env = { mount: `engine-${run}`, jobId: `engine-web-${run}`, clientSecret, ...scenarioClients(ctx.devserver.urls, ctx.devserver.rootTokens) };
+    }
+    return env;
+  };
+  const withProvider = (kind: Kind, inputs: Props): Props => ({ ...inputs, __provider: get().provider(kind) });
+  const liveOf = (kind: Kind): LiveResource => {
+    const r = live.get(kind);
+    if (r === undefined) throw new Error(`${kind} was not created by an earlier step`);
+    return r;
+  };
+
+  describe.each(SCENARIOS.map((s) => [s.type, s] as const))("%s over gRPC", (_type, s: Scenario) => {
+    const urn = (): string => urnOf(s.type, `${s.kind}-1`);
+
+    it("preview of the create: Check passes the unknown input through and reports no failure", async () => {
+      const ctx = get();
+      const news = withProvider(s.kind, { ...s.inputs(scenarioEnv()), [s.unknownKey]: UNKNOWN });
+      const { inputs, failures } = await ctx.host.check(urn(), {}, news);
+      expect(failures).toEqual([]);
+      expect(inputs[s.unknownKey]).toBe(UNKNOWN);
+      expect(inputs.__provider).toBe(ctx.provider(s.kind));
+    });
+
+    it("up: Check then Create; the object exists and the state is clean", async () => {
+      const ctx = get();
+      const e = scenarioEnv();
+      const checked = await ctx.host.check(urn(), {}, withProvider(s.kind, s.inputs(e)));
+      expect(checked.failures).toEqual([]);
+      const t0 = Date.now();
+      const created = await ctx.host.create(urn(), checked.inputs);
+      record(ctx, "createMs", s.kind, Date.now() - t0);
+      expect(created.id).not.toBe("");
+      expectCleanState(ctx, s.kind, created.properties);
+      expect(await s.exists(e)).toBe(true);
+      live.set(s.kind, { id: created.id, inputs: checked.inputs, outs: created.properties });
+    });
+
+    it("refresh: Read keeps the id, and the next Diff against the program shows no change", async () => {
+      const ctx = get();
+      const r = liveOf(s.kind);
+      const read = await ctx.host.read(urn(), r.id, r.outs, r.inputs);
+      expect(read.id).toBe(r.id);
+      expectCleanState(ctx, s.kind, read.properties);
+      const checked = await ctx.host.check(urn(), read.inputs ?? r.inputs, withProvider(s.kind, s.inputs(scenarioEnv())));
+      const diff = await ctx.host.diff(urn(), r.id, read.properties, checked.inputs);
+      expect(diff.changes).toBe("none");
+      live.set(s.kind, { id: read.id, inputs: read.inputs ?? r.inputs, outs: read.properties });
+    });
+
+    it("preview of an edit: Check and Diff with an unknown input report a change", async () => {
+      const ctx = get();
+      const r = liveOf(s.kind);
+      const news = withProvider(s.kind, { ...s.edited(scenarioEnv()), [s.unknownKey]: UNKNOWN });
+      const checked = await ctx.host.check(urn(), r.inputs, news);
+      expect(checked.failures).toEqual([]);
+      const diff = await ctx.host.diff(urn(), r.id, r.outs, checked.inputs);
+      expect(diff.changes).toBe("some");
+    });
+
+    it("up of an edit: Diff says update in place, and Update returns the whole new state", async () => {
+      const ctx = get();
+      const r = liveOf(s.kind);
+      const checked = await ctx.host.check(urn(), r.inputs, withProvider(s.kind, s.edited(scenarioEnv())));
+      expect(checked.failures).toEqual([]);
+      const diff = await ctx.host.diff(urn(), r.id, r.outs, checked.inputs);
+      expect(diff).toMatchObject({ changes: "some", replaces: [] });
+      const outs = await ctx.host.update(urn(), r.id, r.outs, checked.inputs);
+      expectCleanState(ctx, s.kind, outs);
+      const again = await ctx.host.diff(urn(), r.id, outs, checked.inputs);
+      expect(again.changes).toBe("none");
+      live.set(s.kind, { id: r.id, inputs: checked.inputs, outs });
+    });
+  });
+
+  describe("destroy over gRPC", () => {
+    it.each([...SCENARIOS].reverse().map((s) => [s.type, s] as const))("%s: Delete removes it, and a refresh then drops it", async (_t, s) => {
+      const ctx = get();
+      const r = liveOf(s.kind);
+      await ctx.host.delete(urnOf(s.type, `${s.kind}-1`), r.id, r.outs);
+      expect(await s.exists(scenarioEnv())).toBe(false);
+      const read = await ctx.host.read(urnOf(s.type, `${s.kind}-1`), r.id, r.outs, r.inputs);
+      expect(read.id).toBe("");
+    });
+
+    it("the host printed no token or secret", () => {
+      const ctx = get();
+      for (const secret of ctx.secrets) expect(ctx.host.output).not.toContain(secret);
+    });
+  });
+}

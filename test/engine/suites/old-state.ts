@@ -1,0 +1,166 @@
+/**
+ * State written by an earlier release must keep working: refresh (Read), `up` (Update from the stored
+ * outputs, with the new provider text in the inputs, as the engine sends it) and `destroy` (Delete with
+ * the provider text stored in state). The fixture in fixtures/state-v1 holds, per kind, the checked
+ * inputs and the state outputs (with `__provider` and `schemaVersion`) written by release 0.1.0, and the
+ * devserver's persisted state at that moment, so the objects exist with the indexes the state names.
+ *
+ * Re-record (only when a release's state is meant to be captured, never to make a failure go away):
+ * ENGINE_RECORD_FIXTURES=state-v1 npx vitest run test/engine
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { startDevServer, type DevServer } from "../../../devserver";
+import { REPO_ROOT } from "../harness/pack";
+import { scrubbedEnv, secretValue, type EngineContext, type Kind } from "../harness/context";
+import { ProviderHost, urnOf, type Props } from "../harness/host";
+import { SCENARIOS, scenarioClients, type ScenarioEnv } from "./scenarios";
+
+const FIXTURES = join(REPO_ROOT, "test", "engine", "fixtures");
+
+/** The fixture set's index. */
+interface FixtureIndex {
+  release: string;
+  pulumi: string;
+  node: string;
+  recordedAt: string;
+  env: { mount: string; jobId: string; clientSecret: string };
+  kinds: Kind[];
+}
+
+/** One resource as the earlier release left it in state. */
+interface FixtureResource {
+  kind: Kind;
+  type: string;
+  urn: string;
+  id: string;
+  inputs: Props;
+  outputs: Props;
+}
+
+function stackConfig(dev: DevServer): Props {
+  return {
+    "pulumi-secrets-scheduler:secretsAddress": dev.urls.secrets,
+    "pulumi-secrets-scheduler:secretsToken": secretValue(dev.rootTokens.secrets),
+    "pulumi-secrets-scheduler:schedulerAddress": dev.urls.scheduler,
+    "pulumi-secrets-scheduler:schedulerToken": secretValue(dev.rootTokens.scheduler),
+  };
+}
+
+/** A devserver restored from the fixture, a fresh host configured for it, and the scenario clients. */
+async function restore(ctx: EngineContext, set: string, round: string): Promise<{ dev: DevServer; host: ProviderHost; env: ScenarioEnv }> {
+  const index = readIndex(set);
+  const file = join(ctx.workDir, `${set}-${round}-devserver.json`);
+  copyFileSync(join(FIXTURES, set, "devserver.json"), file);
+  const dev = await startDevServer({ persistPath: file });
+  // A new host per round, as each CLI command starts one (and providers are configured once per host).
+  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv());
+  await host.configure(stackConfig(dev));
+  ctx.secrets.push(dev.rootTokens.secrets, dev.rootTokens.scheduler, index.env.clientSecret);
+  return { dev, host, env: { ...index.env, ...scenarioClients(dev.urls, dev.rootTokens) } };
+}
+
+function readIndex(set: string): FixtureIndex {
+  return JSON.parse(readFileSync(join(FIXTURES, set, "index.json"), "utf8")) as FixtureIndex;
+}
+
+function readResource(set: string, kind: Kind): FixtureResource {
+  return JSON.parse(readFileSync(join(FIXTURES, set, `${kind}.json`), "utf8")) as FixtureResource;
+}
+
+/** Creates all five resources on a persisting devserver and writes the fixture set. */
+async function recordFixtures(ctx: EngineContext, set: string): Promise<void> {
+  const dir = join(FIXTURES, set);
+  mkdirSync(dir, { recursive: true });
+  const persist = join(ctx.workDir, `${set}-record.json`);
+  const dev = await startDevServer({ persistPath: persist });
+  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv());
+  try {
+    await host.configure(stackConfig(dev));
+    const env = { mount: "fixture-cloud", jobId: "fixture-web", clientSecret: "fixture-client-secret-not-real" };
+    const senv: ScenarioEnv = { ...env, ...scenarioClients(dev.urls, dev.rootTokens) };
+    for (const s of SCENARIOS) {
+      const urn = urnOf(s.type, `${s.kind}-1`);
+      const checked = await host.check(urn, {}, { ...s.inputs(senv), __provider: ctx.provider(s.kind) });
+      if (checked.failures.length > 0) throw new Error(`${s.kind}: check failed: ${JSON.stringify(checked.failures)}`);
+      const created = await host.create(urn, checked.inputs);
+      const res: FixtureResource = { kind: s.kind, type: s.type, urn, id: created.id, inputs: checked.inputs, outputs: created.properties };
+      writeFileSync(join(dir, `${s.kind}.json`), JSON.stringify(res, null, 2) + "\n");
+    }
+    await dev.flush();
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const index: FixtureIndex = {
+      release: pkg.version,
+      pulumi: ctx.projects[0].pulumiVersion,
+      node: process.version,
+      recordedAt: new Date().toISOString().slice(0, 10),
+      env,
+      kinds: SCENARIOS.map((s) => s.kind),
+    };
+    writeFileSync(join(dir, "index.json"), JSON.stringify(index, null, 2) + "\n");
+  } finally {
+    await host.close();
+    await dev.close();
+  }
+  copyFileSync(persist, join(dir, "devserver.json"));
+}
+
+/** Registers the old-state tests for one fixture set. */
+export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void {
+  describe(`state written by an earlier release (${set})`, () => {
+    if (process.env.ENGINE_RECORD_FIXTURES === set) {
+      it(`records the ${set} fixture`, async () => {
+        await recordFixtures(get(), set);
+      });
+    }
+
+    it("is present in the repository", () => {
+      expect(existsSync(join(FIXTURES, set, "index.json")), `missing fixture; see ${set} in suites/old-state.ts`).toBe(true);
+      for (const s of SCENARIOS) expect(existsSync(join(FIXTURES, set, `${s.kind}.json`))).toBe(true);
+    });
+
+    it("reads (refresh) and updates (up) with the current release", async () => {
+      const ctx = get();
+      const { dev, host, env } = await restore(ctx, set, "update");
+      try {
+        for (const s of SCENARIOS) {
+          const old = readResource(set, s.kind);
+          const read = await host.read(old.urn, old.id, old.outputs, old.inputs);
+          expect(read.id, `${s.kind} read`).toBe(old.id);
+          // Refresh keeps the stored provider text: the engine reads with the code in state.
+          expect(read.properties.__provider).toBe(old.outputs.__provider);
+
+          const news = { ...s.edited(env), __provider: ctx.provider(s.kind) };
+          const checked = await host.check(old.urn, old.inputs, news);
+          expect(checked.failures, `${s.kind} check`).toEqual([]);
+          const diff = await host.diff(old.urn, old.id, old.outputs, checked.inputs);
+          expect(diff, `${s.kind} diff`).toMatchObject({ changes: "some", replaces: [] });
+          const outs = await host.update(old.urn, old.id, old.outputs, checked.inputs);
+          expect(outs.__provider).toBe(ctx.provider(s.kind));
+          expect(outs.schemaVersion).toBe(1);
+        }
+      } finally {
+        await host.close();
+        await dev.close();
+      }
+      for (const secret of ctx.secrets) expect(host.output).not.toContain(secret);
+    });
+
+    it("deletes (destroy) with the provider text stored in state", async () => {
+      const ctx = get();
+      const { dev, host, env } = await restore(ctx, set, "delete");
+      try {
+        for (const s of [...SCENARIOS].reverse()) {
+          const old = readResource(set, s.kind);
+          expect(await s.exists(env), `${s.kind} restored`).toBe(true);
+          await host.delete(old.urn, old.id, old.outputs);
+          expect(await s.exists(env), `${s.kind} deleted`).toBe(false);
+        }
+      } finally {
+        await host.close();
+        await dev.close();
+      }
+    });
+  });
+}
