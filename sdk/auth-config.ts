@@ -1,0 +1,82 @@
+/**
+ * The AuthConfig resource class: the configuration of an auth method mount.
+ */
+import * as pulumi from "@pulumi/pulumi";
+// A default import of the shim's `export =` object: the same object as `require("./shim/auth-config")` once
+// compiled, and loadable by the test runner too.
+import authConfigShim from "./shim/auth-config";
+
+/** Arguments of an {@link AuthConfig}. */
+export interface AuthConfigArgs {
+  /** Path of the auth mount (default `cloud`). A change replaces the config. */
+  mount?: pulumi.Input<string>;
+  /** Directory tenant whose tokens are accepted (a UUID). */
+  tenantId: pulumi.Input<string>;
+  /**
+   * Resource the managed-identity tokens are requested for. It must equal the tokens' audience exactly,
+   * trailing slash included: a mismatch shows only as a failing login.
+   */
+  resource: pulumi.Input<string>;
+  /** Client ID of the directory application (a UUID). */
+  clientId?: pulumi.Input<string>;
+  /**
+   * Client secret of the directory application. Always handled as a Pulumi secret; the state keeps only a
+   * salted hash of it, and it is sent on create and when it changes. The service never returns it, so a
+   * secret rotated on the service makes this value stale (applying it again undoes the rotation).
+   */
+  clientSecret?: pulumi.Input<string>;
+  /** `AzurePublicCloud`, `AzureUSGovernmentCloud` or `AzureChinaCloud` (any case). */
+  environment?: pulumi.Input<string>;
+  /** Retries of the method's calls to the cloud APIs (default 3; always sent, since omitting it resets it). */
+  maxRetries?: pulumi.Input<number>;
+  /** First retry delay: seconds or a duration (default 4 s). */
+  retryDelay?: pulumi.Input<number | string>;
+  /** Longest retry delay: seconds or a duration (default 60 s). */
+  maxRetryDelay?: pulumi.Input<number | string>;
+  /** Lifetime of rotated root passwords: seconds or a duration (default 4380h). */
+  rootPasswordTtl?: pulumi.Input<number | string>;
+  /** Take over an existing configuration instead of failing (it is overwritten with these settings). */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/** The configuration of an auth method mount of the secrets service. */
+export class AuthConfig extends pulumi.dynamic.Resource {
+  declare readonly mount: pulumi.Output<string>;
+  declare readonly tenantId: pulumi.Output<string>;
+  declare readonly resource: pulumi.Output<string>;
+  declare readonly clientId: pulumi.Output<string | undefined>;
+  declare readonly environment: pulumi.Output<string | undefined>;
+  declare readonly maxRetries: pulumi.Output<number | undefined>;
+  declare readonly retryDelay: pulumi.Output<number | string | undefined>;
+  declare readonly maxRetryDelay: pulumi.Output<number | string | undefined>;
+  declare readonly rootPasswordTtl: pulumi.Output<number | string | undefined>;
+  declare readonly adopt: pulumi.Output<boolean | undefined>;
+  /** Salted scrypt hash of the client secret (a secret output), used only to notice a change. */
+  declare readonly clientSecretHash: pulumi.Output<string | undefined>;
+  declare readonly schemaVersion: pulumi.Output<number>;
+
+  /** Declares the configuration of an auth method; `up` writes it. */
+  constructor(name: string, args: AuthConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    // Only keys present in props become outputs, so every declared output is seeded.
+    const props: Record<string, unknown> = {
+      mount: args.mount,
+      tenantId: args.tenantId,
+      resource: args.resource,
+      clientId: args.clientId,
+      environment: args.environment,
+      maxRetries: args.maxRetries,
+      retryDelay: args.retryDelay,
+      maxRetryDelay: args.maxRetryDelay,
+      rootPasswordTtl: args.rootPasswordTtl,
+      adopt: args.adopt,
+      clientSecret: args.clientSecret === undefined ? undefined : pulumi.secret(args.clientSecret),
+      clientSecretHash: undefined,
+      schemaVersion: undefined,
+    };
+    const secretOpts: pulumi.CustomResourceOptions = {
+      ...opts,
+      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret", "clientSecretHash"],
+    };
+    super(authConfigShim, name, props, secretOpts, "pulumi-secrets-scheduler", "AuthConfig");
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The AuthMount resource class: an auth method enabled at a path of the secrets service.
+ */
+import * as pulumi from "@pulumi/pulumi";
+// A default import of the shim's `export =` object: the same object as `require("./shim/auth-mount")` once
+// compiled, and loadable by the test runner too.
+import authMountShim from "./shim/auth-mount";
+import type { MountTune } from "../provider/resources/auth-mount";
+
+export type { MountTune };
+
+/** Tune settings of an {@link AuthMount}; only the ones set are managed and compared. */
+export interface AuthMountTuneArgs {
+  /** Default lease TTL: seconds, or a duration such as `"1h"`. */
+  defaultLeaseTtl?: pulumi.Input<number | string>;
+  /** Maximum lease TTL: seconds, or a duration such as `"768h"`. */
+  maxLeaseTtl?: pulumi.Input<number | string>;
+  /** `""`, `"hidden"` or `"unauth"` (listed in the unauthenticated UI). */
+  listingVisibility?: pulumi.Input<"" | "hidden" | "unauth">;
+  /** `"default-service"`, `"default-batch"`, `"service"` or `"batch"`. */
+  tokenType?: pulumi.Input<"default-service" | "default-batch" | "service" | "batch">;
+  /** Request keys the audit log keeps unhashed. */
+  auditNonHmacRequestKeys?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Response keys the audit log keeps unhashed. */
+  auditNonHmacResponseKeys?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Request headers passed through to the method. */
+  passthroughRequestHeaders?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Response headers the method may set. */
+  allowedResponseHeaders?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Arguments of an {@link AuthMount}. */
+export interface AuthMountArgs {
+  /** Path to enable the method at, without slashes (default `cloud`). A change replaces the mount. */
+  path?: pulumi.Input<string>;
+  /** Method type (default `cloud`). A change replaces the mount, deleting its config and roles. */
+  type?: pulumi.Input<string>;
+  /** Description shown in the mount list; changes in place. */
+  description?: pulumi.Input<string>;
+  /** Tune settings; change in place. Removing one leaves the service's value as it is. */
+  tune?: pulumi.Input<AuthMountTuneArgs>;
+  /** Keep the mount local to this cluster (not replicated). A change replaces the mount. */
+  local?: pulumi.Input<boolean>;
+  /** Seal-wrap the mount's storage. A change replaces the mount. */
+  sealWrap?: pulumi.Input<boolean>;
+  /**
+   * Take over a method already enabled at `path` instead of failing (`pulumi import` does not work for
+   * dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/** An auth method mount of the secrets service. */
+export class AuthMount extends pulumi.dynamic.Resource {
+  /** Path of the mount, without slashes. */
+  declare readonly path: pulumi.Output<string>;
+  /** Method type. */
+  declare readonly type: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string | undefined>;
+  declare readonly tune: pulumi.Output<MountTune | undefined>;
+  declare readonly local: pulumi.Output<boolean | undefined>;
+  declare readonly sealWrap: pulumi.Output<boolean | undefined>;
+  declare readonly adopt: pulumi.Output<boolean | undefined>;
+  /** Accessor of the mount (`auth_<type>_<hex>`), for policies and identity aliases. */
+  declare readonly accessor: pulumi.Output<string>;
+  declare readonly schemaVersion: pulumi.Output<number>;
+
+  /** Declares an auth method mount; `up` enables it (or adopts it when asked). */
+  constructor(name: string, args: AuthMountArgs = {}, opts?: pulumi.CustomResourceOptions) {
+    // Only keys present in props become outputs, so every declared output is seeded.
+    const props: Record<string, unknown> = {
+      path: args.path,
+      type: args.type,
+      description: args.description,
+      tune: args.tune,
+      local: args.local,
+      sealWrap: args.sealWrap,
+      adopt: args.adopt,
+      accessor: undefined,
+      schemaVersion: undefined,
+    };
+    super(authMountShim, name, props, opts, "pulumi-secrets-scheduler", "AuthMount");
+  }
+}
