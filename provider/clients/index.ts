@@ -1,0 +1,12 @@
+/**
+ * Typed clients for both services, for users who script the services directly. Both run over the same
+ * HTTP core as the resources (retries, timeouts, TLS, header names, error mapping, redaction).
+ */
+export * as secrets from "./secrets";
+export * as scheduler from "./scheduler";
+export { SecretsClient, type SecretsClientOptions } from "./secrets";
+export { SchedulerClient } from "./scheduler";
+export { ApiError, ConfigError, UsageError, isApiError, type ApiErrorCode, type ServiceName } from "../errors";
+export { closeConnections, type ApiResponse, type ResponseMeta } from "../http/core";
+export { ENV, REAL_HEADERS, SPEC_HEADERS, type ConnectionOptions, type HeaderNames, type HeaderStyle, type HttpHooks } from "../http/settings";
+export { DEFAULT_RETRY, type RetryPolicy } from "../http/retry";

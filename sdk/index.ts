@@ -1,0 +1,8 @@
+/**
+ * The program side: the five resource classes and their argument types.
+ */
+export { AuthMount, type AuthMountArgs, type AuthMountTuneArgs } from "./auth-mount";
+export { AuthConfig, type AuthConfigArgs } from "./auth-config";
+export { AuthRole, type AuthRoleArgs } from "./auth-role";
+export { Job, type JobArgs } from "./job";
+export { JobVersionTag, type JobVersionTagArgs } from "./job-version-tag";
