@@ -1,0 +1,119 @@
+/** The AuthMount provider's methods called directly against the devserver over real HTTP. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+
+let env: SecretsEnv;
+let type: string;
+beforeAll(async () => {
+  env = await startSecretsEnv();
+  type = env.controls.methodType;
+});
+afterAll(async () => {
+  await env.close();
+});
+beforeEach(() => {
+  env.dev.resetLog();
+});
+
+async function checked(news: Record<string, unknown>): Promise<AuthMountInputs> {
+  const res = await authMount.check({}, { type, ...news });
+  expect(res.failures ?? []).toEqual([]);
+  return res.inputs as AuthMountInputs;
+}
+
+async function created(news: Record<string, unknown>): Promise<{ id: string; outs: AuthMountOutputs; inputs: AuthMountInputs }> {
+  const inputs = await checked(news);
+  const res = await authMount.create(inputs);
+  return { id: res.id, outs: res.outs as AuthMountOutputs, inputs };
+}
+
+async function refreshed(id: string, outs: AuthMountOutputs) {
+  return authMount.read(id, outs);
+}
+
+describe("AuthMount", () => {
+  it("creates a mount with description and tune, outputs every input plus accessor and schema version", async () => {
+    const { id, outs } = await created({ path: "/a1/", description: "d", tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200, tokenType: "default-service", auditNonHmacRequestKeys: ["x"] } });
+    expect(id).toBe("a1");
+    expect(outs).toMatchObject({ path: "a1", type, description: "d", tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200 }, schemaVersion: 1 });
+    expect(outs.accessor).toMatch(/^auth_/);
+    const tune = await env.client.mounts.readTune("a1");
+    expect(tune).toMatchObject({ default_lease_ttl: 3600, max_lease_ttl: 7200, audit_non_hmac_request_keys: ["x"] });
+  });
+
+  it("has no diff after create → refresh → preview", async () => {
+    const news = { path: "a2", description: "d", tune: { defaultLeaseTtl: "30m", listingVisibility: "unauth", passthroughRequestHeaders: ["X-A", "X-B"] } };
+    const { id, outs } = await created(news);
+    const read = await refreshed(id, outs);
+    expect(read.id).toBe("a2");
+    expect(read.props).toEqual(outs);
+    expect(read.inputs).toEqual(await checked(news));
+    const again = await checked(news);
+    expect(await authMount.diff(id, read.props as AuthMountOutputs, again)).toEqual({ changes: false });
+  });
+
+  it("updates description and tune in place", async () => {
+    const { id, outs } = await created({ path: "a3", description: "old", tune: { defaultLeaseTtl: 60 } });
+    const news = await checked({ path: "a3", description: "new", tune: { defaultLeaseTtl: 120, maxLeaseTtl: "1h" } });
+    expect(await authMount.diff(id, outs, news)).toEqual({ changes: true });
+    const up = await authMount.update(id, outs, news);
+    expect(up.outs).toMatchObject({ description: "new", accessor: outs.accessor });
+    expect(await env.client.mounts.readTune("a3")).toMatchObject({ description: "new", default_lease_ttl: 120, max_lease_ttl: 3600 });
+    const read = await refreshed(id, up.outs as AuthMountOutputs);
+    expect(await authMount.diff(id, read.props as AuthMountOutputs, news)).toEqual({ changes: false });
+  });
+
+  it("replaces on a type or local change, deleting first and warning that config and roles go with it", async () => {
+    const { id, outs } = await created({ path: "a4" });
+    const news = await checked({ path: "a4", local: true });
+    const { value: diff, lines } = await capturingStderr(() => authMount.diff(id, outs, news));
+    expect(diff).toEqual({ changes: true, replaces: ["local"], deleteBeforeReplace: true });
+    expect(lines.join("\n")).toMatch(/config and roles are deleted/);
+    // The engine then deletes the old mount and creates the new one.
+    await authMount.delete(id, outs);
+    const fresh = await authMount.create(news);
+    expect((await env.client.mounts.find("a4"))?.local).toBe(true);
+    expect(fresh.outs?.accessor).not.toBe(outs.accessor);
+  });
+
+  it("deletes, and deleting again succeeds", async () => {
+    const { id, outs } = await created({ path: "a5" });
+    await authMount.delete(id, outs);
+    expect(await env.client.mounts.find("a5")).toBeUndefined();
+    await expect(authMount.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("refuses to create over an existing mount unless adopt is set, then takes it over", async () => {
+    await env.client.mounts.enable("a6", { type, description: "theirs" });
+    const inputs = await checked({ path: "a6", description: "ours" });
+    await expect(authMount.create(inputs)).rejects.toThrow(/already enabled at "a6\/".*adopt: true/);
+    const adopted = await authMount.create({ ...inputs, adopt: true });
+    expect(adopted.id).toBe("a6");
+    expect((await env.client.mounts.find("a6"))?.description).toBe("ours");
+  });
+
+  it("refuses to adopt a mount of another type or locality", async () => {
+    await env.client.mounts.enable("a7", { type, local: true });
+    const inputs = await checked({ path: "a7", adopt: true });
+    await expect(authMount.create(inputs)).rejects.toThrow(/cannot adopt.*local is true/);
+  });
+
+  it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
+    const news = { path: "a8", description: "mine", tune: { maxLeaseTtl: "2h" } };
+    const { id, outs } = await created(news);
+    await env.client.mounts.tune("a8", { description: "changed", max_lease_ttl: "3h", default_lease_ttl: "1m" });
+    const read = await refreshed(id, outs);
+    expect(read.props).toMatchObject({ description: "changed", tune: { maxLeaseTtl: 10800 } });
+    // Only the tune fields the user set are refreshed and compared.
+    expect((read.props as AuthMountOutputs).tune).toEqual({ maxLeaseTtl: 10800 });
+    expect(await authMount.diff(id, read.props as AuthMountOutputs, await checked(news))).toEqual({ changes: true });
+  });
+
+  it("refresh after deletion reports the mount as gone", async () => {
+    const { id, outs } = await created({ path: "a9" });
+    await env.client.mounts.disable("a9");
+    const read = await refreshed(id, outs);
+    expect(read.id).toBeUndefined();
+  });
+});

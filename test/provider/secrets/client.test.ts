@@ -1,0 +1,137 @@
+/** The secrets client over real HTTP against the devserver. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isMountInUse } from "../../../provider/clients/secrets";
+import { isApiError } from "../../../provider/errors";
+import { startSecretsEnv, type SecretsEnv } from "./helpers";
+
+let env: SecretsEnv;
+beforeAll(async () => {
+  env = await startSecretsEnv();
+});
+afterAll(async () => {
+  await env.close();
+});
+beforeEach(() => {
+  env.dev.resetLog();
+});
+
+describe("AuthMounts", () => {
+  it("enables, finds through the mount list, tunes and disables a mount", async () => {
+    const c = env.client;
+    await c.mounts.enable("m1", { type: env.controls.methodType, description: "first", config: { default_lease_ttl: "3600s" } });
+    const found = await c.mounts.find("m1");
+    expect(found).toMatchObject({ path: "m1", type: env.controls.methodType, description: "first", local: false, seal_wrap: false });
+    expect(found?.accessor).toMatch(/^auth_/);
+    expect(env.requests()).toContain("GET /v1/sys/auth");
+
+    const tune = await c.mounts.readTune("m1");
+    expect(tune.default_lease_ttl).toBe(3600);
+    expect(tune.max_lease_ttl).toBeGreaterThan(0);
+
+    await c.mounts.tune("m1", { description: "second", max_lease_ttl: "7200s", audit_non_hmac_request_keys: ["a"] });
+    const tuned = await c.mounts.readTune("m1");
+    expect(tuned).toMatchObject({ description: "second", default_lease_ttl: 3600, max_lease_ttl: 7200, audit_non_hmac_request_keys: ["a"] });
+    expect((await c.mounts.find("m1"))?.description).toBe("second");
+
+    await c.mounts.disable("m1");
+    expect(await c.mounts.find("m1")).toBeUndefined();
+  });
+
+  it("reports a taken path as a conflict the resource can recognise", async () => {
+    await env.client.mounts.enable("m2", { type: env.controls.methodType });
+    const err = await env.client.mounts.enable("m2", { type: env.controls.methodType }).catch((e: unknown) => e);
+    expect(isMountInUse(err)).toBe(true);
+    expect(String((err as Error).message)).toMatch(/path is already in use at m2\//);
+    await env.client.mounts.disable("m2");
+  });
+
+  it("disabling a mount that is gone is not an error", async () => {
+    await expect(env.client.mounts.disable("never-there")).resolves.toBeTypeOf("boolean");
+  });
+
+  it("supports nested mount paths", async () => {
+    await env.client.mounts.enable("team/cloud", { type: env.controls.methodType });
+    expect((await env.client.mounts.find("team/cloud"))?.path).toBe("team/cloud");
+    await env.client.roles.write("team/cloud", "r", { bound_group_ids: ["g"] });
+    expect(await env.client.roles.list("team/cloud")).toEqual(["r"]);
+    await env.client.mounts.disable("team/cloud");
+  });
+
+  it("is refused with 403 for a token without the rights", async () => {
+    const weak = env.newClient({ token: env.dev.createToken("secrets", { policies: [] }) });
+    const err = await weak.mounts.enable("m3", { type: env.controls.methodType }).catch((e: unknown) => e);
+    expect(isApiError(err, "permission_denied")).toBe(true);
+  });
+});
+
+describe("MethodConfig", () => {
+  beforeAll(async () => {
+    await env.client.mounts.enable("cfg", { type: env.controls.methodType });
+  });
+
+  it("writes and reads the config: no client_secret back, delays in seconds", async () => {
+    const c = env.client;
+    expect(await c.config.read("cfg")).toBeUndefined();
+    await c.config.write("cfg", {
+      tenant_id: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+      resource: "https://management.azure.com/",
+      client_id: "00000002-0000-0000-c000-000000000000",
+      client_secret: "client-secret-value",
+      max_retries: 5,
+      retry_delay: 7,
+      max_retry_delay: 90,
+      root_password_ttl: 3600,
+    });
+    const rec = await c.config.read("cfg");
+    expect(rec).toMatchObject({ tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47", resource: "https://management.azure.com/", maxRetries: 5, retryDelay: 7, maxRetryDelay: 90, rootPasswordTtl: 3600 });
+    expect(JSON.stringify(rec)).not.toContain("client-secret-value");
+    await c.config.delete("cfg");
+    expect(await c.config.read("cfg")).toBeUndefined();
+  });
+
+  it("resets the retry settings that a write leaves out", async () => {
+    const c = env.client;
+    await c.config.write("cfg", { tenant_id: "72f988bf-86f1-41af-91ab-2d7cd011db47", resource: "https://r/", max_retries: 9 });
+    await c.config.write("cfg", { tenant_id: "72f988bf-86f1-41af-91ab-2d7cd011db47", resource: "https://r/" });
+    expect((await c.config.read("cfg"))?.maxRetries).toBe(3);
+  });
+});
+
+describe("Roles", () => {
+  beforeAll(async () => {
+    await env.client.mounts.enable("rl", { type: env.controls.methodType });
+  });
+
+  it("lists no roles as an empty list (the service answers 404)", async () => {
+    expect(await env.client.roles.list("rl")).toEqual([]);
+  });
+
+  it("writes, reads case-insensitively, lists lowercase and deletes", async () => {
+    const c = env.client;
+    await c.roles.write("rl", "Web", { bound_service_principal_ids: ["sp"], token_policies: ["web"], token_ttl: 60 });
+    expect(await c.roles.list("rl")).toEqual(["web"]);
+    const r = await c.roles.read("rl", "WEB");
+    expect(r).toMatchObject({ bound_service_principal_ids: ["sp"], bound_group_ids: [], token_policies: ["web"], token_ttl: 60 });
+    await c.roles.delete("rl", "web");
+    expect(await c.roles.read("rl", "web")).toBeUndefined();
+  });
+
+  it("merges writes: an explicit [] clears a list, an omitted key keeps it", async () => {
+    const c = env.client;
+    await c.roles.write("rl", "m", { bound_service_principal_ids: ["sp"], bound_group_ids: ["g"] });
+    await c.roles.write("rl", "m", { bound_service_principal_ids: ["sp2"] });
+    expect(await c.roles.read("rl", "m")).toMatchObject({ bound_service_principal_ids: ["sp2"], bound_group_ids: ["g"] });
+    await c.roles.write("rl", "m", { bound_group_ids: [] });
+    expect((await c.roles.read("rl", "m"))?.bound_group_ids).toEqual([]);
+  });
+
+  it("accepts the comma-string form of lists", async () => {
+    await env.client.roles.write("rl", "csv", { bound_service_principal_ids: "a,b" });
+    expect((await env.client.roles.read("rl", "csv"))?.bound_service_principal_ids).toEqual(["a", "b"]);
+  });
+
+  it("reads a role of a mount that is gone as undefined", async () => {
+    expect(await env.client.roles.read("no-such-mount", "x")).toBeUndefined();
+    expect(await env.client.roles.list("no-such-mount")).toEqual([]);
+  });
+});
