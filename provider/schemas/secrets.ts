@@ -235,7 +235,8 @@ export const RoleWriteSchema = z.looseObject({
   /** Legacy alias of `token_policies` (spec's role record); prefer `token_policies`. */
   policies: StringOrListSchema.optional(),
 });
-export type RoleWrite = z.infer<typeof RoleWriteSchema>;
+/** A role write as the caller gives it (lists as arrays or comma strings). */
+export type RoleWrite = z.input<typeof RoleWriteSchema>;
 
 /** `GET /v1/auth/<mount>/role/<name>` data. Bound lists are `null` when never set; TTLs in seconds. */
 export const RoleReadSchema = enveloped(
