@@ -166,8 +166,9 @@ export class Directory {
       const decoded: unknown = JSON.parse(Buffer.from(parts[1] ?? "", "base64url").toString("utf8"));
       if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) throw new Error("payload is not a JSON object");
       claims = decoded as Record<string, unknown>;
-    } catch (err) {
-      throw new TokenVerificationError(`oidc: failed to unmarshal claims: ${err instanceof Error ? err.message : String(err)}`);
+    } catch {
+      // The parser's own message quotes the input; a token fragment must not reach the error text.
+      throw new TokenVerificationError("oidc: failed to unmarshal claims: invalid character looking for beginning of value");
     }
     const iss = typeof claims.iss === "string" ? claims.iss : "";
     if (iss !== expected.issuer) {
@@ -187,8 +188,8 @@ export class Directory {
     let header: Record<string, unknown>;
     try {
       header = JSON.parse(Buffer.from(parts[0] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
-    } catch (err) {
-      throw new TokenVerificationError(`oidc: malformed jwt: ${err instanceof Error ? err.message : String(err)}`);
+    } catch {
+      throw new TokenVerificationError("oidc: malformed jwt: invalid character looking for beginning of value");
     }
     const alg = typeof header.alg === "string" ? header.alg : "";
     if (alg !== "RS256") {

@@ -40,8 +40,12 @@ export function goDurationSeconds(text: string): number | undefined {
   return sign * total;
 }
 
+// Fields whose values must never be echoed back in an error message.
+const SECRET_FIELDS: ReadonlySet<string> = new Set(["client_secret", "jwt"]);
+
 /** A request field that could not be converted to its declared type (rendered as a 400). */
 export function fieldError(field: string, value: unknown, reason: string): DevHttpError {
+  if (SECRET_FIELDS.has(field)) return new DevHttpError(400, `error converting input for field ${goQuote(field)}: expected a string`);
   return new DevHttpError(400, `error converting input ${goValue(value)} for field ${goQuote(field)}: ${reason}`);
 }
 

@@ -83,6 +83,12 @@ describe("auth/<mount>/config", () => {
     expect((await call(base, "GET", "/v1/auth/empty/config", { token: root })).status).toBe(404);
   });
 
+  it("never echoes a client_secret in a conversion error", async () => {
+    const r = await call(base, "POST", "/v1/auth/cloud/config", { token: root, body: { client_secret: { nested: SECRET } } });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).not.toContain(SECRET);
+  });
+
   it("warns about unknown parameters with 200", async () => {
     const r = await call(base, "POST", "/v1/auth/cloud/config", { token: root, body: { tenant_id: TENANT, colour: "blue" } });
     expect(r.status).toBe(200);

@@ -270,6 +270,14 @@ describe("login refusals", () => {
     expectRefusal(await loginAt("cloud", { role: "sp", jwt: hs }), 500, 'oidc: id token signed with unsupported algorithm, expected ["RS256"] got "HS256"');
   });
 
+  it("refuses a malformed token without echoing any part of it (500)", async () => {
+    expectRefusal(await loginAt("cloud", { role: "sp", jwt: "abc" }), 500, "oidc: malformed jwt: malformed jwt, expected 3 parts got 1");
+    const garbage = `eyJhbGciOiJSUzI1NiJ9.${Buffer.from("not-json-SECRETPART").toString("base64url")}.sig`;
+    const r = await loginAt("cloud", { role: "sp", jwt: garbage });
+    expectRefusal(r, 500, /^oidc: failed to unmarshal claims: /);
+    expect(JSON.stringify(r.body)).not.toContain("SECRETPART");
+  });
+
   it("refuses a service principal that is not bound (500)", async () => {
     const stranger = randomUUID();
     const jwt = await cloud.mintToken({ oid: stranger });
