@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { job } from "../../../provider/resources/job";
+import type { JobInputs } from "../../../provider/resources/job-inputs";
+import { applyJob, captureStderr, checked, countRequests, createJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+
+const SERVICE = (image: string, count = 2) => `
+job "web" {
+  datacenters = ["dc1"]
+  type        = "service"
+
+  group "api" {
+    count = ${count}
+
+    update {
+      max_parallel     = 1
+      min_healthy_time = "1s"
+      healthy_deadline = "1m"
+    }
+
+    network {
+      port "http" {}
+    }
+
+    task "server" {
+      driver = "docker"
+
+      config {
+        image = "${image}"
+      }
+
+      resources {
+        cpu    = 100
+        memory = 128
+      }
+    }
+  }
+}
+`;
+
+/** The same job, reformatted: other spacing, comments, attribute order, defaults spelled out. */
+const SERVICE_REFORMATTED = `
+# the web job
+job "web" {
+  type = "service"
+  datacenters = [ "dc1" ]
+  group "api" {
+    task "server" {
+      resources {
+        memory = 128
+        cpu = 100
+      }
+      config { image = "nginx:1.25" }
+      driver = "docker"
+    }
+    network {
+      port "http" {
+      }
+    }
+    update {
+      healthy_deadline = "1m"
+      min_healthy_time = "1s"
+      max_parallel = 1
+    }
+    count = 2 // two of them
+  }
+}
+`;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ schedulerService: { deploymentMs: 30, evalDelayMs: 1 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("Job from a jobspec (service)", () => {
+  let state: Awaited<ReturnType<typeof createJob>>;
+
+  it("creates the job, waits for its deployment and reports the server's view", async () => {
+    state = await createJob({ jobspec: SERVICE("nginx:1.25") });
+    expect(state.id).toBe("web@default");
+    expect(state.outs).toMatchObject({
+      jobId: "web",
+      namespace: "default",
+      type: "service",
+      version: 0,
+      status: "running",
+      deploymentStatus: "successful",
+      schemaVersion: 1,
+      jobspec: SERVICE("nginx:1.25"),
+    });
+    expect(state.outs.allocationIds).toHaveLength(2);
+    expect(state.outs.groups.api?.running).toBe(2);
+    expect(state.outs.evalId).not.toBe("");
+    const sub = await h.client.versions.submission("web", 0);
+    expect(sub.value).toMatchObject({ Format: "hcl2", Source: SERVICE("nginx:1.25") });
+  });
+
+  it("shows no change for the same jobspec, without asking the server", async () => {
+    const from = h.server.requestLog.length;
+    const d = await job.diff(state.id, state.outs, await checked({ jobspec: SERVICE("nginx:1.25") }));
+    expect(d.changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(from);
+  });
+
+  it("shows no change for a reformatted, reordered jobspec (parsed, never planned or registered)", async () => {
+    const from = h.server.requestLog.length;
+    const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: SERVICE_REFORMATTED }));
+    expect(d.changes).toBe(false);
+    expect(text).toBe("");
+    expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBeGreaterThanOrEqual(1);
+    expect(countRequests(h.server, "POST", /\/plan$/, from)).toBe(0);
+    expect(registers(h.server, from)).toBe(0);
+  });
+
+  it("plans a real change at preview, shows what the scheduler would do, and registers nothing", async () => {
+    const from = h.server.requestLog.length;
+    const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: SERVICE("nginx:1.26", 3) }));
+    expect(d.changes).toBe(true);
+    expect(d.replaces ?? []).toEqual([]);
+    expect(countRequests(h.server, "POST", "/v1/job/web/plan", from)).toBe(1);
+    expect(registers(h.server, from)).toBe(0);
+    expect((await h.client.jobs.info("web")).value.Version).toBe(0);
+    expect(text).toContain('Scheduler plan for job "web" in namespace "default": job changed');
+    expect(text).toContain('Group "api" (Edited)');
+    expect(text).toContain('Count: "2" => "3"');
+    expect(text).toContain('"nginx:1.25" => "nginx:1.26"');
+    expect(text).toMatch(/1 to place/);
+  });
+
+  it("changes nothing on the server when only a setting changes", async () => {
+    const from = h.server.requestLog.length;
+    const next = await applyJob(state, { jobspec: SERVICE("nginx:1.25"), purgeOnDestroy: false, deploymentTimeout: "2m" });
+    expect(next.step).toBe("update");
+    expect(registers(h.server, from)).toBe(0);
+    expect(next.outs.deploymentTimeout).toBe("2m");
+    expect(next.outs.version).toBe(0);
+    state = next;
+  });
+
+  it("updates with check-and-set and waits for the new deployment", async () => {
+    const from = h.server.requestLog.length;
+    const next = await applyJob(state, { jobspec: SERVICE("nginx:1.26") });
+    expect(next.step).toBe("update");
+    expect(registers(h.server, from)).toBe(1);
+    expect(next.outs.version).toBe(1);
+    expect(next.outs.deploymentStatus).toBe("successful");
+    expect(next.outs.jobModifyIndex).toBeGreaterThan(state.outs.jobModifyIndex);
+    state = next;
+  });
+
+  it("replaces the job when its type changes (decided at preview, delete before create)", async () => {
+    const batch = SERVICE("nginx:1.26").replace('type        = "service"', 'type        = "batch"').replace(/update \{[^}]*\}/, "");
+    const d = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: batch }));
+    expect(d.value).toMatchObject({ changes: true, replaces: ["jobspec"], deleteBeforeReplace: true });
+    expect(d.text).toContain("type service -> batch");
+    const next = await applyJob(state, { jobspec: batch });
+    expect(next.step).toBe("replace");
+    expect(next.outs.type).toBe("batch");
+    expect((await h.client.jobs.info("web")).value.Type).toBe("batch");
+    state = next;
+  });
+
+  it("deletes by stopping; a job already gone is success", async () => {
+    await job.delete(state.id, state.outs);
+    expect((await h.client.jobs.info("web")).value.Stop).toBe(true);
+    await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
+    expect(await h.client.jobs.find("web")).toBeUndefined();
+    await job.delete(state.id, state.outs);
+  });
+});
+
+describe("Job from a job object (service)", () => {
+  const obj = (image: string): JobInputs["job"] => ({
+    ID: "api-json",
+    Name: "api-json",
+    Type: "service",
+    Datacenters: ["dc1"],
+    Constraints: [],
+    TaskGroups: [
+      {
+        Name: "g",
+        Count: 1,
+        Update: { MaxParallel: 1 },
+        Tasks: [{ Name: "t", Driver: "docker", Config: { image }, Resources: { CPU: 100, MemoryMB: 64 } }],
+      },
+    ],
+  });
+
+  it("creates, ignores key order and [] vs null, updates, refuses an existing job, and deletes", async () => {
+    const state = await createJob({ job: obj("a:1") });
+    expect(state.outs).toMatchObject({ jobId: "api-json", version: 0, deploymentStatus: "successful" });
+    const sub = await h.client.versions.submission("api-json", 0);
+    expect(sub.value.Format).toBe("json");
+
+    const reordered = JSON.parse(JSON.stringify({ ...obj("a:1"), Constraints: null })) as Record<string, unknown>;
+    const keys = Object.keys(reordered).reverse();
+    const reversed: Record<string, unknown> = {};
+    for (const k of keys) reversed[k] = reordered[k];
+    const from = h.server.requestLog.length;
+    expect((await job.diff(state.id, state.outs, await checked({ job: reversed }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(from);
+
+    const next = await applyJob(state, { job: obj("a:2") });
+    expect(next.step).toBe("update");
+    expect(next.outs.version).toBe(1);
+
+    const e = await rejection(() => job.create({ job: obj("a:3") }));
+    expect(e.message).toContain('Job "api-json" already exists in namespace "default"');
+    expect(e.message).toContain("adopt: true");
+    expect((await h.client.jobs.info("api-json")).value.Version).toBe(1);
+
+    const adopted = await job.create({ job: obj("a:3"), adopt: true });
+    expect(adopted.outs).toMatchObject({ version: 2 });
+
+    await job.delete(next.id, { ...next.outs, purgeOnDestroy: true });
+    expect(await h.client.jobs.find("api-json")).toBeUndefined();
+  });
+});
