@@ -1,11 +1,135 @@
-import type { ServiceModule } from "../core";
+// The scheduler service module: the job API of spec scheduler-jobs-api.md on an in-memory simulated
+// cluster. Options shape the fake cluster and the simulation's timing; `control` steers it from tests.
+import type { Router, ServiceContext, ServiceModule } from "../core";
+import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./action";
+import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
+import { Engine } from "./engine";
+import type { RouteDeps } from "./http";
+import { JobOps } from "./ops";
+import { readRoutes } from "./routes-read";
+import { jobRoutes, writeRoutes } from "./routes-write";
+import { Store, jobKey } from "./store";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
 
-/** Options of the scheduler service module (placeholder until the service is written). */
+export { FAIL_DEPLOYMENT_META } from "./engine";
+export type { ActionInvocation, ActionResult, ActionRunner } from "./action";
+export type { Node, NodePoolOptions } from "./cluster";
+
+/** Options of the scheduler service module. */
 export interface SchedulerServiceOptions {
-  readonly [key: string]: unknown;
+  /** Time from a deployment's start until its allocations report health (ms, default 300). */
+  readonly deploymentMs?: number;
+  /** Delay before a new evaluation is processed (ms, default 10). */
+  readonly evalDelayMs?: number;
+  /** Time a batch allocation runs before completing (ms, default: `deploymentMs`). */
+  readonly batchMs?: number;
+  /** The fake node pool (default 3 nodes of 4000 MHz / 8192 MB in dc1, pool "default"). */
+  readonly nodes?: NodePoolOptions;
+  /** Versions kept per job; tagged ones are never dropped (default 6, as the real server). */
+  readonly trackedVersions?: number;
+  /** Largest stored job submission in bytes (default 1,000,000, as the real `job_max_source_size`). */
+  readonly maxSourceBytes?: number;
+  /** Service providers registered in the scheduler's own catalog (default ["nomad"], as the real server). */
+  readonly serviceProviders?: readonly string[];
+  /** Region of this server; `global` in a job maps to it (default "global"). */
+  readonly region?: string;
+  /** Produces action output for the action WebSocket (default: `echo`-like simulation, nothing runs). */
+  readonly actionRunner?: ActionRunner;
 }
 
-/** Creates the scheduler service module. Placeholder: no routes yet; the service owner replaces this file. */
-export function createSchedulerService(_options: SchedulerServiceOptions = {}): ServiceModule {
-  return { name: "scheduler", routes: () => undefined };
+/** Test and demo controls of a running scheduler service. */
+export interface SchedulerControl {
+  /** Resolves when no evaluation, deployment step or batch run is pending (manual promotions excepted). */
+  idle(): Promise<void>;
+  /** Makes the next deployment of a job fail as unhealthy (like the `devserver.fail_deployment` meta key). */
+  failNextDeployment(jobId: string, namespace?: string): void;
+  /** Fails a running deployment now, like `PUT /v1/deployment/fail/:id`; returns the version rolled back to, if any. */
+  failDeployment(deploymentId: string): number | undefined;
+  /** Changes the simulation's timing for what happens next. */
+  setTiming(t: { readonly deploymentMs?: number; readonly evalDelayMs?: number; readonly batchMs?: number }): void;
+  /** Replaces the node pool; blocked evaluations are retried. */
+  setNodes(o: NodePoolOptions): void;
+  /** Returns the current nodes. */
+  nodes(): readonly Node[];
 }
+
+/** The scheduler module plus its controls. */
+export interface SchedulerService extends ServiceModule {
+  readonly control: SchedulerControl;
+}
+
+/** Namespace policy shorthands and the capabilities they grant (the real server's read/write/scale sets). */
+const POLICIES: Readonly<Record<string, readonly string[]>> = (() => {
+  const read = ["list-jobs", "parse-job", "read-job", "read-job-scaling", "list-scaling-policies", "read-scaling-policy", "csi-list-volume", "csi-read-volume"];
+  const write = [...read, "submit-job", "dispatch-job", "scale-job", "read-logs", "read-fs", "alloc-exec", "alloc-lifecycle", "csi-mount-volume", "csi-write-volume", "submit-recommendation"];
+  const scale = ["list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"];
+  const ns = (caps: string[]): string[] => caps.map((c) => `namespace:${c}`);
+  return { read: ns(read), write: ns(write), scale: ns(scale), deny: [] };
+})();
+
+/** Creates the scheduler service module; pass it to `startDevServer({ services: [...] })` or let the devserver create it. */
+export function createSchedulerService(options: SchedulerServiceOptions = {}): SchedulerService {
+  const deploymentMs = options.deploymentMs ?? 300;
+  const settings = {
+    evalDelayMs: options.evalDelayMs ?? 10,
+    deploymentMs,
+    batchMs: options.batchMs ?? deploymentMs,
+    nodes: makeNodes(options.nodes),
+  };
+  const runner = options.actionRunner ?? defaultActionRunner;
+  let deps: RouteDeps | undefined;
+  const started = (): RouteDeps => {
+    if (deps === undefined) throw new Error("the scheduler service has not been started");
+    return deps;
+  };
+  const policyCapabilities = (policy: string): readonly string[] | undefined => POLICIES[policy];
+
+  const control: SchedulerControl = {
+    idle: () => started().engine.idle(),
+    failNextDeployment: (jobId, namespace = "default") => {
+      started().engine.failNextDeployment.add(jobKey(namespace, jobId));
+    },
+    failDeployment: (id) => {
+      const d = started().store.deployments.get(id);
+      if (d === undefined || !ACTIVE_DEPLOYMENT.has(d.Status)) throw new Error(`deployment ${id} is not active`);
+      return started().engine.failDeployment(d, DEPLOYMENT_DESC.markedFailed, false);
+    },
+    setTiming: (t) => {
+      if (t.deploymentMs !== undefined) settings.deploymentMs = t.deploymentMs;
+      if (t.evalDelayMs !== undefined) settings.evalDelayMs = t.evalDelayMs;
+      if (t.batchMs !== undefined) settings.batchMs = t.batchMs;
+    },
+    setNodes: (o) => {
+      settings.nodes = makeNodes(o);
+      started().engine.retryBlocked();
+    },
+    nodes: () => settings.nodes,
+  };
+
+  return {
+    name: "scheduler",
+    control,
+    routes(router: Router, ctx: ServiceContext) {
+      const store = new Store(() => ctx.nextIndex());
+      const engine = new Engine(store, settings);
+      const ops = new JobOps(store, engine, {
+        trackedVersions: options.trackedVersions ?? 6,
+        maxSourceBytes: options.maxSourceBytes ?? 1_000_000,
+      });
+      deps = { ctx, store, engine, ops, region: options.region ?? "global", serviceProviders: options.serviceProviders ?? ["nomad"], actionRunner: runner };
+      readRoutes(router, deps);
+      writeRoutes(router, deps);
+      jobRoutes(router, deps);
+    },
+    snapshot: () => started().store.snapshot(),
+    restore: (data) => {
+      const d = started();
+      d.store.restore(data);
+      d.engine.resume();
+    },
+    policyCapabilities,
+    upgrade: (req, socket, head, ctx) => handleActionUpgrade(req, socket, head, ctx, started().store, runner, policyCapabilities),
+    close: () => deps?.engine.close(),
+  };
+}
+
