@@ -55,7 +55,7 @@ export async function startScheduler(options: SchedulerServiceOptions = {}, acl 
       }
       const res = await request(`${base}${path}`, { method: method as "GET", headers, body: payload });
       const text = await res.body.text();
-      let body: unknown = text;
+      let body: unknown;
       try {
         body = text === "" ? undefined : (JSON.parse(text) as unknown);
       } catch {
