@@ -1,3 +1,25 @@
+/**
+ * Secrets service module of the devserver (spec: secrets-cloud-auth; real behaviour from the reference
+ * notes), written independently of the client in provider/.
+ *
+ * Routes on the secrets listener (token header from the core, `X-Svc-Token` by default):
+ * - `GET /v1/sys/auth` (read on `sys/auth`); `GET|POST|DELETE /v1/sys/auth/<path>` (sudo);
+ *   `GET|POST /v1/sys/auth/<path>/tune` (sudo); `GET|POST /v1/sys/mounts/auth/<path>/tune` (no sudo).
+ * - `GET|POST|DELETE /v1/auth/<mount>/config`; `LIST /v1/auth/<mount>/role` (send `GET ?list=true`);
+ *   `GET|POST|DELETE /v1/auth/<mount>/role/<name>`; `POST /v1/auth/<mount>/login` (no token).
+ * - `GET /v1/auth/token/lookup-self`, `POST /v1/auth/token/revoke-self`.
+ * - ACL policies: `GET|POST|DELETE /v1/sys/policies/acl/<name>`, `LIST /v1/sys/policies/acl`, legacy
+ *   `/v1/sys/policy/<name>`; `POST /v1/sys/capabilities-self`.
+ *
+ * Permissions follow the real ACL model: tokens carry policy names (see `putPolicy`) or direct grants
+ * `"<capability>:<path>"`; the root token passes everything.
+ *
+ * A second loopback listener plays the cloud (see `CloudControls`): the metadata service at
+ * `<cloud.url>/metadata/...`, the directory's discovery at `<cloud.url>/<tenant>/.well-known/openid-configuration`
+ * and key set at `<cloud.url>/common/discovery/keys`, and an HTTP control API under `<cloud.url>/_control/`
+ * (root token required): `POST /_control/token {claims, foreignKey?, alg?, kid?}`, `GET|PUT /_control/instance`,
+ * `POST|DELETE /_control/metadata-faults {status, times?, endpoint?, retryAfter?, body?}`.
+ */
 import type { IncomingHttpHeaders } from "node:http";
 import { presentedToken } from "../core/request";
 import type { ServiceContext, ServiceModule } from "../core/types";
