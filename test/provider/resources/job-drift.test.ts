@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripServerManagedFields } from "../../../provider/clients/scheduler";
+import { job } from "../../../provider/resources/job";
+import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+
+const spec = (id: string, image: string) => `
+job "${id}" {
+  datacenters = ["dc1"]
+  group "g" {
+    count = 1
+    update {
+      max_parallel = 1
+    }
+    task "t" {
+      driver = "docker"
+      config {
+        image = "${image}"
+      }
+    }
+  }
+}
+`;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Registers a changed image for a job straight through the API, as someone outside Pulumi would. */
+async function changeOutside(id: string, image: string): Promise<void> {
+  const current = (await h.client.jobs.info(id)).value;
+  const copy = structuredClone(stripServerManagedFields(current));
+  const task = copy.TaskGroups?.[0]?.Tasks?.[0];
+  if (!task) throw new Error("no task");
+  task.Config = { ...(task.Config ?? {}), image };
+  await h.client.jobs.register({ Job: copy });
+}
+
+describe("changes made outside Pulumi", () => {
+  it("refuses the update by check-and-set, shows the change after refresh, and then applies", async () => {
+    const state = await createJob({ jobspec: spec("drift", "app:1") });
+    await changeOutside("drift", "app:hotfix");
+    expect((await h.client.jobs.info("drift")).value.Version).toBe(1);
+
+    // The preview still works, and says the update will be refused.
+    const preview = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: spec("drift", "app:2") }));
+    expect(preview.value.changes).toBe(true);
+    expect(preview.text).toContain("The job was changed outside Pulumi");
+
+    const from = h.server.requestLog.length;
+    const e = await rejection(() => applyJob(state, { jobspec: spec("drift", "app:2") }));
+    expect(e.message).toContain('Job "drift" in namespace "default" was changed outside Pulumi');
+    expect(e.message).toContain("pulumi refresh");
+    expect(registers(h.server, from)).toBe(1);
+    const server = (await h.client.jobs.info("drift")).value;
+    expect(server.Version).toBe(1);
+    expect(server.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("app:hotfix");
+
+    // Refresh: the next preview with the unchanged program shows the change back to what it declares.
+    const refreshed = await refreshJob(state);
+    expect(refreshed?.outs.version).toBe(1);
+    expect(refreshed?.outs.jobModifyIndex).toBe(server.JobModifyIndex);
+    const back = await captureStderr(() => job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("drift", "app:1") }));
+    expect(back.value.changes).toBe(true);
+    expect(back.text).toContain('"app:hotfix" => "app:1"');
+
+    const applied = await applyJob(refreshed!, { jobspec: spec("drift", "app:1") });
+    expect(applied.step).toBe("update");
+    expect(applied.outs.version).toBe(2);
+    expect((await h.client.jobs.info("drift")).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("app:1");
+
+    // And after that, the program matches state again without asking the server.
+    const n = h.server.requestLog.length;
+    expect((await job.diff(applied.id, applied.outs, await checked({ jobspec: spec("drift", "app:1") }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(n);
+  });
+
+  it("keeps state as it is when nothing changed on the server (server defaults are not drift)", async () => {
+    const state = await createJob({ job: { ID: "plain", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] } });
+    const refreshed = await refreshJob(state);
+    expect(refreshed?.outs.normalizedJob).toBe(state.outs.normalizedJob);
+    expect(refreshed?.outs.inputsHash).toBe(state.outs.inputsHash);
+    const n = h.server.requestLog.length;
+    expect((await job.diff(refreshed!.id, refreshed!.outs, await checked({ job: { ID: "plain", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] } }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(n);
+  });
+
+  it("shows a job stopped outside Pulumi as drift, and starts it again", async () => {
+    const state = await createJob({ jobspec: spec("stopped", "app:1") });
+    await h.client.jobs.deregister("stopped");
+    const refreshed = await refreshJob(state);
+    expect(refreshed?.outs.stopped).toBe(true);
+    const d = await captureStderr(() => job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("stopped", "app:1") }));
+    expect(d.value.changes).toBe(true);
+    expect(d.text).toContain("Stop");
+    const applied = await applyJob(refreshed!, { jobspec: spec("stopped", "app:1") });
+    expect(applied.outs.stopped).toBe(false);
+    expect((await h.client.jobs.info("stopped")).value.Stop).toBe(false);
+  });
+
+  it("drops a purged job from state on refresh", async () => {
+    const state = await createJob({ jobspec: spec("purged", "app:1") });
+    await h.client.jobs.deregister("purged", { purge: true });
+    expect(await refreshJob(state)).toBeUndefined();
+  });
+});
