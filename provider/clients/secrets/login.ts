@@ -94,11 +94,12 @@ export class Login {
 
 const HINTS: ReadonlyArray<[RegExp, string]> = [
   [/audience/i, "the method's `resource` must equal the token's audience exactly, trailing slash included"],
-  [/issuer|tenant/i, "the token was issued by another tenant than the method's `tenant_id`"],
-  [/expired|not valid yet|nbf/i, "fetch a new token and check the clocks"],
+  [/issued by a different provider|issuer|tenant/i, "the token was issued by another tenant than the method's `tenant_id`"],
+  [/expired|not valid yet|nbf|before/i, "fetch a new token and check the clocks"],
   [/signature|verify/i, "the token was not signed by the cloud directory's published keys"],
   [/service principal not authorized|groups not authorized/i, "bind the identity's object id or group in the role"],
-  [/subscription_id|resource_group_name|vm_name|vmss_name|required/i, "send subscription_id, resource_group_name and vm_name or vmss_name (from the instance metadata)"],
+  [/client_id and client_secret|credential/i, "roles with subscription, resource group, location or scale-set bounds need the method's clientId and clientSecret (or a managed identity of the service)"],
+  [/(subscription_id|resource_group_name|vm_name|vmss_name)[^.]*required|required[^.]*(subscription_id|resource_group_name|vm_name|vmss_name)/i, "send subscription_id, resource_group_name and vm_name or vmss_name (from the instance metadata)"],
 ];
 
 function withLoginHint(e: ApiError): ApiError {
