@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { REAL_HEADER_NAMES, startDevServer, type DevServerOptions } from "./index";
+import { REAL_HEADER_NAMES, secretsControls, startDevServer, type DevServerOptions } from "./index";
 
 const USAGE = `Usage: node dist/devserver/cli.js [options]
   --host <addr>             loopback address to bind (default 127.0.0.1)
@@ -75,6 +75,8 @@ async function main(): Promise<void> {
   };
   const server = await startDevServer(options);
   console.log(`devserver: secrets service at ${server.urls.secrets}, scheduler at ${server.urls.scheduler}`);
+  const cloud = (await secretsControls(server)).cloud;
+  console.log(`devserver: cloud directory and metadata service at ${cloud.url} (metadata: ${cloud.metadataUrl}/metadata/...)`);
   if (values.persist !== undefined) console.log(`devserver: state persisted in ${values.persist}`);
   console.log("Point the library and the examples at it (root tokens; keep them out of shared logs):");
   console.log(`  export SECRETS_ADDR=${server.urls.secrets}`);

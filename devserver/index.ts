@@ -4,7 +4,16 @@ import { createSecretsService, type SecretsServiceOptions } from "./secrets";
 
 export * from "./core";
 export { createSchedulerService, type SchedulerServiceOptions } from "./scheduler";
-export { createSecretsService, type SecretsServiceOptions } from "./secrets";
+export {
+  createSecretsService,
+  secretsControls,
+  type CloudControls,
+  type FakeInstance,
+  type FakeInstanceInput,
+  type MetadataFaultSpec,
+  type SecretsControls,
+  type SecretsServiceOptions,
+} from "./secrets";
 
 /** Options of `startDevServer`: the core options plus per-module options used when `services` is omitted. */
 export interface DevServerOptions extends ServiceHostOptions {
