@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSchedulerService, type SchedulerService } from "../../../devserver";
+import { createSchedulerService } from "../../../devserver";
 import { ResourceInitError } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import { recoverFromFailure } from "../../../provider/resources/job-recover";
@@ -30,7 +30,7 @@ job "${id}" {
 `;
 
 let h: Harness;
-let sched: SchedulerService;
+let sched: ReturnType<typeof createSchedulerService>;
 
 beforeAll(async () => {
   sched = createSchedulerService({ deploymentMs: 20, evalDelayMs: 1 });
