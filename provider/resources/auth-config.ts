@@ -164,7 +164,7 @@ function outputs(news: AuthConfigInputs, hash: string | undefined): AuthConfigOu
 
 async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
   try {
-    const res = await secretsClient().config.write(news.mount, body);
+    const res = await secretsClient().config.write(news.mount, body, { redact: [news.clientSecret] });
     reportWarnings(RESOURCE, configId(news.mount), res.warnings);
   } catch (e) {
     throw mountMissingHint(e, news.mount);

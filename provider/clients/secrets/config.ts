@@ -32,9 +32,10 @@ export class MethodConfig {
 
   /**
    * Writes the configuration. Omitted `root_password_ttl`, `max_retries`, `retry_delay` and
-   * `max_retry_delay` reset to their defaults on the service, so send them every time.
+   * `max_retry_delay` reset to their defaults on the service, so send them every time. `redact` names more
+   * strings to keep out of errors (a stored secret this write does not send).
    */
-  async write(mount: string, config: ConfigWrite): Promise<WriteResult> {
+  async write(mount: string, config: ConfigWrite, options: { redact?: ReadonlyArray<string | undefined> } = {}): Promise<WriteResult> {
     const body = parseRequest(ConfigWriteSchema, config, "write auth method config");
     const res = await this.http.request({
       operation: "write auth method config",
@@ -42,7 +43,7 @@ export class MethodConfig {
       path: `/v1/auth/${encodeMount(mount)}/config`,
       body,
       schema: WriteResponseSchema,
-      secrets: [config.client_secret],
+      secrets: [config.client_secret, ...(options.redact ?? [])],
       idempotent: true,
     });
     return { warnings: warningsOf(res.value) };

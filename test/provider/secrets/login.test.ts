@@ -3,7 +3,6 @@
  * refusal, whether our client refuses before sending or the service refuses.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SecretsClient } from "../../../provider/clients/secrets";
 import { ApiError, UsageError, isApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { authConfig, type AuthConfigInputs } from "../../../provider/resources/auth-config";
@@ -224,5 +223,3 @@ async function rawLogin(mount: string, body: { role: string; jwt: string }): Pro
   const core = new HttpCore("secrets", { address: env.dev.urls.secrets, env: {} });
   return core.request({ operation: "log in", method: "POST", path: `/v1/auth/${mount}/login`, body, auth: false, secrets: [body.jwt] });
 }
-
-export type { SecretsClient };
