@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobVersionTag, type JobVersionTagInputs, type JobVersionTagOutputs } from "../../../provider/resources/job-version-tag";
+import { UNKNOWN } from "../../../provider/resources/common";
+import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job-harness";
+
+const spec = (image: string) => `
+job "tagged" {
+  datacenters = ["dc1"]
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image = "${image}"
+      }
+    }
+  }
+}
+`;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
+  const state = await createJob({ jobspec: spec("app:1") });
+  await applyJob(state, { jobspec: spec("app:2") });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+async function check(news: Record<string, unknown>): Promise<JobVersionTagInputs> {
+  const r = await jobVersionTag.check({}, news);
+  if (r.failures && r.failures.length > 0) throw new Error(JSON.stringify(r.failures));
+  return r.inputs as JobVersionTagInputs;
+}
+
+async function tagOf(version: number): Promise<{ Name?: string | null; Description?: string | null } | undefined> {
+  const versions = (await h.client.versions.versions("tagged")).value.Versions ?? [];
+  return versions.find((v) => v.Version === version)?.VersionTag ?? undefined;
+}
+
+describe("JobVersionTag", () => {
+  it("rejects a name with a slash, an empty job ID and a long description at check", async () => {
+    const r = await jobVersionTag.check({}, { jobId: "", name: "a/b", description: "x".repeat(1000) });
+    expect(r.failures?.map((f) => f.property).sort()).toEqual(["description", "jobId", "name"]);
+    expect(r.failures?.find((f) => f.property === "name")?.reason).toContain('"/"');
+    expect((await jobVersionTag.check({}, { jobId: "j", name: UNKNOWN })).failures).toEqual([]);
+  });
+
+  it("tags the current version by default, updates the description in place, and untags", async () => {
+    const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "release", description: "first" }));
+    expect(c.id).toBe("tagged@default/release");
+    expect(c.outs).toMatchObject({ jobId: "tagged", namespace: "default", name: "release", version: 1, description: "first", schemaVersion: 1 });
+    expect(c.outs?.taggedTime).toBeGreaterThan(0);
+    expect(await tagOf(1)).toMatchObject({ Name: "release", Description: "first" });
+    const outs = c.outs as JobVersionTagOutputs;
+
+    // Unchanged inputs, with or without the version that was resolved at create time.
+    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", description: "first" }))).changes).toBe(false);
+    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", version: 1, description: "first" }))).changes).toBe(false);
+
+    const d = await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", description: "second" }));
+    expect(d).toEqual({ changes: true });
+    const from = h.server.requestLog.length;
+    const u = await jobVersionTag.update(c.id, outs, await check({ jobId: "tagged", name: "release", description: "second" }));
+    expect(countRequests(h.server, "POST", "/v1/job/tagged/versions/release/tag", from)).toBe(1);
+    expect(u.outs).toMatchObject({ version: 1, description: "second" });
+    expect(await tagOf(1)).toMatchObject({ Name: "release", Description: "second" });
+
+    const r = await jobVersionTag.read(c.id, u.outs as JobVersionTagOutputs);
+    expect(r).toMatchObject({ id: c.id, props: { version: 1, description: "second" } });
+
+    await jobVersionTag.delete(c.id, u.outs as JobVersionTagOutputs);
+    expect(await tagOf(1)).toBeUndefined();
+    expect(await jobVersionTag.read(c.id, u.outs as JobVersionTagOutputs)).toEqual({ id: "" });
+    // Already gone is success.
+    await jobVersionTag.delete(c.id, u.outs as JobVersionTagOutputs);
+  });
+
+  it("tags an older version, and replaces on a version, name or job change", async () => {
+    const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "first-release", version: 0 }));
+    expect(c.outs).toMatchObject({ version: 0, description: "" });
+    expect(await tagOf(0)).toMatchObject({ Name: "first-release" });
+    const outs = c.outs as JobVersionTagOutputs;
+    expect(await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "first-release", version: 1 }))).toEqual({
+      changes: true,
+      replaces: ["version"],
+      deleteBeforeReplace: true,
+    });
+    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "renamed", version: 0 }))).replaces).toEqual(["name"]);
+    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "other", name: "first-release", version: 0 }))).replaces).toEqual(["jobId"]);
+    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", namespace: "prod", name: "first-release" }))).replaces).toEqual(["namespace"]);
+
+    // The engine's delete-before-replace: untag, then tag the other version under the same name.
+    await jobVersionTag.delete(c.id, outs);
+    const moved = await jobVersionTag.create(await check({ jobId: "tagged", name: "first-release", version: 1 }));
+    expect(moved.outs).toMatchObject({ version: 1 });
+    expect(await tagOf(0)).toBeUndefined();
+    expect(await tagOf(1)).toMatchObject({ Name: "first-release" });
+    await jobVersionTag.delete(moved.id, moved.outs as JobVersionTagOutputs);
+  });
+
+  it("finds a tag that was removed outside Pulumi gone on refresh, and a purged job's tag too", async () => {
+    const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "ephemeral" }));
+    await h.client.versions.untagVersion("tagged", "ephemeral");
+    expect(await jobVersionTag.read(c.id, c.outs as JobVersionTagOutputs)).toEqual({ id: "" });
+    const again = await jobVersionTag.create(await check({ jobId: "tagged", name: "ephemeral" }));
+    await h.client.jobs.deregister("tagged", { purge: true });
+    expect(await jobVersionTag.read(again.id, again.outs as JobVersionTagOutputs)).toEqual({ id: "" });
+    await jobVersionTag.delete(again.id, again.outs as JobVersionTagOutputs);
+  });
+});
