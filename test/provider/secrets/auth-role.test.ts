@@ -1,7 +1,7 @@
 /** The AuthRole provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
-import { startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
 
 let env: SecretsEnv;
 beforeAll(async () => {
@@ -130,5 +130,10 @@ describe("AuthRole", () => {
     await created({ name: "byid", boundGroupIds: ["g"] });
     const read = await authRole.read("auth/cloud/role/byid", {} as AuthRoleOutputs);
     expect(read.props).toMatchObject({ mount: "cloud", name: "byid", boundGroupIds: ["g"] });
+  });
+
+  it("shows the service's write warnings on stderr", async () => {
+    const { lines } = await capturingStderr(() => created({ name: "warned", boundGroupIds: ["g"], tokenMaxTtl: "87600h" }));
+    expect(lines.some((l) => l.startsWith("warning: AuthRole auth/cloud/role/warned:"))).toBe(true);
   });
 });

@@ -135,3 +135,41 @@ describe("Roles", () => {
     expect(await env.client.roles.list("no-such-mount")).toEqual([]);
   });
 });
+
+describe("the service as the reference describes it", () => {
+  beforeAll(async () => {
+    await env.client.mounts.enable("ref", { type: env.controls.methodType });
+  });
+
+  it("tune reports effective values: the system default TTLs and default-service when unset", async () => {
+    const t = await env.client.mounts.readTune("ref");
+    expect(t).toMatchObject({ default_lease_ttl: 2764800, max_lease_ttl: 2764800, token_type: "default-service" });
+  });
+
+  it.each([
+    { name: "no bound constraint", body: { token_policies: ["p"] }, message: /at least one bound constraint/ },
+    { name: "ttl above max ttl", body: { bound_group_ids: ["g"], token_ttl: 7200, token_max_ttl: 3600 }, message: /ttl/i },
+    { name: "batch with a period", body: { bound_group_ids: ["g"], token_type: "batch", token_period: 60 }, message: /batch|period/i },
+    { name: "batch with a use count", body: { bound_group_ids: ["g"], token_type: "batch", token_num_uses: 2 }, message: /batch|num_uses|uses/i },
+    { name: "negative ttl", body: { bound_group_ids: ["g"], token_ttl: -1 }, message: /negative|ttl/i },
+  ])("refuses a role with $name (400), as check does", async ({ body, message }) => {
+    const err = await env.client.roles.write("ref", "bad", body).catch((e: unknown) => e);
+    expect(isApiError(err, "bad_request")).toBe(true);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it("accepts a role whose max ttl exceeds the mount's, with a warning", async () => {
+    const res = await env.client.roles.write("ref", "capped", { bound_group_ids: ["g"], token_max_ttl: 10 * 2764800 });
+    expect(res.warnings.length).toBeGreaterThan(0);
+  });
+
+  it("disabling a mount deletes its config and roles", async () => {
+    await env.client.mounts.enable("wipe", { type: env.controls.methodType });
+    await env.client.config.write("wipe", { tenant_id: "72f988bf-86f1-41af-91ab-2d7cd011db47", resource: "https://r/" });
+    await env.client.roles.write("wipe", "r", { bound_group_ids: ["g"] });
+    await env.client.mounts.disable("wipe");
+    await env.client.mounts.enable("wipe", { type: env.controls.methodType });
+    expect(await env.client.config.read("wipe")).toBeUndefined();
+    expect(await env.client.roles.list("wipe")).toEqual([]);
+  });
+});
