@@ -1,6 +1,7 @@
 /** The secrets client over real HTTP against the devserver. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isMountInUse } from "../../../provider/clients/secrets";
+import type { RoleWrite } from "../../../provider/schemas/secrets";
 import { isApiError } from "../../../provider/errors";
 import { startSecretsEnv, type SecretsEnv } from "./helpers";
 
@@ -146,7 +147,7 @@ describe("the service as the reference describes it", () => {
     expect(t).toMatchObject({ default_lease_ttl: 2764800, max_lease_ttl: 2764800, token_type: "default-service" });
   });
 
-  it.each([
+  it.each<{ name: string; body: RoleWrite; message: RegExp }>([
     { name: "no bound constraint", body: { token_policies: ["p"] }, message: /at least one bound constraint/ },
     { name: "ttl above max ttl", body: { bound_group_ids: ["g"], token_ttl: 7200, token_max_ttl: 3600 }, message: /ttl/i },
     { name: "batch with a period", body: { bound_group_ids: ["g"], token_type: "batch", token_period: 60 }, message: /batch|period/i },
