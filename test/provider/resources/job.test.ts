@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setStackConfig } from "../../../provider/config";
+import { UNKNOWN } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import type { JobInputs } from "../../../provider/resources/job-inputs";
 import { applyJob, captureStderr, checked, countRequests, createJob, registers, rejection, startHarness, type Harness } from "./job-harness";
@@ -218,5 +220,99 @@ describe("Job from a job object (service)", () => {
 
     await job.delete(next.id, { ...next.outs, purgeOnDestroy: true });
     expect(await h.client.jobs.find("api-json")).toBeUndefined();
+  });
+});
+
+describe("Job inputs that shape the job", () => {
+  const withVars = `
+variable "image" {
+  type = string
+}
+
+variable "replicas" {
+  type    = number
+  default = 1
+}
+
+job "vars" {
+  datacenters = ["dc1"]
+  type        = "batch"
+  group "g" {
+    count = var.replicas
+    task "t" {
+      driver = "docker"
+      config {
+        image = var.image
+      }
+    }
+  }
+}
+`;
+
+  it("renders a variables map, keeps it in the submission, and sees equal var-file text as no change", async () => {
+    const state = await createJob({ jobspec: withVars, variables: { replicas: 2, image: "busybox:1" } });
+    const server = (await h.client.jobs.info("vars")).value;
+    expect(server.TaskGroups?.[0]?.Count).toBe(2);
+    expect(server.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("busybox:1");
+    const sub = (await h.client.versions.submission("vars", 0)).value;
+    expect(sub.VariableFlags).toEqual({ image: "busybox:1", replicas: "2" });
+
+    const from = h.server.requestLog.length;
+    expect((await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: { image: "busybox:1", replicas: 2 } }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(from);
+    const asText = await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: 'image = "busybox:1"\nreplicas = 2\n' }));
+    expect(asText.changes).toBe(false);
+    expect(registers(h.server, from)).toBe(0);
+
+    const next = await applyJob(state, { jobspec: withVars, variables: { image: "busybox:2", replicas: 2 } });
+    expect(next.step).toBe("update");
+    expect((await h.client.jobs.info("vars")).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("busybox:2");
+    await job.delete(next.id, { ...next.outs, purgeOnDestroy: true });
+  });
+
+  it("places the job in the namespace input and replaces it when the namespace changes", async () => {
+    const jobspec = SERVICE("nginx:1.25").replace('job "web"', 'job "ns-web"');
+    const state = await createJob({ jobspec, namespace: "team-a" });
+    expect(state.id).toBe("ns-web@team-a");
+    expect((await h.client.jobs.info("ns-web", { namespace: "team-a" })).value.Namespace).toBe("team-a");
+    expect(await h.client.jobs.find("ns-web", { namespace: "default" })).toBeUndefined();
+
+    const { value: d } = await captureStderr(() => job.diff(state.id, state.outs, { jobspec, namespace: "team-b" }));
+    expect(d).toMatchObject({ changes: true, replaces: ["namespace"], deleteBeforeReplace: true });
+    const moved = await applyJob(state, { jobspec, namespace: "team-b" });
+    expect(moved.step).toBe("replace");
+    expect(moved.id).toBe("ns-web@team-b");
+    expect((await h.client.jobs.info("ns-web", { namespace: "team-a" })).value.Stop).toBe(true);
+    await job.delete(moved.id, { ...moved.outs, purgeOnDestroy: true });
+  });
+
+  it("answers a preview with unknown inputs as a change without asking the server", async () => {
+    const state = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "unknowns"') });
+    const from = h.server.requestLog.length;
+    expect(await job.diff(state.id, state.outs, { jobspec: UNKNOWN })).toEqual({ changes: true });
+    expect(await job.diff(state.id, state.outs, { job: { ID: "unknowns", Meta: { k: UNKNOWN } } })).toEqual({ changes: true });
+    expect(h.server.requestLog.length).toBe(from);
+    await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
+  });
+});
+
+describe("the connection's namespace", () => {
+  afterAll(() => {
+    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler });
+  });
+
+  it("holds a jobspec that names no namespace, while one that names its own keeps it", async () => {
+    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler, schedulerNamespace: "team-c" });
+    const plain = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') });
+    expect(plain.outs.namespace).toBe("team-c");
+    expect((await h.client.jobs.info("conn-ns", { namespace: "team-c" })).value.Namespace).toBe("team-c");
+    const own = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web" {', 'job "own-ns" {\n  namespace = "team-d"') });
+    expect(own.outs.namespace).toBe("team-d");
+    // The same inputs under the same connection are still no change.
+    const from = h.server.requestLog.length;
+    expect((await job.diff(plain.id, plain.outs, await checked({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(from);
+    await job.delete(plain.id, { ...plain.outs, purgeOnDestroy: true });
+    await job.delete(own.id, { ...own.outs, purgeOnDestroy: true });
   });
 });
