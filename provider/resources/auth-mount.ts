@@ -155,7 +155,7 @@ function outputs(inputs: AuthMountInputs, accessor: string): AuthMountOutputs {
 }
 
 /** Returns the inputs a refresh stores: the server's values for everything the user manages. */
-function observed(old: AuthMountOutputs, mount: FoundMount, tune: TuneResponse | undefined): AuthMountInputs {
+function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneResponse | undefined): AuthMountInputs {
   const t: Record<string, unknown> = {};
   if (old.tune !== undefined && tune !== undefined) {
     for (const key of TUNE_KEYS) {
@@ -230,11 +230,12 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
 
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
   const client = secretsClient();
-  const path = props.path ?? trimMountPath(id);
+  const old: Partial<AuthMountOutputs> = props ?? {};
+  const path = old.path ?? trimMountPath(id);
   const found = await client.mounts.find(path);
   if (found === undefined) return {};
-  const tune = props.tune !== undefined && Object.keys(props.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
-  const inputs = observed({ ...props, path }, found, tune);
+  const tune = old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
+  const inputs = observed({ ...old, path }, found, tune);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
   return { id: path, props: outputs(inputs, found.accessor), inputs: inputs as AuthMountOutputs };
 }
@@ -248,7 +249,7 @@ async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs)
 }
 
 async function remove(id: string, props: AuthMountOutputs): Promise<void> {
-  await secretsClient().mounts.disable(props.path ?? trimMountPath(id));
+  await secretsClient().mounts.disable(props?.path ?? trimMountPath(id));
 }
 
 /** The AuthMount provider. */

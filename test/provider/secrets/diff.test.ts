@@ -86,6 +86,7 @@ describe("diffAuthConfig", () => {
     expect(await diffAuthConfig(state, { ...news, resource: "https://r" })).toEqual({ changes: true });
     expect(await diffAuthConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" })).toEqual({ changes: false });
     expect(await diffAuthConfig(state, { ...news, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
+    expect(await diffAuthConfig(state, { ...news, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
   });
 });
 
@@ -108,6 +109,10 @@ describe("diffAuthRole", () => {
 
   it("updates when a list is removed (it must be cleared on the service)", () => {
     expect(diffAuthRole(roleState, { ...roleInputs, tokenPolicies: undefined })).toEqual({ changes: true });
+  });
+
+  it("replaces when the mount is unknown (a replaced AuthMount takes its roles with it)", () => {
+    expect(diffAuthRole(roleState, { ...roleInputs, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
   });
 
   it("replaces on a new name or mount, but not on a name that only differs in case", () => {
