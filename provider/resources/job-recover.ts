@@ -46,7 +46,7 @@ export async function recoverFromFailure(
         deploymentStatus: d?.Status ?? undefined,
       };
     }
-    const m = / - ((?:not rolling back|no stable job version)[^]*)$/.exec(description);
+    const m = / - ((?:not rolling back|no stable job version)[\s\S]*)$/.exec(description);
     if (m) declined = m[1];
   }
   if (ctx.mode === "fail") return { kind: "none", reason: "fail-mode" };

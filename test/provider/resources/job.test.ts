@@ -316,3 +316,43 @@ describe("the connection's namespace", () => {
     await job.delete(own.id, { ...own.outs, purgeOnDestroy: true });
   });
 });
+
+describe("what a register sends and how a rollout is followed", () => {
+  it("strips server-managed fields from a job object before sending it", async () => {
+    const state = await createJob({
+      job: {
+        ID: "copied",
+        Type: "batch",
+        Datacenters: ["dc1"],
+        // Copied from a read of another cluster: none of these may reach the server.
+        Version: 7,
+        VersionTag: { Name: "stale", Description: "from elsewhere", TaggedTime: 1 },
+        Stable: true,
+        Status: "dead",
+        StatusDescription: "x",
+        JobModifyIndex: 99,
+        ModifyIndex: 99,
+        CreateIndex: 98,
+        SubmitTime: 1,
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }],
+      },
+    });
+    const server = (await h.client.jobs.info("copied")).value;
+    expect(server.Version).toBe(0);
+    expect(server.VersionTag ?? null).toBeNull();
+    expect(state.outs.normalizedJob).not.toContain("stale");
+    await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
+  });
+
+  it("follows the evaluation and the deployment with blocking queries, not polling", async () => {
+    const jobspec = SERVICE("nginx:1.25").replace('job "web"', 'job "watched"');
+    const from = h.server.requestLog.length;
+    const state = await createJob({ jobspec });
+    expect(state.outs.deploymentStatus).toBe("successful");
+    const reads = h.server.requestLog.slice(from).filter((e) => e.method === "GET" && /^\/v1\/job\/watched\/(evaluations|deployments)$/.test(e.path));
+    // A handful of reads, each after the first one blocking on the last index seen.
+    expect(reads.length).toBeLessThanOrEqual(8);
+    expect(reads.filter((e) => /(^|&)index=\d+/.test(e.query)).length).toBeGreaterThanOrEqual(1);
+    await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
+  });
+});
