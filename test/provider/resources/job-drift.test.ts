@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../provider/clients/scheduler";
+import { setStackConfig } from "../../../provider/config";
+import { isApiError } from "../../../provider/errors";
 import { job } from "../../../provider/resources/job";
 import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
 
@@ -107,5 +109,21 @@ describe("changes made outside Pulumi", () => {
     const state = await createJob({ jobspec: spec("purged", "app:1") });
     await h.client.jobs.deregister("purged", { purge: true });
     expect(await refreshJob(state)).toBeUndefined();
+  });
+});
+
+describe("ACL denials", () => {
+  it("fail create with the operation and the server's reason, and never leak the token", async () => {
+    const token = h.server.createToken("scheduler", { policies: ["read"] });
+    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: token });
+    try {
+      const e = await rejection(() => createJob({ jobspec: spec("denied", "app:1") }));
+      expect(isApiError(e, "permission_denied")).toBe(true);
+      expect(e.message).toMatch(/^register job: POST \/v1\/jobs returned 403: Permission denied/);
+      expect(e.message).not.toContain(token);
+      expect(await h.client.jobs.find("denied")).toBeUndefined();
+    } finally {
+      setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler });
+    }
   });
 });

@@ -167,6 +167,20 @@ describe("formatRolloutFailure", () => {
     );
   });
 
+  it("says when the scheduler declined to roll back", () => {
+    expect(
+      formatRolloutFailure({
+        jobId: "j",
+        namespace: "n",
+        deploymentId: "d",
+        deploymentStatus: "failed",
+        statusDescription: "Failed due to unhealthy allocations - no stable job version to auto revert to",
+        rollback: { kind: "none", reason: "server-declined", detail: "no stable job version to auto revert to" },
+        runningVersion: 0,
+      }),
+    ).toContain("The scheduler did not roll back (no stable job version to auto revert to). Version now running: 0.");
+  });
+
   it("lists only groups that did not become healthy", () => {
     expect(failedGroups(groups)).toBe('"api" (2 unhealthy, 1 healthy of 3 desired, 3 placed allocations)');
     expect(failedGroups(null)).toBe("");
