@@ -119,8 +119,9 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
     const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
     if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
-    // A kept form that came from the server may differ only by the server's own additions: ask first.
-    if (!olds.inputsHash && (await planChange(client, ref, d, news, olds.jobModifyIndex)) === "none") {
+    // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
+    // server with its own additions): the scheduler decides, so a register is only sent for a real change.
+    if ((await planChange(client, ref, d, news, olds.jobModifyIndex)) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
     }
     let evalId: string;

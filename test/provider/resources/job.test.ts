@@ -356,3 +356,22 @@ describe("what a register sends and how a rollout is followed", () => {
     await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
   });
 });
+
+describe("a spelled-out default with a changed setting", () => {
+  it("updates state without a register when the scheduler sees no change", async () => {
+    const base = { ID: "defaults", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }] };
+    const state = await createJob({ job: base });
+    const priority = (await h.client.jobs.info("defaults")).value.Priority;
+    const from = h.server.requestLog.length;
+    const next = await applyJob(state, { job: { ...base, Priority: priority }, purgeOnDestroy: true });
+    expect(next.step).toBe("update");
+    expect(countRequests(h.server, "POST", "/v1/job/defaults/plan", from)).toBeGreaterThanOrEqual(1);
+    expect(registers(h.server, from)).toBe(0);
+    expect(next.outs.purgeOnDestroy).toBe(true);
+    // State now holds the spelled-out form: the same inputs are no change without a request.
+    const n = h.server.requestLog.length;
+    expect((await job.diff(next.id, next.outs, await checked({ job: { ...base, Priority: priority }, purgeOnDestroy: true }))).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(n);
+    await job.delete(next.id, next.outs);
+  });
+});
