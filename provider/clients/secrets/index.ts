@@ -25,6 +25,22 @@ export {
 export { AuthMounts, isMountInUse, type FoundMount } from "./mounts";
 export { Roles } from "./roles";
 export type { WriteResult } from "./write";
+export type {
+  AuthBlock,
+  ConfigRead,
+  ConfigWrite,
+  EnableRequest,
+  LoginRequest,
+  MetadataCompute,
+  MetadataInstance,
+  MetadataToken,
+  MountEntry,
+  MountList,
+  RoleRead,
+  RoleWrite,
+  TuneRequest,
+  TuneResponse,
+} from "../../schemas/secrets";
 
 /** Options of a {@link SecretsClient}: the connection, plus where the instance metadata service is. */
 export interface SecretsClientOptions extends ConnectionOptions {
