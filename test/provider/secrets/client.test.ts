@@ -105,6 +105,7 @@ describe("Roles", () => {
 
   it("lists no roles as an empty list (the service answers 404)", async () => {
     expect(await env.client.roles.list("rl")).toEqual([]);
+    expect(env.dev.requestLog.filter((e) => e.path === "/v1/auth/rl/role").map((e) => [e.query, e.status])).toEqual([["list=true", 404]]);
   });
 
   it("writes, reads case-insensitively, lists lowercase and deletes", async () => {
