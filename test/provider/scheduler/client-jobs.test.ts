@@ -296,11 +296,29 @@ describe("Jobs.forcePeriodic, evaluate and scale", () => {
 
   it("scales a task group and reports the new count in the scale status", async () => {
     await f.client.jobs.register({ Job: serviceJob("scale-1") });
+    // Scaling is refused while a deployment runs; wait until the first rollout (if any) has ended.
+    await until(async () => {
+      const d = (await f.client.records.latestDeployment("scale-1")).value;
+      return d === null || !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
+    }, "the first deployment to end");
     await f.client.jobs.scale("scale-1", { Target: { Group: "web" }, Count: 3, Message: "more traffic" });
     const { value: job } = await f.client.jobs.info("scale-1");
     expect(job.TaskGroups?.[0]?.Count).toBe(3);
     const { value: status } = await f.client.records.scaleStatus("scale-1");
     expect(status.TaskGroups?.web?.Desired).toBe(3);
+  });
+  it("refuses to scale while a deployment is active, as bad_request with the server's text", async () => {
+    const job = serviceJob("scale-2", { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 60_000_000_000 } });
+    await f.client.jobs.register({ Job: job });
+    await f.client.jobs.register({ Job: withLogLevel(job, "debug") });
+    await until(async () => {
+      const d = (await f.client.records.latestDeployment("scale-2")).value;
+      return d?.JobVersion === 1 && d.Status === "running" ? true : undefined;
+    }, "the version 1 deployment to run");
+    const e = await rejection(f.client.jobs.scale("scale-2", { Target: { Group: "web" }, Count: 2, Message: "m" }));
+    expect(e.code).toBe("bad_request");
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/active deployment/);
   });
 });
 
@@ -315,6 +333,18 @@ describe("Jobs.stop", () => {
     expect(await f.client.jobs.find("stop-1")).toBeUndefined();
     const q = new URLSearchParams(f.server.requestLog.filter((e) => e.method === "DELETE" && e.path === "/v1/job/stop-1").at(-1)?.query);
     expect(q.get("purge")).toBe("true");
+  });
+
+  it("sends the stop options as query parameters", async () => {
+    await f.client.jobs.register({ Job: serviceJob("stop-2") });
+    await f.client.jobs.stop("stop-2", { global: true, evalPriority: 70, noShutdownDelay: true });
+    const q = new URLSearchParams(f.server.requestLog.filter((e) => e.method === "DELETE" && e.path === "/v1/job/stop-2").at(-1)?.query);
+    expect(Object.fromEntries(q)).toEqual({ namespace: "default", global: "true", eval_priority: "70", no_shutdown_delay: "true" });
+  });
+
+  it("treats stopping a job that does not exist as success with no evaluation", async () => {
+    const { value } = await f.client.jobs.stop("never-registered");
+    expect(value.EvalID ?? "").toBe("");
   });
 });
 
