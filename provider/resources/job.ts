@@ -121,7 +121,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
-    if ((await planChange(client, ref, d, news, olds.jobModifyIndex)) === "none") {
+    if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
     }
     let evalId: string;
@@ -168,20 +168,27 @@ function replacedProperties(reasons: ReplaceReason[], news: JobInputs): string[]
   return [...props];
 }
 
-/** Plans the desired job and shows the plan; resolves to "none" when the scheduler sees no change. */
-async function planChange(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, stateIndex: number | undefined): Promise<"none" | "some"> {
+/** Plans the desired job (showing the plan at preview); resolves to "none" when the scheduler sees no change. */
+async function planChange(
+  client: SchedulerClient,
+  ref: JobRef,
+  d: DesiredJob,
+  inputs: JobInputs,
+  stateIndex: number | undefined,
+  preview = true,
+): Promise<"none" | "some"> {
   try {
     const { value } = await client.jobs.plan(
       ref.jobId,
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    if (preview) show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
-    show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    if (preview) show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
     return "some";
   }
 }
