@@ -148,6 +148,18 @@ describe("a failing deployment", () => {
   });
 });
 
+describe("a failing first deployment", () => {
+  it("fails the create with the job kept in state (init error), since there is nothing to revert to", async () => {
+    sched.control.failNextDeployment("fresh");
+    const e = initError(await rejection(() => createJob({ jobspec: spec("fresh", "app:1") })));
+    expect(e.id).toBe("fresh@default");
+    expect(e.message).toContain('of job "fresh" in namespace "default" version 0 failed');
+    expect(e.message).toContain("There is no earlier version to revert to.");
+    expect(e.properties).toMatchObject({ jobId: "fresh", version: 0, deploymentStatus: "failed" });
+    expect(countRequests(h.server, "POST", "/v1/job/fresh/revert")).toBe(0);
+  });
+});
+
 describe("recoverFromFailure", () => {
   it("never reverts over a newer version written concurrently (EnforcePriorVersion)", async () => {
     const state = await createJob({ jobspec: spec("race", "app:1") });
