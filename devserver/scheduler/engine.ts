@@ -125,7 +125,8 @@ export function isTemplateJob(job: JsonObject): boolean {
 export class Engine {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly idleWaiters: (() => void)[] = [];
-  private readonly deploymentTimers = new Set<string>();
+  /** Pending health steps by deployment ID (cancelled when the deployment ends early). */
+  private readonly deploymentTimers = new Map<string, () => void>();
   private closed = false;
   /** Jobs (namespace\0id) whose next deployment fails regardless of meta (control API). */
   readonly failNextDeployment = new Set<string>();
@@ -133,9 +134,9 @@ export class Engine {
 
   constructor(readonly store: Store, readonly settings: EngineSettings) {}
 
-  /** Runs `fn` after `ms`; tracked so `close` can cancel and `idle` can wait. */
-  schedule(ms: number, fn: () => void): void {
-    if (this.closed) return;
+  /** Runs `fn` after `ms`; tracked so `close` can cancel and `idle` can wait. Returns a cancel function. */
+  schedule(ms: number, fn: () => void): () => void {
+    if (this.closed) return () => undefined;
     const t = setTimeout(() => {
       this.timers.delete(t);
       try {
@@ -145,6 +146,11 @@ export class Engine {
       }
     }, ms);
     this.timers.add(t);
+    return () => {
+      clearTimeout(t);
+      this.timers.delete(t);
+      this.notifyIdle();
+    };
   }
 
   private notifyIdle(): void {
@@ -441,11 +447,11 @@ export class Engine {
 
   private scheduleDeployment(id: string): void {
     if (this.deploymentTimers.has(id)) return;
-    this.deploymentTimers.add(id);
-    this.schedule(this.settings.deploymentMs, () => {
+    const cancel = this.schedule(this.settings.deploymentMs, () => {
       this.deploymentTimers.delete(id);
       this.progressDeployment(id);
     });
+    this.deploymentTimers.set(id, cancel);
   }
 
   private deploymentAllocs(d: Deployment): AllocRecord[] {
@@ -514,6 +520,9 @@ export class Engine {
 
   /** Ends a deployment with a terminal status. */
   endDeployment(d: Deployment, status: Deployment["Status"], desc: string, index: number): void {
+    const cancel = this.deploymentTimers.get(d.ID);
+    this.deploymentTimers.delete(d.ID);
+    cancel?.();
     d.Status = status;
     d.StatusDescription = desc;
     d.ModifyIndex = index;
