@@ -53,6 +53,15 @@ describe("ACL denials", () => {
     await denied(writer.jobs.listAll(), token);
   });
 
+  it("denies PolicyOverride without namespace:policy-override, and allows the same register without it", async () => {
+    const token = f.server.createToken("scheduler", { capabilities: ["namespace:submit-job", "namespace:read-job"] });
+    const writer = f.clientWith({ token });
+    await denied(writer.jobs.register({ Job: serviceJob("acl-po"), PolicyOverride: true }), token);
+    await denied(writer.jobs.plan("acl-po", { Job: serviceJob("acl-po"), PolicyOverride: true }), token);
+    await writer.jobs.register({ Job: serviceJob("acl-po") });
+    expect((await writer.jobs.info("acl-po")).value.ID).toBe("acl-po");
+  });
+
   it("denies dispatch without namespace:dispatch-job", async () => {
     const token = f.server.createToken("scheduler", { capabilities: ["namespace:submit-job", "namespace:read-job"] });
     await denied(f.clientWith({ token }).jobs.dispatch("acl-web", {}), token);

@@ -370,6 +370,17 @@ describe("JobRecords", () => {
     expect(deployments.map((d) => d.ID)).toContain(latest.ID);
   });
 
+  it("asks for the records of earlier registrations with all=true", async () => {
+    f.server.resetLog();
+    await f.client.records.allocations("rec-1", { all: true });
+    await f.client.records.deployments("rec-1", { all: true });
+    const queries = f.server.requestLog.filter((e) => e.path.startsWith("/v1/job/rec-1/")).map((e) => [e.path, new URLSearchParams(e.query).get("all")]);
+    expect(queries).toEqual([
+      ["/v1/job/rec-1/allocations", "true"],
+      ["/v1/job/rec-1/deployments", "true"],
+    ]);
+  });
+
   it("lists the services registered for a job's running allocations", async () => {
     const job = serviceJob("svc-1");
     job.TaskGroups = [{ ...job.TaskGroups![0]!, Services: [{ Name: "svc-one", PortLabel: "http", Provider: "nomad", Tags: ["a"] }], Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }] }];
