@@ -18,11 +18,9 @@ import { JobVersions } from "./versions";
 export { ActionSession, type ActionEvent, type ActionOutput, type RunActionOptions, type TtySize } from "./action-ws";
 export { JobActions } from "./actions";
 export { goDuration, type QueryMeta, type ReadOptions, type Result, type WriteOptions } from "./base";
+export { Jobs, SERVER_MANAGED_JOB_FIELDS, stripServerManagedFields } from "./jobs";
 export {
-  Jobs,
   MAX_DISPATCH_PAYLOAD_BYTES,
-  SERVER_MANAGED_JOB_FIELDS,
-  stripServerManagedFields,
   type DispatchJobRequest,
   type ListJobsOptions,
   type ParseJobRequest,
@@ -30,7 +28,7 @@ export {
   type RegisterJobRequest,
   type ScaleJobRequest,
   type StopJobOptions,
-} from "./jobs";
+} from "./job-requests";
 export { JobRecords, type AllReadOptions } from "./records";
 export { JobVersions, type RevertJobRequest, type TagVersionRequest, type VersionsOptions } from "./versions";
 export { watch, type WatchOptions } from "./watch";

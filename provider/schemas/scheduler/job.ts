@@ -1,27 +1,12 @@
 /**
- * The job definition and its parts (task group, task, network, service), as the scheduler sends and
- * accepts them. Durations are integers in nanoseconds and timestamps are unix nanoseconds on the real
+ * The job definition and task group, the job list and summary, submissions and actions, as the scheduler
+ * sends and accepts them. Durations are integers in nanoseconds and timestamps are unix nanoseconds on the real
  * scheduler (the spec leaves the unit open).
  */
 import { z } from "zod";
 import { bool, list, map, num, str, stringMap } from "./fields";
-
-/** A placement constraint. */
-export const ConstraintSchema = z.looseObject({ LTarget: str(), RTarget: str(), Operand: str() });
-/** A placement constraint. */
-export type Constraint = z.infer<typeof ConstraintSchema>;
-
-/** A placement preference: a constraint with a weight (-100..100). */
-export const AffinitySchema = z.looseObject({ LTarget: str(), RTarget: str(), Operand: str(), Weight: num() });
-/** A placement preference. */
-export type Affinity = z.infer<typeof AffinitySchema>;
-
-/** A spread target of a spread block. */
-export const SpreadTargetSchema = z.looseObject({ Value: str(), Percent: num() });
-/** A spread block: distribute allocations over an attribute. */
-export const SpreadSchema = z.looseObject({ Attribute: str(), Weight: num(), SpreadTarget: list(SpreadTargetSchema) });
-/** A spread block. */
-export type Spread = z.infer<typeof SpreadSchema>;
+import { AffinitySchema, ConstraintSchema, SpreadSchema } from "./placement";
+import { NetworkSchema, ReschedulePolicySchema, RestartPolicySchema, ServiceSchema, MigratePolicySchema, TaskSchema } from "./task";
 
 /** Rolling-update policy of a job or task group; durations in nanoseconds. */
 export const UpdatePolicySchema = z.looseObject({
@@ -53,137 +38,6 @@ export const ParameterizedJobSchema = z.looseObject({
 });
 /** Parameterized-job configuration. */
 export type ParameterizedJob = z.infer<typeof ParameterizedJobSchema>;
-
-/** A reserved or dynamic port. */
-export const PortSchema = z.looseObject({ Label: str(), Value: num(), To: num(), HostNetwork: str() });
-/** A reserved or dynamic port. */
-export type Port = z.infer<typeof PortSchema>;
-
-/** A network block of a group or task. */
-export const NetworkSchema = z.looseObject({
-  Device: str(),
-  CIDR: str(),
-  IP: str(),
-  Mode: str(),
-  MBits: num(),
-  DNS: z.looseObject({ Servers: list(z.string()), Searches: list(z.string()), Options: list(z.string()) }).nullish(),
-  ReservedPorts: list(PortSchema),
-  DynamicPorts: list(PortSchema),
-});
-/** A network block. */
-export type Network = z.infer<typeof NetworkSchema>;
-
-/** A health check of a service; Interval and Timeout in nanoseconds. */
-export const ServiceCheckSchema = z.looseObject({
-  Name: str(),
-  Type: str(),
-  Command: str(),
-  Args: list(z.string()),
-  Path: str(),
-  Protocol: str(),
-  PortLabel: str(),
-  InitialStatus: str(),
-  Interval: num(),
-  Timeout: num(),
-});
-/** A health check of a service. */
-export type ServiceCheck = z.infer<typeof ServiceCheckSchema>;
-
-/** A service block of a group or task. */
-export const ServiceSchema = z.looseObject({
-  Name: str(),
-  PortLabel: str(),
-  /** `nomad` or `consul` on the real scheduler. */
-  Provider: str(),
-  Tags: list(z.string()),
-  Checks: list(ServiceCheckSchema),
-});
-/** A service block. */
-export type Service = z.infer<typeof ServiceSchema>;
-
-/** Restart policy; Interval and Delay in nanoseconds. */
-export const RestartPolicySchema = z.looseObject({ Attempts: num(), Interval: num(), Delay: num(), Mode: str(), RenderTemplates: bool() });
-/** Restart policy. */
-export type RestartPolicy = z.infer<typeof RestartPolicySchema>;
-
-/** Reschedule policy; durations in nanoseconds. */
-export const ReschedulePolicySchema = z.looseObject({
-  Attempts: num(),
-  Interval: num(),
-  Delay: num(),
-  DelayFunction: str(),
-  MaxDelay: num(),
-  Unlimited: bool(),
-});
-/** Reschedule policy. */
-export type ReschedulePolicy = z.infer<typeof ReschedulePolicySchema>;
-
-/** Migrate policy; durations in nanoseconds. */
-export const MigratePolicySchema = z.looseObject({ HealthCheck: str(), HealthyDeadline: num(), MaxParallel: num(), MinHealthyTime: num() });
-/** Migrate policy. */
-export type MigratePolicy = z.infer<typeof MigratePolicySchema>;
-
-/** Resources a task asks for. */
-export const ResourcesSchema = z.looseObject({
-  CPU: num(),
-  Cores: num(),
-  MemoryMB: num(),
-  MemoryMaxMB: num(),
-  DiskMB: num(),
-  IOPS: num(),
-  Devices: z.array(z.looseObject({ Name: str(), Count: num() })).nullish(),
-  Networks: list(NetworkSchema),
-});
-/** Resources a task asks for. */
-export type Resources = z.infer<typeof ResourcesSchema>;
-
-/** A predefined action of a task (`action` block). */
-export const TaskActionSchema = z.looseObject({ Name: str(), Command: str(), Args: list(z.string()) });
-
-/** One task of a task group. */
-export const TaskSchema = z.looseObject({
-  Name: str(),
-  Driver: str(),
-  User: str(),
-  Kind: str(),
-  KillSignal: str(),
-  /** Driver-specific configuration. */
-  Config: map(z.unknown()),
-  Env: stringMap(),
-  Meta: stringMap(),
-  /** Nanoseconds. */
-  KillTimeout: num(),
-  Leader: bool(),
-  Lifecycle: z.looseObject({ Hook: str(), Sidecar: bool() }).nullish(),
-  Resources: ResourcesSchema.nullish(),
-  LogConfig: z.looseObject({ Disabled: bool(), MaxFiles: num(), MaxFileSizeMB: num() }).nullish(),
-  Artifacts: list(z.looseObject({ GetterSource: str(), GetterOptions: stringMap(), RelativeDest: str() })),
-  Templates: list(
-    z.looseObject({
-      SourcePath: str(),
-      DestPath: str(),
-      EmbeddedTmpl: str(),
-      ChangeMode: str(),
-      ChangeSignal: str(),
-      Perms: str(),
-      Splay: num(),
-    }),
-  ),
-  Services: list(ServiceSchema),
-  /** Secrets-service integration of the task (spec name; `Vault` on the real scheduler). */
-  Secrets: z.looseObject({}).nullish(),
-  DispatchPayload: z.looseObject({ File: str() }).nullish(),
-  Constraints: list(ConstraintSchema),
-  Affinities: list(AffinitySchema),
-  RestartPolicy: RestartPolicySchema.nullish(),
-  ShutdownDelay: num(),
-  CSIPluginConfig: z.looseObject({}).nullish(),
-  ScalingPolicies: list(z.looseObject({})),
-  VolumeMounts: list(z.looseObject({ Volume: str(), Destination: str(), ReadOnly: bool() })),
-  Actions: list(TaskActionSchema),
-});
-/** One task of a task group. */
-export type Task = z.infer<typeof TaskSchema>;
 
 /** A task group: tasks placed together, `Count` times. */
 export const TaskGroupSchema = z.looseObject({

@@ -1,0 +1,138 @@
+/**
+ * A task and the blocks it shares with task groups (network, service, restart policy, resources).
+ * Durations are integers in nanoseconds on the real scheduler.
+ */
+import { z } from "zod";
+import { bool, list, map, num, str, stringMap } from "./fields";
+import { AffinitySchema, ConstraintSchema } from "./placement";
+
+/** A reserved or dynamic port. */
+export const PortSchema = z.looseObject({ Label: str(), Value: num(), To: num(), HostNetwork: str() });
+/** A reserved or dynamic port. */
+export type Port = z.infer<typeof PortSchema>;
+
+/** A network block of a group or task. */
+export const NetworkSchema = z.looseObject({
+  Device: str(),
+  CIDR: str(),
+  IP: str(),
+  Mode: str(),
+  MBits: num(),
+  DNS: z.looseObject({ Servers: list(z.string()), Searches: list(z.string()), Options: list(z.string()) }).nullish(),
+  ReservedPorts: list(PortSchema),
+  DynamicPorts: list(PortSchema),
+});
+/** A network block. */
+export type Network = z.infer<typeof NetworkSchema>;
+
+/** A health check of a service; Interval and Timeout in nanoseconds. */
+export const ServiceCheckSchema = z.looseObject({
+  Name: str(),
+  Type: str(),
+  Command: str(),
+  Args: list(z.string()),
+  Path: str(),
+  Protocol: str(),
+  PortLabel: str(),
+  InitialStatus: str(),
+  Interval: num(),
+  Timeout: num(),
+});
+/** A health check of a service. */
+export type ServiceCheck = z.infer<typeof ServiceCheckSchema>;
+
+/** A service block of a group or task. */
+export const ServiceSchema = z.looseObject({
+  Name: str(),
+  PortLabel: str(),
+  /** `nomad` or `consul` on the real scheduler. */
+  Provider: str(),
+  Tags: list(z.string()),
+  Checks: list(ServiceCheckSchema),
+});
+/** A service block. */
+export type Service = z.infer<typeof ServiceSchema>;
+
+/** Restart policy; Interval and Delay in nanoseconds. */
+export const RestartPolicySchema = z.looseObject({ Attempts: num(), Interval: num(), Delay: num(), Mode: str(), RenderTemplates: bool() });
+/** Restart policy. */
+export type RestartPolicy = z.infer<typeof RestartPolicySchema>;
+
+/** Reschedule policy; durations in nanoseconds. */
+export const ReschedulePolicySchema = z.looseObject({
+  Attempts: num(),
+  Interval: num(),
+  Delay: num(),
+  DelayFunction: str(),
+  MaxDelay: num(),
+  Unlimited: bool(),
+});
+/** Reschedule policy. */
+export type ReschedulePolicy = z.infer<typeof ReschedulePolicySchema>;
+
+/** Migrate policy; durations in nanoseconds. */
+export const MigratePolicySchema = z.looseObject({ HealthCheck: str(), HealthyDeadline: num(), MaxParallel: num(), MinHealthyTime: num() });
+/** Migrate policy. */
+export type MigratePolicy = z.infer<typeof MigratePolicySchema>;
+
+/** Resources a task asks for. */
+export const ResourcesSchema = z.looseObject({
+  CPU: num(),
+  Cores: num(),
+  MemoryMB: num(),
+  MemoryMaxMB: num(),
+  DiskMB: num(),
+  IOPS: num(),
+  Devices: z.array(z.looseObject({ Name: str(), Count: num() })).nullish(),
+  Networks: list(NetworkSchema),
+});
+/** Resources a task asks for. */
+export type Resources = z.infer<typeof ResourcesSchema>;
+
+/** A predefined action of a task (`action` block). */
+export const TaskActionSchema = z.looseObject({ Name: str(), Command: str(), Args: list(z.string()) });
+
+/** One task of a task group. */
+export const TaskSchema = z.looseObject({
+  Name: str(),
+  Driver: str(),
+  User: str(),
+  Kind: str(),
+  KillSignal: str(),
+  /** Driver-specific configuration. */
+  Config: map(z.unknown()),
+  Env: stringMap(),
+  Meta: stringMap(),
+  /** Nanoseconds. */
+  KillTimeout: num(),
+  Leader: bool(),
+  Lifecycle: z.looseObject({ Hook: str(), Sidecar: bool() }).nullish(),
+  Resources: ResourcesSchema.nullish(),
+  LogConfig: z.looseObject({ Disabled: bool(), MaxFiles: num(), MaxFileSizeMB: num() }).nullish(),
+  Artifacts: list(z.looseObject({ GetterSource: str(), GetterOptions: stringMap(), RelativeDest: str() })),
+  Templates: list(
+    z.looseObject({
+      SourcePath: str(),
+      DestPath: str(),
+      EmbeddedTmpl: str(),
+      ChangeMode: str(),
+      ChangeSignal: str(),
+      Perms: str(),
+      Splay: num(),
+    }),
+  ),
+  Services: list(ServiceSchema),
+  /** Secrets-service integration of the task (spec name; `Vault` on the real scheduler). */
+  Secrets: z.looseObject({}).nullish(),
+  DispatchPayload: z.looseObject({ File: str() }).nullish(),
+  Constraints: list(ConstraintSchema),
+  Affinities: list(AffinitySchema),
+  RestartPolicy: RestartPolicySchema.nullish(),
+  ShutdownDelay: num(),
+  CSIPluginConfig: z.looseObject({}).nullish(),
+  ScalingPolicies: list(z.looseObject({})),
+  VolumeMounts: list(z.looseObject({ Volume: str(), Destination: str(), ReadOnly: bool() })),
+  Actions: list(TaskActionSchema),
+});
+/** One task of a task group. */
+export type Task = z.infer<typeof TaskSchema>;
