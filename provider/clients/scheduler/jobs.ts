@@ -31,7 +31,7 @@ import {
   type StopJobOptions,
 } from "./job-requests";
 
-const JobListSchema = z.array(JobStubSchema);
+const JobListSchema = z.array(JobStubSchema).nullable().transform((v) => v ?? []);
 
 /** Fields the server manages; sending them back creates spurious versions or duplicate tags. */
 export const SERVER_MANAGED_JOB_FIELDS = Object.freeze([
