@@ -17,7 +17,7 @@
  *   declared ranges is exercised too.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
@@ -60,6 +60,8 @@ export interface ProjectOptions {
    * of an npm-mode run links from the first, so npm runs once.
    */
   readonly modulesFrom?: string;
+  /** A Pulumi program directory (an example) to copy in instead of the bare test project. */
+  readonly template?: string;
 }
 
 const CHILD_DIR = join(__dirname, "child");
@@ -76,8 +78,14 @@ export async function createProject(opts: ProjectOptions): Promise<EngineProject
   const install = opts.install ?? installModeFromEnv();
   const dir = opts.dir;
   mkdirSync(join(dir, "node_modules"), { recursive: true });
-  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${PROJECT_NAME}\nruntime: nodejs\ndescription: engine-path test project\n`);
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PROJECT_NAME, private: true, main: "index.js" }, null, 2) + "\n");
+  if (opts.template !== undefined) {
+    for (const f of readdirSync(opts.template)) {
+      if (f !== "node_modules" && f !== "bin") cpSync(join(opts.template, f), join(dir, f), { recursive: true });
+    }
+  } else {
+    writeFileSync(join(dir, "Pulumi.yaml"), `name: ${PROJECT_NAME}\nruntime: nodejs\ndescription: engine-path test project\n`);
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PROJECT_NAME, private: true, main: "index.js" }, null, 2) + "\n");
+  }
   const t0 = Date.now();
   if (install === "link") await linkInstall(opts.tarball, dir, opts.modulesFrom ?? join(REPO_ROOT, "node_modules"));
   else await npmInstall(opts.tarball, dir, opts.pulumiSpec ?? process.env.ENGINE_PULUMI ?? repoPulumiVersion());

@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { record, type EngineContext, type Kind } from "../harness/context";
-import { UNKNOWN, urnOf, type Props } from "../harness/host";
-import { SCENARIOS, scenarioClients, type Scenario, type ScenarioEnv } from "./scenarios";
+import { UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
+import { SCENARIOS, scenarioClients, webJobspec, type Scenario, type ScenarioEnv } from "./scenarios";
 
 /** What one resource looks like in the simulated stack after `up`. */
 export interface LiveResource {
@@ -107,6 +107,29 @@ export function lifecycleSuite(get: () => EngineContext): void {
       const again = await ctx.host.diff(urn(), r.id, outs, checked.inputs);
       expect(again.changes).toBe("none");
       live.set(s.kind, { id: r.id, inputs: checked.inputs, outs });
+    });
+  });
+
+  describe("init errors over gRPC", () => {
+    it("a create whose deployment fails keeps __provider in the state the engine stores, so destroy still works", async () => {
+      // The engine stores an init error's properties as the resource's outputs (step.go: s.new.Outputs =
+      // resp.Properties), and the host loads the provider for Delete and Read from those outputs.
+      const ctx = get();
+      const e = scenarioEnv();
+      const jobId = `${e.jobId}-failing`;
+      const jobspec = webJobspec(jobId).replace('type        = "service"', 'type        = "service"\n  meta = { "devserver.fail_deployment" = "true" }');
+      const urn = urnOf("Job", "failing");
+      const checked = await ctx.host.check(urn, {}, withProvider("job", { jobspec, purgeOnDestroy: true }));
+      expect(checked.failures).toEqual([]);
+      const err = await ctx.host.create(urn, checked.inputs).then(
+        () => undefined,
+        (x: unknown) => x as HostCallError,
+      );
+      expect(err?.initFailed, "the job exists, so the failure is an init error").toBeDefined();
+      const init = err?.initFailed ?? { id: "", properties: {}, reasons: [] };
+      expect(init.properties.__provider).toBe(ctx.provider("job"));
+      await ctx.host.delete(urn, init.id, init.properties);
+      expect(await e.scheduler.jobs.find(jobId)).toBeUndefined();
     });
   });
 

@@ -1,0 +1,73 @@
+// The quickstart: everything the two services need for a workload that logs in with its cloud identity.
+//   1. enable the cloud-identity auth method at `cloud/`,
+//   2. configure it (directory tenant, resource, application; the client secret from stack config),
+//   3. two roles: `web` bound to a subscription and resource group, `ci` bound to a service principal,
+//   4. the `web` service job from an HCL2 jobspec, scaled by the `webCount` stack setting,
+//   5. a version tag on the job's first version.
+// Connection settings (addresses, tokens) come from stack config (`pulumi-secrets-scheduler:*`) or the
+// environment, never from resource inputs: see the README.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { AuthConfig, AuthMount, AuthRole, Job, JobVersionTag } from "pulumi-secrets-scheduler";
+
+const config = new pulumi.Config();
+
+const method = new AuthMount("cloud", {
+  path: "cloud",
+  description: "Logins of workloads with their cloud identity",
+  tune: { defaultLeaseTtl: "1h", maxLeaseTtl: "24h" },
+});
+
+const methodConfig = new AuthConfig("cloud", {
+  mount: method.path,
+  tenantId: config.get("tenantId") ?? "11111111-2222-4333-8444-555555555555",
+  resource: "https://management.azure.com/",
+  clientId: config.get("clientId") ?? "66666666-7777-4888-9999-000000000000",
+  clientSecret: config.requireSecret("clientSecret"),
+});
+
+const webRole = new AuthRole(
+  "web",
+  {
+    mount: method.path,
+    name: "web",
+    tokenPolicies: ["web"],
+    boundSubscriptionIds: ["aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"],
+    boundResourceGroups: ["web-prod"],
+    tokenTtl: "1h",
+  },
+  { dependsOn: [methodConfig] },
+);
+
+const ciRole = new AuthRole(
+  "ci",
+  {
+    mount: method.path,
+    name: "ci",
+    tokenPolicies: ["ci-deploy"],
+    boundServicePrincipalIds: ["99999999-8888-4777-8666-555555555555"],
+    tokenTtl: "15m",
+    tokenMaxTtl: "30m",
+  },
+  { dependsOn: [methodConfig] },
+);
+
+const web = new Job("web", {
+  jobspec: fs.readFileSync(path.join(__dirname, "web.nomad.hcl"), "utf8"),
+  variables: { count: config.getNumber("webCount") ?? 2 },
+});
+
+// Without `version`, the tag goes on the version the job runs when the tag is created.
+const launch = new JobVersionTag("web-launch", {
+  jobId: web.jobId,
+  name: "launch",
+  description: "The first version the quickstart deployed",
+});
+
+export const mountAccessor = method.accessor;
+export const roles = [webRole.name, ciRole.name];
+export const webJob = web.jobId;
+export const webVersion = web.version;
+export const webDeployment = web.deploymentStatus;
+export const taggedVersion = launch.version;
