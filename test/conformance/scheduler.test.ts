@@ -15,7 +15,7 @@ beforeAll(async () => {
   target = await openTarget();
   client = new SchedulerClient(target.scheduler);
 });
-afterAll(() => target.close());
+afterAll(() => target?.close());
 
 /** A small batch job; it needs no node to register (allocations may stay pending on a real cluster). */
 function batchJob(id: string, command = "/bin/true"): Job {

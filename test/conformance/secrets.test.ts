@@ -17,7 +17,7 @@ beforeAll(async () => {
   target = await openTarget();
   client = new SecretsClient(target.secrets);
 });
-afterAll(() => target.close());
+afterAll(() => target?.close());
 
 /** Enables a fresh mount of the method and schedules its removal. */
 async function freshMount(label: string): Promise<string> {

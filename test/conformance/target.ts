@@ -16,7 +16,7 @@
  * ```ts
  * let target: ConformanceTarget;
  * beforeAll(async () => { target = await openTarget(); });
- * afterAll(() => target.close());
+ * afterAll(() => target?.close());   // target is unset when openTarget threw
  * it("registers a job", async () => {
  *   const client = new SchedulerClient(target.scheduler);
  *   const id = target.name("web");            // unique per run: real clusters are shared
