@@ -22,7 +22,7 @@ afterAll(() => target?.close());
 /** Enables a fresh mount of the method and schedules its removal. */
 async function freshMount(label: string): Promise<string> {
   const path = target.name(label);
-  await client.mounts.enable(path, { type: "cloud" });
+  await client.mounts.enable(path, { type: target.methodType });
   target.cleanup(() => client.mounts.disable(path));
   return path;
 }
@@ -30,16 +30,16 @@ async function freshMount(label: string): Promise<string> {
 describe("mounts", () => {
   it("enables the method at a path, finds it, and disables it", async () => {
     const path = target.name("mount");
-    await client.mounts.enable(path, { type: "cloud", description: "conformance" });
+    await client.mounts.enable(path, { type: target.methodType, description: "conformance" });
     const found = await client.mounts.find(path);
-    expect(found?.type).toBe("cloud");
+    expect(found?.type).toBe(target.methodType);
     expect(await client.mounts.disable(path)).toBe(true);
     expect(await client.mounts.find(path)).toBeUndefined();
   });
 
   it("refuses a second enable at a taken path with a conflict", async () => {
     const path = await freshMount("taken");
-    const err = await client.mounts.enable(path, { type: "cloud" }).then(
+    const err = await client.mounts.enable(path, { type: target.methodType }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -81,7 +81,7 @@ describe("devserver controls", () => {
     const dev = devserverOr(t, target, "needs fault injection");
     const path = await freshMount("retry");
     const fault = dev.faults.add({ service: "secrets", method: "GET", path: /\/v1\/sys\/auth/, status: 503, times: 1 });
-    expect((await client.mounts.find(path))?.type).toBe("cloud");
+    expect((await client.mounts.find(path))?.type).toBe(target.methodType);
     expect(fault.hits).toBe(1);
   });
 });

@@ -7,7 +7,9 @@
  * - `CONFORMANCE_TARGET=env` (`npm run conformance`): a real cluster described by the library's own
  *   environment variables (SECRETS_ADDR, SECRETS_TOKEN, SECRETS_HEADER_STYLE=real, SECRETS_TOKEN_HEADER,
  *   SECRETS_NAMESPACE, SECRETS_CACERT, ..., and the SCHEDULER_* equivalents), resolved by the library
- *   exactly as a user's program resolves them.
+ *   exactly as a user's program resolves them; CONFORMANCE_METHOD_TYPE names the auth method's type on
+ *   that cluster (`azure` on the real service; default `cloud`). Objects are created under names unique
+ *   to the run and removed afterwards; use a cluster where that is acceptable.
  *
  * `CONFORMANCE_HEADERS=real` runs the devserver target with the real services' header names and the
  * clients with `headerStyle: "real"`, to check that path without a cluster.
@@ -45,6 +47,8 @@ export interface ConformanceTarget {
   readonly scheduler: ConnectionOptions;
   /** The devserver and its controls; undefined against a real cluster. */
   readonly devserver: DevServer | undefined;
+  /** Type name of the cloud-identity auth method: `cloud` (spec, devserver); a real cluster's name via CONFORMANCE_METHOD_TYPE (e.g. `azure`). */
+  readonly methodType: string;
   /** Returns a name unique to this run (`pss-<run>-<label>`), so runs against a shared cluster do not collide. */
   name(label: string): string;
   /** Registers clean-up work, run by `close()` newest first; failures are reported, not thrown. */
@@ -68,6 +72,7 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
   const run = randomBytes(3).toString("hex");
   const cleanups: Array<() => Promise<unknown>> = [];
   const common = {
+    methodType: process.env.CONFORMANCE_METHOD_TYPE || "cloud",
     name: (label: string) => `pss-${run}-${label}`,
     cleanup: (fn: () => Promise<unknown>) => void cleanups.push(fn),
   };
