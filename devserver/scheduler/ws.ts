@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 
-const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC11B85";
+const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** Largest client message accepted (the action endpoint only receives small JSON frames). */
 const MAX_MESSAGE = 1024 * 1024;
 
