@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../../provider/resources/common";
 import { record, type EngineContext, type Kind } from "../harness/context";
 import { UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
 import { SCENARIOS, scenarioClients, webJobspec, type Scenario, type ScenarioEnv } from "./scenarios";
@@ -21,7 +22,7 @@ export interface LiveResource {
 /** Asserts state outputs are storable and carry nothing secret in plaintext. */
 export function expectCleanState(ctx: EngineContext, kind: Kind, outs: Props, extraSecrets: readonly string[] = []): void {
   expect(outs.__provider).toBe(ctx.provider(kind));
-  expect(outs.schemaVersion).toBe(1);
+  expect(outs.schemaVersion).toBe(SCHEMA_VERSION);
   const text = JSON.stringify(outs);
   for (const s of [...ctx.secrets, ...extraSecrets]) expect(text).not.toContain(s);
 }

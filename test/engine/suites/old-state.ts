@@ -5,13 +5,15 @@
  * inputs and the state outputs (with `__provider` and `schemaVersion`) written by release 0.1.0, and the
  * devserver's persisted state at that moment, so the objects exist with the indexes the state names.
  *
- * Re-record (only when a release's state is meant to be captured, never to make a failure go away):
- * ENGINE_RECORD_FIXTURES=state-v1 npx vitest run test/engine
+ * Fixture sets are kept forever. When a release changes the stored layout (SCHEMA_VERSION), record a new
+ * set (state-v2) and register it next to state-v1 in engine.test.ts; never re-record an existing set to
+ * make a failure go away. Recording: ENGINE_RECORD_FIXTURES=state-v2 npx vitest run test/engine
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
+import { SCHEMA_VERSION } from "../../../provider/resources/common";
 import { REPO_ROOT } from "../harness/pack";
 import { scrubbedEnv, secretValue, type EngineContext, type Kind } from "../harness/context";
 import { ProviderHost, urnOf, type Props } from "../harness/host";
@@ -138,7 +140,8 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
           expect(diff, `${s.kind} diff`).toMatchObject({ changes: "some", replaces: [] });
           const outs = await host.update(old.urn, old.id, old.outputs, checked.inputs);
           expect(outs.__provider).toBe(ctx.provider(s.kind));
-          expect(outs.schemaVersion).toBe(1);
+          // Updating migrates old state to the current layout.
+          expect(outs.schemaVersion).toBe(SCHEMA_VERSION);
         }
       } finally {
         await host.close();
