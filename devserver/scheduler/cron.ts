@@ -1,7 +1,7 @@
 // Next launch time of a periodic job's cron spec (plan `NextPeriodicLaunch`). Supports the forms the
 // scheduler's cron library accepts that jobspecs use: 5 fields (minute hour day month weekday), 6 fields
 // (plus year), 7 fields (seconds first), names (JAN, MON), ranges, steps, lists, `?`, and the @hourly /
-// @daily / @weekly / @monthly / @yearly shortcuts. Times are computed in UTC.
+// @daily / @weekly / @monthly / @yearly shortcuts. `nextCronIn` evaluates the spec in an IANA time zone.
 
 const SHORTCUTS: Readonly<Record<string, string>> = {
   "@yearly": "0 0 1 1 *",
@@ -129,4 +129,29 @@ export function nextCron(spec: CronSpec, from: Date): Date | undefined {
     return t;
   }
   return undefined;
+}
+
+/** Returns the offset (ms) of `zone` from UTC at the instant `t`. */
+function zoneOffset(t: Date, zone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit",
+  }).formatToParts(t);
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? "0");
+  const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return wall - Math.floor(t.getTime() / 1000) * 1000;
+}
+
+/**
+ * Returns the next launch after `from` with the spec read as wall-clock time in `zone` ("UTC" or an IANA
+ * name); throws a RangeError for an unknown zone.
+ */
+export function nextCronIn(spec: CronSpec, from: Date, zone: string): Date | undefined {
+  if (zone === "" || zone === "UTC") return nextCron(spec, from);
+  const offset = zoneOffset(from, zone);
+  const wall = nextCron(spec, new Date(from.getTime() + offset));
+  if (wall === undefined) return undefined;
+  // The offset at the launch may differ from now (daylight saving); settle it with a second pass.
+  let t = new Date(wall.getTime() - offset);
+  t = new Date(wall.getTime() - zoneOffset(t, zone));
+  return t;
 }

@@ -3,7 +3,7 @@
 // annotated the way the real server annotates it, and the next launch of a periodic job.
 import { randomUUID } from "node:crypto";
 import { eligibleNodes, nodeUsage, placeAll, reconcile } from "./cluster";
-import { parseCron, nextCron } from "./cron";
+import { nextCronIn, parseCron } from "./cron";
 import { jobDiff, type JobDiff, type TaskDiff, type TaskGroupDiff } from "./diff";
 import { specChanged, type Engine } from "./engine";
 import { num, obj, str, nowNanos, type JsonObject } from "./json";
@@ -69,15 +69,15 @@ export function nextLaunch(job: JsonObject, now = new Date()): string {
   const p = obj(job, "Periodic");
   if (p === undefined || p.Enabled === false) return ZERO_TIME;
   const specs = Array.isArray(p.Specs) && p.Specs.length > 0 ? p.Specs.filter((s): s is string => typeof s === "string") : [str(p, "Spec")];
+  const zone = str(p, "TimeZone") || "UTC";
   let best: Date | undefined;
   for (const s of specs) {
-    let parsed;
+    let n: Date | undefined;
     try {
-      parsed = parseCron(s);
+      n = nextCronIn(parseCron(s), now, zone);
     } catch (e) {
       throw new DevHttpError(500, `Failed to parse cron expression: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const n = nextCron(parsed, now);
     if (n !== undefined && (best === undefined || n < best)) best = n;
   }
   return best === undefined ? ZERO_TIME : best.toISOString().replace(/\.000Z$/, "Z");

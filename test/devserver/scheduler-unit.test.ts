@@ -6,7 +6,7 @@ import { startDevServer } from "../../devserver";
 import { createSchedulerService } from "../../devserver/scheduler";
 import { createSecretsService } from "../../devserver/secrets";
 import { makeNodes, reconcile, tasksUpdated } from "../../devserver/scheduler/cluster";
-import { nextCron, parseCron } from "../../devserver/scheduler/cron";
+import { nextCron, nextCronIn, parseCron } from "../../devserver/scheduler/cron";
 import { jobDiff } from "../../devserver/scheduler/diff";
 import { evalFilter, parseFilter } from "../../devserver/scheduler/filter";
 import type { JsonObject } from "../../devserver/scheduler/json";
@@ -113,6 +113,13 @@ describe("cron", () => {
     ["30 0 12 * * * *", "2030-01-15T12:00:30.000Z"],
   ])("%s after %s", (spec, expected) => {
     expect(nextCron(parseCron(spec), from)?.toISOString()).toBe(expected);
+  });
+
+  it("reads the spec in the job's time zone, across daylight saving changes", () => {
+    expect(nextCronIn(parseCron("0 3 * * *"), from, "America/New_York")?.toISOString()).toBe("2030-01-16T08:00:00.000Z");
+    expect(nextCronIn(parseCron("0 3 * * *"), new Date("2030-07-01T00:00:00Z"), "America/New_York")?.toISOString()).toBe("2030-07-01T07:00:00.000Z");
+    expect(nextCronIn(parseCron("0 3 * * *"), from, "UTC")?.toISOString()).toBe("2030-01-16T03:00:00.000Z");
+    expect(() => nextCronIn(parseCron("0 3 * * *"), from, "Not/AZone")).toThrow(RangeError);
   });
 
   it("rejects invalid specs", () => {
