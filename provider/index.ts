@@ -18,14 +18,45 @@ const MODULES: Readonly<Record<ProviderKind, string>> = Object.freeze({
   jobVersionTag: "./resources/job-version-tag",
 });
 
+const loaded = new Map<ProviderKind, ProviderImpl>();
+
 /** Returns the implementation of one resource kind. */
 export function provider(kind: ProviderKind): ProviderImpl {
+  const cached = loaded.get(kind);
+  if (cached !== undefined) return cached;
   const path = MODULES[kind];
   if (path === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
   const mod = require(path) as Record<string, ProviderImpl>;
   const impl = mod[kind];
   if (impl === undefined) throw new TypeError(`module ${path} does not export "${kind}"`);
-  return impl;
+  const wrapped = keepProviderOnInitErrors(impl);
+  loaded.set(kind, wrapped);
+  return wrapped;
+}
+
+/**
+ * The engine stores an init error's `properties` as the resource's whole state, and later loads the provider
+ * for refresh and destroy from that state's `__provider`; the host adds `__provider` to successful outputs
+ * only. So an init error must carry the provider text of the inputs it came from.
+ */
+function keepProviderOnInitErrors(impl: ProviderImpl): ProviderImpl {
+  const attach = (e: unknown, bag: Record<string, unknown>): unknown => {
+    const err = e as { id?: unknown; properties?: Record<string, unknown> } | null;
+    const text = bag["__provider"];
+    if (err !== null && typeof err === "object" && typeof err.id === "string" && err.id !== "" && typeof text === "string") {
+      err.properties = { ...(err.properties ?? {}), __provider: text };
+    }
+    return e;
+  };
+  return {
+    ...impl,
+    check: (olds, news) => impl.check(olds, news),
+    diff: (id, olds, news) => impl.diff(id, olds, news),
+    read: (id, props) => impl.read(id, props),
+    delete: (id, props) => impl.delete(id, props),
+    create: (inputs) => impl.create(inputs).catch((e: unknown) => Promise.reject(attach(e, inputs))),
+    update: (id, olds, news) => impl.update(id, olds, news).catch((e: unknown) => Promise.reject(attach(e, news))),
+  };
 }
 
 /** The five providers' objects, to drive a resource's CRUD directly (tests, scripts). */
