@@ -3,55 +3,33 @@
 // objects, lists of blocks are compared as sets (an edited constraint shows as Deleted plus Added), and
 // the job/group/task levels list only changed primitive fields while objects carry unchanged fields too
 // ("contextual"). Job JSON is compared as sent, so fields this devserver does not model still count.
-import { deepEqual, isObject, obj, objs, str, strs, type Json, type JsonObject } from "./json";
+import {
+  blockType,
+  canonical,
+  fieldDiffs,
+  flatDeep,
+  flatPrimitive,
+  nestedDiff,
+  objectSetDiff,
+  orNull,
+  primitiveObjectDiff,
+  pushDefined,
+  sortObjects,
+  stringSetDiff,
+  cmp,
+  type DiffType,
+  type FieldDiff,
+  type Flat,
+  type JobDiff,
+  type ObjectDiff,
+  type TaskDiff,
+  type TaskGroupDiff,
+} from "./diff-core";
+import { deepEqual, obj, objs, str, strs, type JsonObject } from "./json";
 
-export type DiffType = "None" | "Added" | "Deleted" | "Edited";
+export type { DiffType, FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff } from "./diff-core";
 
-export interface FieldDiff {
-  Type: DiffType;
-  Name: string;
-  Old: string;
-  New: string;
-  Annotations: string[] | null;
-}
-
-export interface ObjectDiff {
-  Type: DiffType;
-  Name: string;
-  Fields: FieldDiff[] | null;
-  Objects: ObjectDiff[] | null;
-}
-
-export interface TaskDiff {
-  Type: DiffType;
-  Name: string;
-  Fields: FieldDiff[] | null;
-  Objects: ObjectDiff[] | null;
-  Annotations: string[] | null;
-}
-
-export interface TaskGroupDiff {
-  Type: DiffType;
-  Name: string;
-  Fields: FieldDiff[] | null;
-  Objects: ObjectDiff[] | null;
-  Tasks: TaskDiff[] | null;
-  Updates: Record<string, number> | null;
-}
-
-export interface JobDiff {
-  Type: DiffType;
-  ID: string;
-  Fields: FieldDiff[] | null;
-  Objects: ObjectDiff[] | null;
-  TaskGroups: TaskGroupDiff[] | null;
-}
-
-type Flat = Record<string, string>;
-
-/** Object-valued fields that are maps (flattened as `Name[key]`); every other object is a nested block. */
-const MAP_FIELDS = new Set(["Meta", "Env", "GetterOptions", "GetterHeaders", "Target", "TaggedAddresses"]);
-
+/** Job fields left out of the job-level field diff (server-managed, or diffed as blocks). */
 const JOB_FILTER = [
   "ID", "Status", "StatusDescription", "Version", "Stable", "CreateIndex", "ModifyIndex", "JobModifyIndex",
   "Update", "SubmitTime", "SvcTokenID", "SecretsToken", "Payload",
@@ -59,189 +37,6 @@ const JOB_FILTER = [
 
 /** Group fields that are optional durations: shown only when both sides exist, as "" when unset. */
 const GROUP_OPTIONAL = ["ShutdownDelay", "StopAfterClientDisconnect", "MaxClientDisconnect"];
-
-function fmt(v: Json): string | undefined {
-  if (typeof v === "string") return v;
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  return undefined;
-}
-
-/** Flattens the primitive fields of a block (and its map fields) the way the server's diff does. */
-function flatPrimitive(o: JsonObject | undefined, filter: readonly string[] = []): Flat {
-  const out: Flat = {};
-  if (o === undefined) return out;
-  for (const [k, v] of Object.entries(o)) {
-    if (filter.includes(k)) continue;
-    const p = fmt(v);
-    if (p !== undefined) {
-      out[k] = p;
-    } else if (isObject(v) && MAP_FIELDS.has(k)) {
-      for (const [mk, mv] of Object.entries(v)) {
-        const mp = fmt(mv);
-        if (mp !== undefined) out[`${k}[${mk}]`] = mp;
-      }
-    }
-  }
-  return out;
-}
-
-/** Flattens a free-form map (task config) completely: `a`, `list[0]`, `map[key]`. */
-function flatDeep(v: Json | undefined, prefix: string, out: Flat): Flat {
-  if (v === undefined || v === null) return out;
-  const p = fmt(v);
-  if (p !== undefined) {
-    out[prefix] = p;
-  } else if (Array.isArray(v)) {
-    v.forEach((x, i) => flatDeep(x, `${prefix}[${i}]`, out));
-  } else {
-    for (const [k, x] of Object.entries(v)) flatDeep(x, prefix === "" ? k : `${prefix}[${k}]`, out);
-  }
-  return out;
-}
-
-const TYPE_ORDER: Record<DiffType, number> = { Edited: 0, Added: 1, Deleted: 2, None: 3 };
-
-function fieldDiff(oldV: string, newV: string, name: string, contextual: boolean): FieldDiff | undefined {
-  if (oldV === newV) {
-    return contextual ? { Type: "None", Name: name, Old: oldV, New: newV, Annotations: null } : undefined;
-  }
-  if (oldV === "") return { Type: "Added", Name: name, Old: "", New: newV, Annotations: null };
-  if (newV === "") return { Type: "Deleted", Name: name, Old: oldV, New: "", Annotations: null };
-  return { Type: "Edited", Name: name, Old: oldV, New: newV, Annotations: null };
-}
-
-function sortFields(f: FieldDiff[]): FieldDiff[] {
-  return f.sort((a, b) => cmp(a.Name, b.Name) || cmp(a.Old, b.Old) || cmp(a.New, b.New));
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function fieldDiffs(oldF: Flat, newF: Flat, contextual: boolean): FieldDiff[] {
-  const out: FieldDiff[] = [];
-  for (const [k, v] of Object.entries(oldF)) {
-    const d = fieldDiff(v, newF[k] ?? "", k, contextual);
-    if (d) out.push(d);
-  }
-  for (const [k, v] of Object.entries(newF)) {
-    if (k in oldF) continue;
-    const d = fieldDiff("", v, k, contextual);
-    if (d) out.push(d);
-  }
-  return sortFields(out);
-}
-
-function sortObjects(o: ObjectDiff[]): ObjectDiff[] {
-  return o.sort(
-    (a, b) =>
-      cmp(a.Name, b.Name) ||
-      TYPE_ORDER[a.Type] - TYPE_ORDER[b.Type] ||
-      (a.Fields?.length ?? 0) - (b.Fields?.length ?? 0) ||
-      (a.Objects?.length ?? 0) - (b.Objects?.length ?? 0) ||
-      cmp(JSON.stringify(a.Fields), JSON.stringify(b.Fields)),
-  );
-}
-
-function orNull<T>(list: T[]): T[] | null {
-  return list.length === 0 ? null : list;
-}
-
-/** Types a diff from its field changes: Edited, Added, Deleted, or undefined when nothing changed. */
-function typeFromFields(fields: readonly FieldDiff[]): DiffType | undefined {
-  let added = false;
-  let deleted = false;
-  for (const f of fields) {
-    if (f.Type === "Edited") return "Edited";
-    if (f.Type === "Added") added = true;
-    if (f.Type === "Deleted") deleted = true;
-  }
-  if (added && deleted) return "Edited";
-  if (added) return "Added";
-  if (deleted) return "Deleted";
-  return undefined;
-}
-
-/** Diffs the primitive fields of one block; undefined when nothing changed. */
-export function primitiveObjectDiff(
-  oldO: JsonObject | undefined,
-  newO: JsonObject | undefined,
-  filter: readonly string[],
-  name: string,
-  contextual: boolean,
-): ObjectDiff | undefined {
-  const fields = fieldDiffs(flatPrimitive(oldO, filter), flatPrimitive(newO, filter), contextual);
-  const type = typeFromFields(fields);
-  if (type === undefined) return undefined;
-  return { Type: type, Name: name, Fields: orNull(fields), Objects: null };
-}
-
-/** Diffs two lists of blocks as sets keyed by content: only added and deleted blocks appear. */
-function objectSetDiff(oldL: JsonObject[], newL: JsonObject[], name: string, contextual: boolean, filter: readonly string[] = []): ObjectDiff[] {
-  const key = (o: JsonObject): string => canonical(o);
-  const oldK = new Map(oldL.map((o) => [key(o), o]));
-  const newK = new Map(newL.map((o) => [key(o), o]));
-  const out: ObjectDiff[] = [];
-  for (const [k, o] of oldK) if (!newK.has(k)) pushDefined(out, primitiveObjectDiff(o, undefined, filter, name, contextual));
-  for (const [k, o] of newK) if (!oldK.has(k)) pushDefined(out, primitiveObjectDiff(undefined, o, filter, name, contextual));
-  return sortObjects(out);
-}
-
-function pushDefined<T>(list: T[], v: T | undefined): void {
-  if (v !== undefined) list.push(v);
-}
-
-/** Returns a key-order-independent JSON text of a value (set identity of blocks). */
-export function canonical(v: Json | undefined): string {
-  if (v === undefined) return "undefined";
-  if (v === null || typeof v !== "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
-}
-
-/** Diffs two string lists as sets under one name; undefined when both are empty (or equal without context). */
-function stringSetDiff(oldL: string[], newL: string[], name: string, contextual: boolean): ObjectDiff | undefined {
-  const oldS = new Set(oldL);
-  const newS = new Set(newL);
-  const fields: FieldDiff[] = [];
-  let added = false;
-  let removed = false;
-  for (const k of oldS) {
-    if (!newS.has(k)) {
-      pushDefined(fields, fieldDiff(k, "", name, contextual));
-      removed = true;
-    } else if (contextual) {
-      pushDefined(fields, fieldDiff(k, k, name, contextual));
-    }
-  }
-  for (const k of newS) {
-    if (!oldS.has(k)) {
-      pushDefined(fields, fieldDiff("", k, name, contextual));
-      added = true;
-    }
-  }
-  if (!added && !removed && (!contextual || fields.length === 0)) return undefined;
-  const type: DiffType = added && removed ? "Edited" : added ? "Added" : removed ? "Deleted" : "None";
-  return { Type: type, Name: name, Fields: orNull(sortFields(fields)), Objects: null };
-}
-
-function blockType(oldO: JsonObject | undefined, newO: JsonObject | undefined): DiffType {
-  return oldO === undefined ? "Added" : newO === undefined ? "Deleted" : "Edited";
-}
-
-/** Diffs a block with primitive fields plus nested objects computed by `nested`. */
-function nestedDiff(
-  oldO: JsonObject | undefined,
-  newO: JsonObject | undefined,
-  name: string,
-  contextual: boolean,
-  filter: readonly string[],
-  nested: (o: JsonObject | undefined, n: JsonObject | undefined) => ObjectDiff[],
-): ObjectDiff | undefined {
-  if (deepEqual(oldO, newO) || (oldO === undefined && newO === undefined)) return undefined;
-  const fields = fieldDiffs(flatPrimitive(oldO, filter), flatPrimitive(newO, filter), contextual);
-  return { Type: blockType(oldO, newO), Name: name, Fields: orNull(fields), Objects: orNull(nested(oldO, newO)) };
-}
 
 function portDiffs(oldL: JsonObject[], newL: JsonObject[], dynamic: boolean, contextual: boolean): ObjectDiff[] {
   const name = dynamic ? "Dynamic Port" : "Static Port";

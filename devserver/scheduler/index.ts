@@ -11,7 +11,7 @@ import { jobRoutes, writeRoutes } from "./routes-write";
 import { Store, jobKey } from "./store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
 
-export { FAIL_DEPLOYMENT_META } from "./engine";
+export { FAIL_DEPLOYMENT_META } from "./deployments";
 export type { ActionInvocation, ActionResult, ActionRunner } from "./action";
 export type { Node, NodePoolOptions } from "./cluster";
 
@@ -92,7 +92,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     failDeployment: (id) => {
       const d = started().store.deployments.get(id);
       if (d === undefined || !ACTIVE_DEPLOYMENT.has(d.Status)) throw new Error(`deployment ${id} is not active`);
-      return started().engine.failDeployment(d, DEPLOYMENT_DESC.markedFailed, false);
+      return started().engine.deployments.fail(d, DEPLOYMENT_DESC.markedFailed, false);
     },
     setTiming: (t) => {
       if (t.deploymentMs !== undefined) settings.deploymentMs = t.deploymentMs;

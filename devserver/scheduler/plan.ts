@@ -2,10 +2,12 @@
 // happen per task group (DesiredTGUpdates), placement failures against the fake node pool, the job diff
 // annotated the way the real server annotates it, and the next launch of a periodic job.
 import { randomUUID } from "node:crypto";
-import { eligibleNodes, nodeUsage, placeAll, reconcile } from "./cluster";
+import { eligibleNodes, nodeUsage, placeAll } from "./cluster";
+import { reconcile } from "./reconcile";
 import { nextCronIn, parseCron } from "./cron";
 import { jobDiff, type JobDiff, type TaskDiff, type TaskGroupDiff } from "./diff";
-import { specChanged, type Engine } from "./engine";
+import type { Engine } from "./engine";
+import { specChanged } from "./spec";
 import { num, obj, str, nowNanos, type JsonObject } from "./json";
 import { DevHttpError } from "../core";
 import type { DesiredUpdates, Evaluation } from "./types";

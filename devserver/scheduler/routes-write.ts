@@ -134,7 +134,7 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     const d = store.deployments.get(req.params.deployment_id ?? "");
     if (d === undefined || d.Namespace !== req.namespace) throw new DevHttpError(404, "deployment not found");
     if (!ACTIVE_DEPLOYMENT.has(d.Status)) throw new DevHttpError(500, "can't fail terminal deployment");
-    const reverted = deps.engine.failDeployment(d, DEPLOYMENT_DESC.markedFailed, false);
+    const reverted = deps.engine.deployments.fail(d, DEPLOYMENT_DESC.markedFailed, false);
     const latestEval = store.jobEvals(d.Namespace, d.JobID)[0];
     const out: JsonObject = {
       EvalID: reverted !== undefined ? (latestEval?.ID ?? "") : "", EvalCreateIndex: reverted !== undefined ? (latestEval?.CreateIndex ?? 0) : 0,
@@ -149,7 +149,7 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     if (!ACTIVE_DEPLOYMENT.has(d.Status)) throw new DevHttpError(500, "can't promote terminal deployment");
     if (!Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted)) throw new DevHttpError(500, "no canaries to promote");
     const index = store.write("deployment", "evals");
-    const e = deps.engine.promote(d, index);
+    const e = deps.engine.deployments.promote(d, index);
     return { json: { EvalID: e.ID, EvalCreateIndex: index, DeploymentModifyIndex: index, Index: index }, headers: writeHeaders(deps, index) };
   }, { capability: SUBMIT });
 }
