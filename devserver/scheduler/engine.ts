@@ -122,11 +122,12 @@ export class Engine {
     }
   }
 
-  /** Returns the allocations the reconciler works with: non-terminal ones plus completed batch work. */
+  /** Returns the allocations the reconciler works with: non-terminal ones plus completed batch work (any registration). */
   liveAllocs(ns: string, id: string, job: JsonObject | undefined): AllocRecord[] {
     const batch = str(job, "Type") === "batch" || str(job, "Type") === "sysbatch";
+    // Every registration of the ID: allocations left by a purged one must still be stopped.
     return this.store
-      .jobAllocs(ns, id, job === undefined)
+      .jobAllocs(ns, id, true)
       .filter((r) => !allocTerminal(r.alloc) || (batch && r.alloc.DesiredStatus === "run" && r.alloc.ClientStatus === "complete"));
   }
 

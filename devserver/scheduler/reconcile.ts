@@ -102,7 +102,13 @@ export interface ReconcileOptions {
  */
 export function reconcile(job: JsonObject | undefined, live: readonly AllocRecord[], o: ReconcileOptions): GroupPlan[] {
   const byGroup = new Map<string, AllocRecord[]>();
+  // Allocations of an earlier registration of the same ID (purged, then registered again) only stop.
+  const stale = new Map<string, AllocRecord[]>();
   for (const r of live) {
+    if (job !== undefined && num(r.job, "CreateIndex") !== num(job, "CreateIndex")) {
+      stale.set(r.alloc.TaskGroup, [...(stale.get(r.alloc.TaskGroup) ?? []), r]);
+      continue;
+    }
     const list = byGroup.get(r.alloc.TaskGroup) ?? [];
     list.push(r);
     byGroup.set(r.alloc.TaskGroup, list);
@@ -146,6 +152,11 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
   for (const [name, rest] of byGroup) {
     const plan: GroupPlan = { name, count: 0, place: 0, canary: 0, destructive: [], inplace: [], ignore: [], stop: [...rest], desired: emptyDesired() };
     plans.push(plan);
+  }
+  for (const [name, old] of stale) {
+    const plan = plans.find((p) => p.name === name);
+    if (plan) plan.stop.push(...old);
+    else plans.push({ name, count: 0, place: 0, canary: 0, destructive: [], inplace: [], ignore: [], stop: [...old], desired: emptyDesired() });
   }
   for (const p of plans) {
     p.desired.Place = p.place;

@@ -201,6 +201,25 @@ describe("stop and purge", () => {
     expect(bad.text).toContain('Failed to parse value of "purge" (maybe) as a bool');
   });
 
+  it("stops the allocations of a purged registration when the same ID is registered again at once", async () => {
+    await register(serviceJob("repurge"));
+    await h.sched.control.idle();
+    // Slow evaluations so the purge's evaluation runs after the new registration exists.
+    h.sched.control.setTiming({ evalDelayMs: 300 });
+    try {
+      await h.call("DELETE", "/v1/job/repurge?purge=true");
+      await register(serviceJob("repurge", {}, { Count: 1 }));
+      await h.sched.control.idle();
+    } finally {
+      h.sched.control.setTiming({ evalDelayMs: 1 });
+    }
+    const all = list(await h.call("GET", "/v1/job/repurge/allocations?all=true"));
+    const running = all.filter((a) => a.DesiredStatus === "run");
+    expect(all).toHaveLength(3);
+    expect(running).toHaveLength(1);
+    expect(list(await h.call("GET", "/v1/job/repurge/allocations")).map((a) => a.ID)).toEqual(running.map((a) => a.ID));
+  });
+
   it("hides an earlier registration's allocations unless all=true", async () => {
     await register(serviceJob("rereg"));
     await h.sched.control.idle();
