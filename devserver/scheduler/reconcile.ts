@@ -124,23 +124,26 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
     byGroup.delete(name);
     const jmi = num(job, "JobModifyIndex");
     const sameVersion = (r: AllocRecord): boolean => num(r.job, "JobModifyIndex") === jmi && jmi !== 0;
+    const update = obj(g, "Update");
+    const canary = service ? num(update, "Canary") : 0;
+    const maxParallel = service ? num(update, "MaxParallel") : 0;
+    // Canaries placed before promotion ride along: they neither count toward the group nor get placed again.
+    const placedCanaries = canary > 0 && !o.promoted ? existing.filter((r) => sameVersion(r) && r.alloc.DeploymentStatus?.Canary === true) : [];
+    const regular = existing.filter((r) => !placedCanaries.includes(r));
     // Surplus allocations go first from older versions, then from the highest names.
-    existing.sort((x, y) => Number(sameVersion(x)) - Number(sameVersion(y)) || (x.alloc.Name < y.alloc.Name ? 1 : -1));
-    const plan: GroupPlan = { name, count, place: 0, canary: 0, destructive: [], inplace: [], ignore: [], stop: [], desired: emptyDesired() };
-    const surplus = Math.max(0, existing.length - count);
-    plan.stop = existing.slice(0, surplus);
-    const kept = existing.slice(surplus);
+    regular.sort((x, y) => Number(sameVersion(x)) - Number(sameVersion(y)) || (x.alloc.Name < y.alloc.Name ? 1 : -1));
+    const plan: GroupPlan = { name, count, place: 0, canary: 0, destructive: [], inplace: [], ignore: [...placedCanaries], stop: [], desired: emptyDesired() };
+    const surplus = Math.max(0, regular.length - count);
+    plan.stop = regular.slice(0, surplus);
+    const kept = regular.slice(surplus);
     plan.place = Math.max(0, count - kept.length);
     for (const r of kept) {
       if (sameVersion(r) || (r.alloc.ClientStatus === "complete" && !tasksUpdated(r.job, job as JsonObject, name))) plan.ignore.push(r);
       else if (tasksUpdated(r.job, job as JsonObject, name)) plan.destructive.push(r);
       else plan.inplace.push(r);
     }
-    const update = obj(g, "Update");
-    const canary = service ? num(update, "Canary") : 0;
-    const maxParallel = service ? num(update, "MaxParallel") : 0;
     if (plan.destructive.length > 0 && canary > 0 && !o.promoted) {
-      plan.canary = canary;
+      plan.canary = Math.max(0, canary - placedCanaries.length);
       plan.ignore.push(...plan.destructive);
       plan.destructive = [];
     } else if (o.rolling && maxParallel > 0 && plan.destructive.length > maxParallel) {

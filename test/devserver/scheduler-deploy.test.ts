@@ -197,6 +197,13 @@ describe("deployments", () => {
       expect(group.PlacedCanaries as string[]).toHaveLength(1);
       let allocs = list(await h.call("GET", "/v1/job/dep-canary/allocations")).filter((a) => a.DesiredStatus === "run");
       expect(allocs.map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
+      // Another evaluation while waiting for promotion changes nothing.
+      expect((await h.call("POST", "/v1/job/dep-canary/evaluate", { body: { JobID: "dep-canary" } })).status).toBe(200);
+      await h.sched.control.idle();
+      allocs = list(await h.call("GET", "/v1/job/dep-canary/allocations")).filter((a) => a.DesiredStatus === "run");
+      expect(allocs.map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
+      const plan = rec(await h.call("POST", "/v1/job/dep-canary/plan", { body: { Job: withImage(serviceJob("dep-canary", {}, canary), "nginx:2") } }));
+      expect(((plan.Annotations as Obj).DesiredTGUpdates as Obj).web).toMatchObject({ Canary: 0, Ignore: 3, Stop: 0 });
       const blocked = await h.call("POST", "/v1/job/dep-canary/scale", { body: { Target: { Group: "web" }, Count: 5, Message: "x" } });
       expect(blocked.status).toBe(400);
       const p = await h.call("POST", `/v1/deployment/promote/${String(d.ID)}`, { body: { DeploymentID: d.ID, All: true } });
