@@ -1,5 +1,13 @@
 // The scheduler service module: the job API of spec scheduler-jobs-api.md on an in-memory simulated
 // cluster. Options shape the fake cluster and the simulation's timing; `control` steers it from tests.
+//
+// Steering a rollout:
+// - job, group or task meta `devserver.fail_deployment = "true"`: that version's deployment fails as
+//   "Failed due to unhealthy allocations" (auto_revert then applies like on the real server);
+// - `control.failNextDeployment(jobId, namespace?)`: the job's next deployment fails the same way;
+// - the real server's `PUT /v1/deployment/fail/:id` and `PUT /v1/deployment/promote/:id` (plus
+//   `GET /v1/deployment/:id`, `GET /v1/evaluation/:id`, `GET /v1/allocation/:id` to follow them);
+// - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
 import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./action";
 import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
