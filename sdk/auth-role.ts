@@ -15,7 +15,9 @@ export interface AuthRoleArgs {
   mount?: pulumi.Input<string>;
   /** Role name: letters, digits, `_`, `-`, `.`; stored lowercase. A change replaces the role. */
   name: pulumi.Input<string>;
-  /** Policies of the tokens the role issues (`token_policies`). */
+  /** Policies granted by the role: the tokens its logins issue carry them. */
+  policies?: ListInput;
+  /** The same list under the service's current name (`token_policies`); set this or `policies`, not both. */
   tokenPolicies?: ListInput;
   /** Object IDs of service principals that may log in (`*` for any). */
   boundServicePrincipalIds?: ListInput;
@@ -52,6 +54,7 @@ export interface AuthRoleArgs {
 const ROLE_KEYS: ReadonlyArray<keyof AuthRoleArgs> = [
   "mount",
   "name",
+  "policies",
   "tokenPolicies",
   "boundServicePrincipalIds",
   "boundGroupIds",
@@ -75,6 +78,7 @@ export class AuthRole extends pulumi.dynamic.Resource {
   declare readonly mount: pulumi.Output<string>;
   /** Role name, lowercase. */
   declare readonly name: pulumi.Output<string>;
+  declare readonly policies: pulumi.Output<string[] | undefined>;
   declare readonly tokenPolicies: pulumi.Output<string[] | undefined>;
   declare readonly boundServicePrincipalIds: pulumi.Output<string[] | undefined>;
   declare readonly boundGroupIds: pulumi.Output<string[] | undefined>;

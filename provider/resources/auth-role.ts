@@ -42,6 +42,8 @@ export const AuthRoleInputsSchema = z.object({
     .string()
     .regex(NAME_PATTERN, "must be letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_'")
     .transform(canonicalRoleName),
+  /** The spec's name for the role's policies; the same list as `tokenPolicies`, which it fills. */
+  policies: list.optional(),
   tokenPolicies: list.optional(),
   boundServicePrincipalIds: list.optional(),
   boundGroupIds: list.optional(),
@@ -101,6 +103,12 @@ function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly st
  * service saves but that can never log in. Failures name the property.
  */
 export function checkAuthRole(news: Record<string, unknown>): dynamic.CheckResult<AuthRoleInputs> {
+  // `policies` (the spec's name) and `tokenPolicies` (the service's current name) are one list.
+  const samePolicies = JSON.stringify(news["policies"]) === JSON.stringify(news["tokenPolicies"]);
+  if (news["policies"] !== undefined && news["tokenPolicies"] !== undefined && !samePolicies) {
+    return { failures: [{ property: "policies", reason: "set either policies or tokenPolicies (the same list), not both" }] };
+  }
+  if (news["policies"] !== undefined) news = { ...news, tokenPolicies: news["policies"] };
   const res = checkObjectInputs(RESOURCE, AuthRoleInputsSchema, news);
   if (res.inputs === undefined) return res;
   const i = res.inputs;

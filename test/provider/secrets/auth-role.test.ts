@@ -58,6 +58,17 @@ describe("AuthRole", () => {
     });
   });
 
+  it("takes the spec's `policies` as the role's token policies, and refuses both names at once", async () => {
+    const { outs } = await created({ name: "spec-policies", boundGroupIds: ["g-1"], policies: ["web", "ops"] });
+    expect(outs).toMatchObject({ policies: ["web", "ops"], tokenPolicies: ["web", "ops"] });
+    expect((await env.client.roles.read("cloud", "spec-policies"))?.token_policies).toEqual(["web", "ops"]);
+    const both = await authRole.check({}, { name: "x", boundGroupIds: ["g"], policies: ["a"], tokenPolicies: ["b"] });
+    expect(both.failures).toEqual([{ property: "policies", reason: expect.stringContaining("not both") }]);
+    // Checked inputs carry both names with one list, and check again cleanly.
+    const { schemaVersion: _v, ...again } = outs;
+    expect((await authRole.check({}, again as unknown as Record<string, unknown>)).failures ?? []).toEqual([]);
+  });
+
   it("has no diff after create → refresh → preview", async () => {
     const news = { name: "noop", ...full };
     const { id, outs } = await created(news);
