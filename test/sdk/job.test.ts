@@ -10,6 +10,12 @@ interface Registered {
 }
 
 const registered: Registered[] = [];
+/** additionalSecretOutputs of each registration, by resource name (mocks do not apply them, so read the request). */
+const secretOutputs = new Map<string, string[]>();
+interface RegisterRequest {
+  getName(): string;
+  getAdditionalsecretoutputsList(): string[];
+}
 
 beforeAll(async () => {
   await pulumi.runtime.setMocks(
@@ -26,6 +32,12 @@ beforeAll(async () => {
     "stack",
     false,
   );
+  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, cb) => {
+    secretOutputs.set(req.getName(), req.getAdditionalsecretoutputsList());
+    return register(req, cb);
+  };
 });
 
 function outputValue<T>(o: pulumi.Output<T>): Promise<T> {
@@ -47,6 +59,16 @@ describe("Job", () => {
     expect(text).toContain('provider(kind)');
     expect(text).not.toContain("SchedulerClient");
     expect(text.length).toBeLessThan(20_000);
+  });
+
+  it("keeps the derived normalizedJob secret, and a secret jobspec reaches the engine as a secret", async () => {
+    const spec = 'job "s" { meta { password = "planted-pw-77" } }';
+    const j = new Job("secret-spec", { jobspec: pulumi.secret(spec) }, { additionalSecretOutputs: ["status"] });
+    await outputValue(j.jobId);
+    expect(secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob"]);
+    const r = registered.find((x) => x.name === "secret-spec");
+    expect(r?.inputs.jobspec).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: spec });
+    expect(String(r?.inputs.__provider)).not.toContain("planted-pw-77");
   });
 
   it("does not change the caller's args object", () => {
