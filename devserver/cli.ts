@@ -11,6 +11,7 @@ const USAGE = `Usage: node dist/devserver/cli.js [options]
   --persist <file>          keep state in this JSON file across restarts
   --no-acl                  do not enforce scheduler ACLs (the secrets service always checks tokens)
   --real-header-names       use X-Vault-* / X-Nomad-* header names instead of the spec's X-Svc-*
+  --deployment-ms <n>       time a simulated deployment takes to become healthy (default 300)
   --tls-cert <file> --tls-key <file> [--tls-ca <file> [--tls-client-cert]]   serve HTTPS (mutual TLS with the last flag)
   --help`;
 
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
       persist: { type: "string" },
       "no-acl": { type: "boolean" },
       "real-header-names": { type: "boolean" },
+      "deployment-ms": { type: "string" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "tls-ca": { type: "string" },
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     acl: values["no-acl"] !== true,
     ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
+    ...(values["deployment-ms"] !== undefined ? { schedulerService: { deploymentMs: port(values["deployment-ms"], 300) } } : {}),
     secrets: {
       port: port(values["secrets-port"], 8200),
       ...(values["secrets-token"] !== undefined ? { rootToken: values["secrets-token"] } : {}),
