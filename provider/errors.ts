@@ -49,6 +49,8 @@ export class ApiError extends Error {
   readonly status: number | undefined;
   readonly serverErrors: string[];
   readonly attempts: number;
+  /** What to do about it; the end of the message. */
+  readonly hint: string | undefined;
 
   constructor(fields: ApiErrorFields) {
     super(formatMessage(fields), fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -60,7 +62,25 @@ export class ApiError extends Error {
     this.status = fields.status;
     this.serverErrors = fields.serverErrors ?? [];
     this.attempts = fields.attempts ?? 1;
+    this.hint = fields.hint;
     Object.defineProperty(this, ERROR_BRAND, { value: true });
+  }
+
+  /** Returns a copy with some fields changed (a more specific hint or code from a caller that knows more). */
+  with(changes: Partial<Pick<ApiErrorFields, "code" | "hint" | "attempts">>): ApiError {
+    return new ApiError({
+      code: this.code,
+      service: this.service,
+      operation: this.operation,
+      method: this.method,
+      path: this.path,
+      ...(this.status !== undefined ? { status: this.status } : {}),
+      serverErrors: this.serverErrors,
+      attempts: this.attempts,
+      ...(this.hint !== undefined ? { hint: this.hint } : {}),
+      ...(this.cause !== undefined ? { cause: this.cause } : {}),
+      ...changes,
+    });
   }
 
   /** Tells whether `e` is an ApiError, also across duplicate installs of this library. */

@@ -5,7 +5,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
-import { ApiError, isApiError } from "../errors";
+import { isApiError } from "../errors";
 import { connectionOptions } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
@@ -38,17 +38,7 @@ export function isUnknown(v: unknown): boolean {
 /** Returns `e` with a hint for a 404 on a path under a mount: the method is probably not enabled there. */
 export function mountMissingHint(e: unknown, mount: string): unknown {
   if (!isApiError(e, "not_found")) return e;
-  return new ApiError({
-    code: e.code,
-    service: e.service,
-    operation: e.operation,
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    serverErrors: e.serverErrors,
-    attempts: e.attempts,
-    hint: `no auth method is enabled at "${mount}/"; create the AuthMount first`,
-  });
+  return e.with({ hint: `no auth method is enabled at "${mount}/"; create the AuthMount first` });
 }
 
 /**

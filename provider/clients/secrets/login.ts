@@ -106,15 +106,5 @@ function withLoginHint(e: ApiError): ApiError {
   const text = e.serverErrors.join(" ");
   const hint = HINTS.find(([re]) => re.test(text))?.[1];
   if (hint === undefined) return e;
-  return new ApiError({
-    code: e.code,
-    service: e.service,
-    operation: e.operation,
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    serverErrors: e.serverErrors,
-    attempts: e.attempts,
-    hint,
-  });
+  return e.with({ hint });
 }

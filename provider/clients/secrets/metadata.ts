@@ -4,7 +4,7 @@
  */
 import type { ZodType } from "zod";
 import { ApiError, isApiError } from "../../errors";
-import type { HttpCore } from "../../http/core";
+import { sleep, type HttpCore } from "../../http/core";
 import {
   MetadataInstanceSchema,
   MetadataTokenSchema,
@@ -179,27 +179,6 @@ function metadataError(e: ApiError, attempts: number, origin: string): ApiError 
         : e.status === 401 || e.status === 403
           ? "the instance has no usable managed identity for this resource"
           : `the instance metadata service at ${origin} kept failing`;
-  return new ApiError({
-    code: e.code,
-    service: e.service,
-    operation: e.operation,
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    serverErrors: e.serverErrors,
-    attempts,
-    hint,
-  });
+  return e.with({ attempts, hint });
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}

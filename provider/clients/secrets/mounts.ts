@@ -47,17 +47,7 @@ export class AuthMounts {
       return { warnings: warningsOf(res.value) };
     } catch (e) {
       if (isApiError(e, "bad_request", "conflict") && e.serverErrors.some((m) => IN_USE.test(m))) {
-        throw new ApiError({
-          code: "conflict",
-          service: e.service,
-          operation: e.operation,
-          method: e.method,
-          path: e.path,
-          status: e.status,
-          serverErrors: e.serverErrors,
-          attempts: e.attempts,
-          hint: `an auth method is already enabled at "${trimMountPath(path)}/"`,
-        });
+        throw e.with({ code: "conflict", hint: `an auth method is already enabled at "${trimMountPath(path)}/"` });
       }
       throw e;
     }
