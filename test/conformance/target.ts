@@ -14,6 +14,12 @@
  * `CONFORMANCE_HEADERS=real` runs the devserver target with the real services' header names and the
  * clients with `headerStyle: "real"`, to check that path without a cluster.
  *
+ * `CONFORMANCE_OTHER_NAMESPACE` names a second scheduler namespace that exists on the cluster (the
+ * devserver accepts any, and uses `other`); tests that need one skip without it.
+ *
+ * Some tests need a client node that runs the job fixtures (datacenter `dc1`, the docker driver), as a
+ * `nomad agent -dev` with docker offers.
+ *
  * Writing a test:
  * ```ts
  * let target: ConformanceTarget;
@@ -33,8 +39,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { TestContext } from "vitest";
-import { REAL_HEADER_NAMES, startDevServer, type DevServer, type DevServerOptions } from "../../devserver";
-import type { ConnectionOptions } from "../../provider/http/settings";
+import { REAL_HEADER_NAMES, startDevServer, type DevServerOptions, type StartedDevServer } from "../../devserver";
+import { CONFIG_KEYS } from "../../provider/config";
+import type { ConnectionOptions, HttpHooks } from "../../provider/http/settings";
 
 export type TargetKind = "devserver" | "env";
 
@@ -45,10 +52,14 @@ export interface ConformanceTarget {
   readonly secrets: ConnectionOptions;
   /** Connection options for the scheduler. */
   readonly scheduler: ConnectionOptions;
-  /** The devserver and its controls; undefined against a real cluster. */
-  readonly devserver: DevServer | undefined;
+  /** The devserver and its controls (`schedulerControl`; `secretsControls(devserver)`); undefined against a real cluster. */
+  readonly devserver: StartedDevServer | undefined;
   /** Type name of the cloud-identity auth method: `cloud` (spec, devserver); a real cluster's name via CONFORMANCE_METHOD_TYPE (e.g. `azure`). */
   readonly methodType: string;
+  /** A second scheduler namespace to write to: `other` on the devserver; CONFORMANCE_OTHER_NAMESPACE on a cluster, else undefined. */
+  readonly otherNamespace: string | undefined;
+  /** Returns the stack config that points the resource providers at the target (`setStackConfig`); empty for `env`, where the environment does. */
+  stackConfig(): Record<string, string>;
   /** Returns a name unique to this run (`pss-<run>-<label>`), so runs against a shared cluster do not collide. */
   name(label: string): string;
   /** Registers clean-up work, run by `close()` newest first; failures are reported, not thrown. */
@@ -93,7 +104,16 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
       if (!process.env[v]) throw new Error(`CONFORMANCE_TARGET=env needs ${v} (and the matching *_TOKEN, header style, CA settings)`);
     }
     // Empty options: the library resolves everything from the environment, as it does for users.
-    return { kind: "env", secrets: {}, scheduler: {}, devserver: undefined, ...common, close: runCleanups };
+    return {
+      kind: "env",
+      secrets: {},
+      scheduler: {},
+      devserver: undefined,
+      otherNamespace: process.env.CONFORMANCE_OTHER_NAMESPACE || undefined,
+      stackConfig: () => ({}),
+      ...common,
+      close: runCleanups,
+    };
   }
 
   const real = process.env.CONFORMANCE_HEADERS === "real";
@@ -112,6 +132,17 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
     secrets: { address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {}, ...style },
     scheduler: { address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {}, ...style },
     devserver: dev,
+    otherNamespace: "other",
+    stackConfig: () => {
+      const config: Record<string, string> = {};
+      for (const service of ["secrets", "scheduler"] as const) {
+        const keys = CONFIG_KEYS[service];
+        config[keys.address] = dev.urls[service];
+        config[keys.token] = dev.rootTokens[service];
+        if (real) config[keys.headerStyle] = "real";
+      }
+      return config;
+    },
     ...common,
     close: async () => {
       await runCleanups();
@@ -124,7 +155,37 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
  * Returns the devserver for a test that needs one of its controls (faults, the deployment fail switch,
  * the fake metadata service, the request log); against a real cluster, skips the test saying why.
  */
-export function devserverOr(t: Pick<TestContext, "skip">, target: ConformanceTarget, need: string): DevServer {
+export function devserverOr(t: Pick<TestContext, "skip">, target: ConformanceTarget, need: string): StartedDevServer {
   if (target.devserver === undefined) t.skip(`skipped against a real cluster: ${need}`);
-  return target.devserver as DevServer;
+  return target.devserver as StartedDevServer;
+}
+
+/** What a client sent and what came back, recorded by its hooks: works against any target. */
+export interface RequestRecord {
+  /** `METHOD path` of every attempt, without the query string. */
+  readonly sent: string[];
+  /** `METHOD path status` of every answered attempt (status 0 for a network failure). */
+  readonly answered: string[];
+  /** Hooks to pass in a client's connection options. */
+  readonly hooks: HttpHooks;
+  /** Forgets everything recorded so far. */
+  clear(): void;
+}
+
+/** Returns a fresh request record; pass `record.hooks` to the client whose requests a test counts. */
+export function requestRecord(): RequestRecord {
+  const sent: string[] = [];
+  const answered: string[] = [];
+  return {
+    sent,
+    answered,
+    hooks: {
+      onRequest: (i) => void sent.push(`${i.method} ${i.path}`),
+      onResponse: (i) => void answered.push(`${i.method} ${i.path} ${i.status ?? 0}`),
+    },
+    clear: () => {
+      sent.length = 0;
+      answered.length = 0;
+    },
+  };
 }
