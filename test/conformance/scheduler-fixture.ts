@@ -1,0 +1,63 @@
+/**
+ * Shared set-up of the scheduler conformance tests: clients of the target whose requests are recorded by
+ * their hooks, registration that schedules the job's purge (real clusters are shared), and the job
+ * fixtures of the provider-side tests.
+ */
+import { SchedulerClient, type RegisterJobRequest, type Result, type WriteOptions } from "../../provider/clients/scheduler";
+import { isApiError, type ApiError } from "../../provider/errors";
+import type { ConnectionOptions } from "../../provider/http/settings";
+import type { WriteResult } from "../../provider/schemas/scheduler";
+import { requestRecord, type ConformanceTarget, type RequestRecord } from "./target";
+
+export { batchJob, serviceJob, until, withLogLevel } from "../provider/scheduler/client-fixture";
+
+/** A root-token client of the target's scheduler and what it sent. */
+export interface SchedulerSide {
+  client: SchedulerClient;
+  /** Requests of `client` (not of clients made by `clientWith`). */
+  record: RequestRecord;
+  /** The namespace the connection writes to when a call names none (`default` unless configured). */
+  namespace: string;
+  /** Creates another client of the same scheduler (another token, namespace...), without recording. */
+  clientWith(extra: ConnectionOptions): SchedulerClient;
+  /** Registers a job through `client` and schedules its purge at the end of the run. */
+  register(req: RegisterJobRequest, opts?: WriteOptions): Promise<Result<WriteResult>>;
+  /** Schedules the purge of a job created another way (dispatched or periodic children). */
+  purgeLater(jobId: string, namespace?: string): void;
+}
+
+/** Returns the scheduler side of a target. Single attempts, so counted requests are exact. */
+export function schedulerSide(target: ConformanceTarget): SchedulerSide {
+  const record = requestRecord();
+  const clientWith = (extra: ConnectionOptions) => new SchedulerClient({ ...target.scheduler, retry: { maxAttempts: 1 }, ...extra });
+  const client = clientWith({ hooks: record.hooks });
+  const scheduled = new Set<string>();
+  const purgeLater = (jobId: string, namespace?: string): void => {
+    const key = `${namespace ?? ""}\u0000${jobId}`;
+    if (scheduled.has(key)) return;
+    scheduled.add(key);
+    target.cleanup(() => client.jobs.deregister(jobId, { purge: true, ...(namespace !== undefined ? { namespace } : {}) }));
+  };
+  return {
+    client,
+    record,
+    namespace: client.core.connection.namespace ?? "default",
+    clientWith,
+    purgeLater,
+    register: async (req, opts = {}) => {
+      const id = req.Job.ID;
+      if (typeof id === "string") purgeLater(id, opts.namespace);
+      return client.jobs.register(req, opts);
+    },
+  };
+}
+
+/** Resolves to the ApiError `p` rejects with; fails when it resolves or rejects with something else. */
+export async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!isApiError(e)) throw new Error(`expected an ApiError, got ${String(e)}`);
+  return e;
+}

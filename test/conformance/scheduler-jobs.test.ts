@@ -1,0 +1,468 @@
+/**
+ * Conformance of the scheduler client's job operations over real HTTP: register, read, paging, blocking
+ * queries, plan, parse, dispatch, periodic force, evaluate, scale, stop and the job's records. Runs
+ * against the devserver by default and against a real cluster with CONFORMANCE_TARGET=env; job IDs are
+ * unique to the run and purged afterwards. Checks of the query string read the devserver's request log
+ * and skip on a real cluster.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { watch } from "../../provider/clients/scheduler";
+import type { Job } from "../../provider/schemas/scheduler";
+import { batchJob, rejection, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import { devserverOr, openTarget, type ConformanceTarget } from "./target";
+
+const QUERY_LOG = "reads the query string from the devserver's request log";
+let target: ConformanceTarget;
+let f: SchedulerSide;
+beforeAll(async () => {
+  target = await openTarget();
+  f = schedulerSide(target);
+});
+afterAll(() => target?.close());
+
+/** Returns the query of the last `method path` request the devserver answered. */
+function lastQuery(dev: { requestLog: readonly { method: string; path: string; query: string }[] }, method: string, path: string): URLSearchParams {
+  return new URLSearchParams(dev.requestLog.filter((e) => e.method === method && e.path === path).at(-1)?.query);
+}
+
+describe("Jobs.register and Jobs.info", () => {
+  let reg1: string;
+  beforeAll(() => {
+    reg1 = target.name("reg-1");
+  });
+
+  it("registers a job and reads it back with version 0 and the write's JobModifyIndex", async () => {
+    const { value: res } = await f.register({ Job: serviceJob(reg1) });
+    expect(res.EvalID).toMatch(/^[0-9a-f-]{36}$/);
+    const { value: job, meta } = await f.client.jobs.info(reg1);
+    expect(job.ID).toBe(reg1);
+    expect(job.Version).toBe(0);
+    expect(job.JobModifyIndex).toBe(res.JobModifyIndex);
+    expect(job.Namespace).toBe(f.namespace);
+    expect(meta.lastIndex).toBeGreaterThan(0);
+  });
+
+  it("throws not_found from info and returns undefined from find for a missing job", async () => {
+    const missing = target.name("no-such-job");
+    const e = await rejection(f.client.jobs.info(missing));
+    expect(e.code).toBe("not_found");
+    expect(e.status).toBe(404);
+    expect(e.message).toMatch(new RegExp(`^read job: GET /v1/job/${missing} returned 404`));
+    expect(await f.client.jobs.find(missing)).toBeUndefined();
+  });
+
+  it("encodes a job ID with '/' and '?' as one path segment", async () => {
+    const id = `${target.name("team-a")}/web?x`;
+    await f.register({ Job: serviceJob(id) });
+    f.record.clear();
+    const { value } = await f.client.jobs.info(id);
+    expect(value.ID).toBe(id);
+    expect(f.record.sent).toEqual([`GET /v1/job/${target.name("team-a")}%2Fweb%3Fx`]);
+  });
+
+  it("updates through /v1/job/:id, creating version 1 only when the spec changes", async () => {
+    const id = target.name("upd-1");
+    const job = serviceJob(id);
+    await f.register({ Job: job });
+    const { value: same } = await f.client.jobs.update(id, { Job: job });
+    expect((await f.client.jobs.info(id)).value.Version).toBe(0);
+    const { value: changed } = await f.client.jobs.update(id, { Job: withLogLevel(job, "debug") });
+    const { value: now } = await f.client.jobs.info(id);
+    expect(now.Version).toBe(1);
+    expect(now.JobModifyIndex).toBe(changed.JobModifyIndex);
+    expect(changed.JobModifyIndex).toBeGreaterThan(same.JobModifyIndex ?? 0);
+  });
+
+  it("refuses check-and-set registers with a conflict carrying the server's text", async () => {
+    const id = target.name("cas-1");
+    const { value: first } = await f.register({ Job: serviceJob(id), EnforceIndex: true, JobModifyIndex: 0 });
+    const again = await rejection(f.client.jobs.register({ Job: serviceJob(id), EnforceIndex: true, JobModifyIndex: 0 }));
+    expect(again.code).toBe("conflict");
+    expect(again.message).toMatch(/Enforcing job modify index 0: job already exists/);
+    const stale = await rejection(
+      f.client.jobs.register({ Job: withLogLevel(serviceJob(id), "x"), EnforceIndex: true, JobModifyIndex: (first.JobModifyIndex ?? 0) + 1000 }),
+    );
+    expect(stale.code).toBe("conflict");
+    expect(stale.message).toMatch(/conflicting job modify index/);
+    const ok = await f.client.jobs.register({ Job: withLogLevel(serviceJob(id), "x"), EnforceIndex: true, JobModifyIndex: first.JobModifyIndex ?? 0 });
+    expect(ok.value.JobModifyIndex).toBeGreaterThan(first.JobModifyIndex ?? 0);
+  });
+
+  it("always sends ?namespace=, defaulting from the connection", async (t) => {
+    const dev = devserverOr(t, target, QUERY_LOG);
+    dev.resetLog();
+    await f.client.jobs.info(reg1);
+    expect(lastQuery(dev, "GET", `/v1/job/${reg1}`).get("namespace")).toBe("default");
+  });
+});
+
+describe("Jobs.list", () => {
+  let prefix: string;
+  let ids: string[];
+  beforeAll(async () => {
+    prefix = target.name("page-");
+    ids = ["a", "b", "c", "d", "e", "f", "g"].map((x) => `${prefix}${x}`);
+    for (const id of ids) await f.register({ Job: serviceJob(id, { Meta: { tier: id === ids[0] ? "gold" : "std" } }) });
+  });
+
+  it("follows the next-page token over several pages and yields every job once, in ID order", async () => {
+    f.record.clear();
+    const seen: string[] = [];
+    for await (const stub of f.client.jobs.list({ prefix, perPage: 3 })) seen.push(stub.ID ?? "");
+    expect(seen).toEqual(ids);
+    expect(f.record.sent.filter((s) => s === "GET /v1/jobs")).toHaveLength(3);
+  });
+
+  it("asks for the pages with per_page and the next-page token", async (t) => {
+    const dev = devserverOr(t, target, QUERY_LOG);
+    dev.resetLog();
+    const seen: string[] = [];
+    for await (const stub of f.client.jobs.list({ prefix, perPage: 3 })) seen.push(stub.ID ?? "");
+    expect(seen).toEqual(ids);
+    const pages = dev.requestLog.filter((e) => e.path === "/v1/jobs");
+    expect(pages).toHaveLength(3);
+    expect(new URLSearchParams(pages[1]?.query).get("next_token")).toBeTruthy();
+    expect(new URLSearchParams(pages[0]?.query).get("per_page")).toBe("3");
+  });
+
+  it("returns one page with its next token from listPage, and everything from listAll", async () => {
+    const page = await f.client.jobs.listPage({ prefix, perPage: 2 });
+    expect(page.value.map((s) => s.ID)).toEqual(ids.slice(0, 2));
+    expect(page.meta.nextToken).toBeTruthy();
+    const rest = await f.client.jobs.listAll({ prefix, perPage: 2, nextToken: page.meta.nextToken });
+    expect(rest.map((s) => s.ID)).toEqual(ids.slice(2));
+    expect((await f.client.jobs.listAll({ prefix })).map((s) => s.ID)).toEqual(ids);
+  });
+
+  it("includes Meta only when asked, and passes a filter expression", async () => {
+    const plain = await f.client.jobs.listAll({ prefix: ids[0] });
+    expect(plain[0]?.Meta ?? undefined).toBeUndefined();
+    const withMeta = await f.client.jobs.listAll({ prefix: ids[0], meta: true });
+    expect(withMeta[0]?.Meta).toEqual({ tier: "gold" });
+    // The prefix keeps other people's jobs on a shared cluster out; the filter still has six to drop.
+    const filtered = await f.client.jobs.listAll({ prefix, filter: 'Meta.tier == "gold"', meta: true });
+    expect(filtered.map((s) => s.ID)).toEqual([ids[0]]);
+  });
+
+  it("lists across namespaces with namespace '*'", async (t) => {
+    const other = target.otherNamespace;
+    if (other === undefined) t.skip("skipped against a real cluster: set CONFORMANCE_OTHER_NAMESPACE to a second namespace that exists");
+    const id = target.name("ns-job");
+    await f.register({ Job: serviceJob(id, { Namespace: other }) }, { namespace: other });
+    const inDefault = await f.client.jobs.listAll({ prefix: id });
+    expect(inDefault).toEqual([]);
+    const all = await f.client.jobs.listAll({ prefix: id, namespace: "*" });
+    expect(all.map((s) => [s.ID, s.Namespace])).toEqual([[id, other]]);
+  });
+});
+
+describe("blocking queries", () => {
+  // Blocking indexes are table-wide on the real scheduler (any job's change moves them), so these tests
+  // use their own target (a fresh devserver) and a parameterized job, which has no evaluations or
+  // allocations changing it.
+  let bt: ConformanceTarget;
+  let b: SchedulerSide;
+  const quiet = (id: string, level = "info"): Job =>
+    withLogLevel(serviceJob(id, { Type: "batch", ParameterizedJob: { Payload: "optional" } }), level);
+  beforeAll(async () => {
+    bt = await openTarget();
+    b = schedulerSide(bt);
+  });
+  afterAll(() => bt?.close());
+
+  it("returns a blocked read when the job changes, with a higher index", async () => {
+    const id = bt.name("block-1");
+    await b.register({ Job: quiet(id) });
+    const before = await b.client.jobs.info(id);
+    const index = before.meta.lastIndex ?? 0;
+    b.record.clear();
+    const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
+    await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
+    await b.client.jobs.register({ Job: quiet(id, "debug") });
+    const after = await blocked;
+    expect(after.value.Version).toBe(1);
+    expect(after.meta.lastIndex).toBeGreaterThan(index);
+  });
+
+  it("sends the blocking read as ?index= and a Go duration in ?wait=", async (t) => {
+    const dev = devserverOr(t, bt, QUERY_LOG);
+    const id = bt.name("block-q");
+    await b.register({ Job: quiet(id) });
+    const before = await b.client.jobs.info(id);
+    const index = before.meta.lastIndex ?? 0;
+    b.record.clear();
+    const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
+    await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
+    await b.client.jobs.register({ Job: quiet(id, "debug") });
+    expect((await blocked).value.Version).toBe(1);
+    const q = lastQuery(dev, "GET", `/v1/job/${id}`);
+    expect(q.get("index")).toBe(String(index));
+    expect(q.get("wait")).toBe("20000ms");
+  });
+
+  it("returns the unchanged job with the same index after the wait when nothing changes", async () => {
+    const id = bt.name("block-2");
+    await b.register({ Job: quiet(id) });
+    const before = await b.client.jobs.info(id);
+    const after = await b.client.jobs.info(id, { waitIndex: before.meta.lastIndex, waitMs: 50 });
+    expect(after.value.Version).toBe(0);
+    expect(after.meta.lastIndex).toBe(before.meta.lastIndex);
+  });
+
+  it("watch yields the job now and again after each change", async () => {
+    const id = bt.name("watch-1");
+    await b.register({ Job: quiet(id) });
+    const abort = new AbortController();
+    const versions: number[] = [];
+    for await (const { value } of watch((o) => b.client.jobs.info(id, o), { waitMs: 20_000, signal: abort.signal })) {
+      versions.push(value.Version ?? -1);
+      if (versions.length === 1) await b.client.jobs.register({ Job: quiet(id, "debug") });
+      else if (versions.length === 2) await b.client.jobs.register({ Job: quiet(id, "warn") });
+      else abort.abort();
+    }
+    expect(versions).toEqual([0, 1, 2]);
+  });
+});
+
+describe("Jobs.plan", () => {
+  it("returns a diff of the change and registers nothing", async () => {
+    const id = target.name("plan-1");
+    const { value: reg } = await f.register({ Job: serviceJob(id) });
+    const { value: plan } = await f.client.jobs.plan(id, { Job: withLogLevel(serviceJob(id), "debug"), Diff: true });
+    expect(plan.Diff?.Type).toBe("Edited");
+    const tg = plan.Diff?.TaskGroups?.find((g) => g.Name === "web");
+    const task = tg?.Tasks?.find((t) => t.Name === "app");
+    expect(task?.Type).toBe("Edited");
+    const field = task?.Fields?.find((x) => x.Name === "Env[LOG_LEVEL]");
+    expect(field).toMatchObject({ Type: "Edited", Old: "info", New: "debug" });
+    expect(plan.JobModifyIndex).toBe(reg.JobModifyIndex);
+    expect(plan.Annotations?.DesiredTGUpdates?.web).toBeDefined();
+    const { value: after } = await f.client.jobs.info(id);
+    expect(after.Version).toBe(0);
+    expect(after.JobModifyIndex).toBe(reg.JobModifyIndex);
+  });
+
+  it("reports an unchanged job as diff type None", async () => {
+    const id = target.name("plan-2");
+    await f.register({ Job: serviceJob(id) });
+    const { value: plan } = await f.client.jobs.plan(id, { Job: serviceJob(id), Diff: true });
+    expect(plan.Diff?.Type).toBe("None");
+  });
+
+  it("plans a new job as Added with JobModifyIndex 0, and the job still does not exist", async () => {
+    const id = target.name("plan-new");
+    const { value: plan } = await f.client.jobs.plan(id, { Job: serviceJob(id), Diff: true });
+    expect(plan.Diff?.Type).toBe("Added");
+    expect(plan.JobModifyIndex ?? 0).toBe(0);
+    expect(await f.client.jobs.find(id)).toBeUndefined();
+  });
+});
+
+describe("Jobs.parse", () => {
+  const hcl = `
+job "parsed" {
+  datacenters = ["dc1"]
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config { image = "nginx:1.27" }
+    }
+  }
+}
+`;
+  it("parses HCL2 into the job JSON, and canonicalizes when asked", async () => {
+    const { value: raw } = await f.client.jobs.parse({ JobHCL: hcl });
+    expect(raw.ID).toBe("parsed");
+    expect(raw.TaskGroups?.[0]?.Tasks?.[0]?.Config).toEqual({ image: "nginx:1.27" });
+    const { value: canon } = await f.client.jobs.parse({ JobHCL: hcl, Canonicalize: true });
+    expect(canon).toMatchObject({ Region: "global", Namespace: "default", Priority: 50, Type: "service" });
+  });
+
+  it("reports a syntax error as bad_request", async () => {
+    const e = await rejection(f.client.jobs.parse({ JobHCL: 'job "x" {' }));
+    expect(e.code).toBe("bad_request");
+  });
+});
+
+describe("Jobs.dispatch", () => {
+  const parent = (id: string): Job =>
+    batchJob(id, { ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["note"] } });
+
+  it("dispatches a parameterized job with meta and a payload the child carries base64-encoded", async () => {
+    const id = target.name("report");
+    await f.register({ Job: parent(id) });
+    const payload = Buffer.from([0, 1, 2, 250, 251, 252]);
+    const { value: d } = await f.client.jobs.dispatch(id, { Payload: payload, Meta: { customer: "acme" } });
+    f.purgeLater(d.DispatchedJobID ?? "");
+    expect(d.DispatchedJobID).toMatch(new RegExp(`^${id}/dispatch-`));
+    const { value: child } = await f.client.jobs.info(d.DispatchedJobID ?? "");
+    expect(child.Payload).toBe(payload.toString("base64"));
+    expect(child.Meta).toMatchObject({ customer: "acme" });
+    expect(child.ParentID).toBe(id);
+  });
+
+  it("dispatches with a raw body through dispatch/payload", async () => {
+    const id = target.name("report-raw");
+    await f.register({ Job: batchJob(id, { ParameterizedJob: { Payload: "required" } }) });
+    const { value: d } = await f.client.jobs.dispatchPayload(id, "hello payload");
+    f.purgeLater(d.DispatchedJobID ?? "");
+    const { value: child } = await f.client.jobs.info(d.DispatchedJobID ?? "");
+    expect(Buffer.from(child.Payload ?? "", "base64").toString()).toBe("hello payload");
+  });
+
+  it("dispatches once per idempotency token", async () => {
+    const id = target.name("report-idem");
+    await f.register({ Job: parent(id) });
+    const a = await f.client.jobs.dispatch(id, { Meta: { customer: "x" } }, { idempotencyToken: "run-42" });
+    f.purgeLater(a.value.DispatchedJobID ?? "");
+    const b = await f.client.jobs.dispatch(id, { Meta: { customer: "x" } }, { idempotencyToken: "run-42" });
+    f.purgeLater(b.value.DispatchedJobID ?? "");
+    expect(b.value.DispatchedJobID).toBe(a.value.DispatchedJobID);
+    const children = await f.client.jobs.listAll({ prefix: `${id}/` });
+    expect(children).toHaveLength(1);
+  });
+
+  it("reports a missing required meta key as a server error with its text", async () => {
+    const id = target.name("report-meta");
+    await f.register({ Job: parent(id) });
+    const e = await rejection(f.client.jobs.dispatch(id, {}));
+    expect(e.message).toMatch(/customer/);
+  });
+});
+
+describe("Jobs.forcePeriodic, evaluate and scale", () => {
+  it("forces a periodic launch that creates a child job", async () => {
+    const id = target.name("cron");
+    await f.register({ Job: batchJob(id, { Periodic: { Enabled: true, Spec: "0 0 1 1 *", SpecType: "cron", ProhibitOverlap: true } }) });
+    const { value } = await f.client.jobs.forcePeriodic(id);
+    expect(value.EvalID).toBeTruthy();
+    const children = await f.client.jobs.listAll({ prefix: `${id}/periodic-` });
+    for (const c of children) f.purgeLater(c.ID ?? "");
+    expect(children).toHaveLength(1);
+  });
+
+  it("forces an evaluation that shows up among the job's evaluations", async () => {
+    const id = target.name("eval-1");
+    await f.register({ Job: serviceJob(id) });
+    const { value } = await f.client.jobs.evaluate(id, { forceReschedule: true });
+    expect(value.EvalID).toBeTruthy();
+    const { value: evals } = await f.client.records.evaluations(id);
+    expect(evals.map((e) => e.ID)).toContain(value.EvalID);
+  });
+
+  it("scales a task group and reports the new count in the scale status", async () => {
+    const id = target.name("scale-1");
+    await f.register({ Job: serviceJob(id) });
+    // Scaling is refused while a deployment runs; wait until the first rollout (if any) has ended.
+    await until(async () => {
+      const d = (await f.client.records.latestDeployment(id)).value;
+      return d === null || !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
+    }, "the first deployment to end");
+    await f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 3, Message: "more traffic" });
+    const { value: job } = await f.client.jobs.info(id);
+    expect(job.TaskGroups?.[0]?.Count).toBe(3);
+    const { value: status } = await f.client.records.scaleStatus(id);
+    expect(status.TaskGroups?.web?.Desired).toBe(3);
+  });
+  it("refuses to scale while a deployment is active, as bad_request with the server's text", async () => {
+    const id = target.name("scale-2");
+    const job = serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 60_000_000_000 } });
+    await f.register({ Job: job });
+    await f.client.jobs.register({ Job: withLogLevel(job, "debug") });
+    await until(async () => {
+      const d = (await f.client.records.latestDeployment(id)).value;
+      return d?.JobVersion === 1 && d.Status === "running" ? true : undefined;
+    }, "the version 1 deployment to run");
+    const e = await rejection(f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 2, Message: "m" }));
+    expect(e.code).toBe("bad_request");
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/active deployment/);
+  });
+});
+
+describe("Jobs.stop", () => {
+  it("stops a job without purge (still readable, Stop true) and purges it with purge", async () => {
+    const id = target.name("stop-1");
+    await f.register({ Job: serviceJob(id) });
+    const { value: res } = await f.client.jobs.stop(id);
+    expect(res.EvalID).toBeTruthy();
+    const { value: stopped } = await f.client.jobs.info(id);
+    expect(stopped.Stop).toBe(true);
+    await f.client.jobs.deregister(id, { purge: true });
+    expect(await f.client.jobs.find(id)).toBeUndefined();
+  });
+
+  it("sends purge=true to purge", async (t) => {
+    const dev = devserverOr(t, target, QUERY_LOG);
+    const id = target.name("stop-1q");
+    await f.register({ Job: serviceJob(id) });
+    await f.client.jobs.deregister(id, { purge: true });
+    expect(await f.client.jobs.find(id)).toBeUndefined();
+    expect(lastQuery(dev, "DELETE", `/v1/job/${id}`).get("purge")).toBe("true");
+  });
+
+  it("sends the stop options as query parameters", async (t) => {
+    const dev = devserverOr(t, target, QUERY_LOG);
+    const id = target.name("stop-2");
+    await f.register({ Job: serviceJob(id) });
+    await f.client.jobs.stop(id, { global: true, evalPriority: 70, noShutdownDelay: true });
+    expect(Object.fromEntries(lastQuery(dev, "DELETE", `/v1/job/${id}`))).toEqual({ namespace: "default", global: "true", eval_priority: "70", no_shutdown_delay: "true" });
+  });
+
+  it("treats stopping a job that does not exist as success with no evaluation", async () => {
+    const { value } = await f.client.jobs.stop(target.name("never-registered"));
+    expect(value.EvalID ?? "").toBe("");
+  });
+});
+
+describe("JobRecords", () => {
+  let rec1: string;
+  beforeAll(() => {
+    rec1 = target.name("rec-1");
+  });
+
+  it("reads allocations, evaluations, summary, deployments and the latest deployment of a job", async () => {
+    const job = serviceJob(rec1, {
+      Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000 },
+    });
+    const { value: reg } = await f.register({ Job: job });
+    const allocs = await until(async () => {
+      const { value } = await f.client.records.allocations(rec1);
+      return value.length > 0 ? value : undefined;
+    }, "allocations");
+    expect(allocs[0]).toMatchObject({ JobID: rec1, TaskGroup: "web" });
+    const { value: evals } = await f.client.records.evaluations(rec1);
+    expect(evals.map((e) => e.ID)).toContain(reg.EvalID);
+    const { value: summary } = await f.client.records.summary(rec1);
+    expect(summary.JobID).toBe(rec1);
+    expect(summary.Summary?.web).toBeDefined();
+    const latest = await until(async () => (await f.client.records.latestDeployment(rec1)).value ?? undefined, "a deployment");
+    expect(latest.JobID).toBe(rec1);
+    const { value: deployments } = await f.client.records.deployments(rec1);
+    expect(deployments.map((d) => d.ID)).toContain(latest.ID);
+  });
+
+  it("asks for the records of earlier registrations with all=true", async (t) => {
+    const dev = devserverOr(t, target, QUERY_LOG);
+    dev.resetLog();
+    await f.client.records.allocations(rec1, { all: true });
+    await f.client.records.deployments(rec1, { all: true });
+    const queries = dev.requestLog.filter((e) => e.path.startsWith(`/v1/job/${rec1}/`)).map((e) => [e.path, new URLSearchParams(e.query).get("all")]);
+    expect(queries).toEqual([
+      [`/v1/job/${rec1}/allocations`, "true"],
+      [`/v1/job/${rec1}/deployments`, "true"],
+    ]);
+  });
+
+  it("lists the services registered for a job's running allocations", async () => {
+    const id = target.name("svc-1");
+    const job = serviceJob(id);
+    job.TaskGroups = [{ ...job.TaskGroups![0]!, Services: [{ Name: "svc-one", PortLabel: "http", Provider: "nomad", Tags: ["a"] }], Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }] }];
+    await f.register({ Job: job });
+    const services = await until(async () => {
+      const { value } = await f.client.records.services(id);
+      return value.length > 0 ? value : undefined;
+    }, "service registrations");
+    expect(services[0]).toMatchObject({ ServiceName: "svc-one", JobID: id });
+  });
+});
