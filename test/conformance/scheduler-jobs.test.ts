@@ -1,14 +1,12 @@
 /**
- * Conformance of the scheduler client's job operations over real HTTP: register, read, paging, blocking
- * queries, plan, parse, dispatch, periodic force, evaluate, scale, stop and the job's records. Runs
+ * Conformance of the scheduler client's job operations over real HTTP: register, read, paging, plan,
+ * parse and stop (blocking queries: scheduler-blocking; dispatch, scale and records: scheduler-launch). Runs
  * against the devserver by default and against a real cluster with CONFORMANCE_TARGET=env; job IDs are
  * unique to the run and purged afterwards. Checks of the query string read the devserver's request log
  * and skip on a real cluster.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { watch } from "../../provider/clients/scheduler";
-import type { Job } from "../../provider/schemas/scheduler";
-import { batchJob, rejection, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import { lastQuery, rejection, schedulerSide, serviceJob, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
 
 const QUERY_LOG = "reads the query string from the devserver's request log";
@@ -19,11 +17,6 @@ beforeAll(async () => {
   f = schedulerSide(target);
 });
 afterAll(() => target?.close());
-
-/** Returns the query of the last `method path` request the devserver answered. */
-function lastQuery(dev: { requestLog: readonly { method: string; path: string; query: string }[] }, method: string, path: string): URLSearchParams {
-  return new URLSearchParams(dev.requestLog.filter((e) => e.method === method && e.path === path).at(-1)?.query);
-}
 
 describe("Jobs.register and Jobs.info", () => {
   let reg1: string;
@@ -156,74 +149,6 @@ describe("Jobs.list", () => {
   });
 });
 
-describe("blocking queries", () => {
-  // Blocking indexes are table-wide on the real scheduler (any job's change moves them), so these tests
-  // use their own target (a fresh devserver) and a parameterized job, which has no evaluations or
-  // allocations changing it.
-  let bt: ConformanceTarget;
-  let b: SchedulerSide;
-  const quiet = (id: string, level = "info"): Job =>
-    withLogLevel(serviceJob(id, { Type: "batch", ParameterizedJob: { Payload: "optional" } }), level);
-  beforeAll(async () => {
-    bt = await openTarget();
-    b = schedulerSide(bt);
-  });
-  afterAll(() => bt?.close());
-
-  it("returns a blocked read when the job changes, with a higher index", async () => {
-    const id = bt.name("block-1");
-    await b.register({ Job: quiet(id) });
-    const before = await b.client.jobs.info(id);
-    const index = before.meta.lastIndex ?? 0;
-    b.record.clear();
-    const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
-    await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
-    await b.client.jobs.register({ Job: quiet(id, "debug") });
-    const after = await blocked;
-    expect(after.value.Version).toBe(1);
-    expect(after.meta.lastIndex).toBeGreaterThan(index);
-  });
-
-  it("sends the blocking read as ?index= and a Go duration in ?wait=", async (t) => {
-    const dev = devserverOr(t, bt, QUERY_LOG);
-    const id = bt.name("block-q");
-    await b.register({ Job: quiet(id) });
-    const before = await b.client.jobs.info(id);
-    const index = before.meta.lastIndex ?? 0;
-    b.record.clear();
-    const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
-    await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
-    await b.client.jobs.register({ Job: quiet(id, "debug") });
-    expect((await blocked).value.Version).toBe(1);
-    const q = lastQuery(dev, "GET", `/v1/job/${id}`);
-    expect(q.get("index")).toBe(String(index));
-    expect(q.get("wait")).toBe("20000ms");
-  });
-
-  it("returns the unchanged job with the same index after the wait when nothing changes", async () => {
-    const id = bt.name("block-2");
-    await b.register({ Job: quiet(id) });
-    const before = await b.client.jobs.info(id);
-    const after = await b.client.jobs.info(id, { waitIndex: before.meta.lastIndex, waitMs: 50 });
-    expect(after.value.Version).toBe(0);
-    expect(after.meta.lastIndex).toBe(before.meta.lastIndex);
-  });
-
-  it("watch yields the job now and again after each change", async () => {
-    const id = bt.name("watch-1");
-    await b.register({ Job: quiet(id) });
-    const abort = new AbortController();
-    const versions: number[] = [];
-    for await (const { value } of watch((o) => b.client.jobs.info(id, o), { waitMs: 20_000, signal: abort.signal })) {
-      versions.push(value.Version ?? -1);
-      if (versions.length === 1) await b.client.jobs.register({ Job: quiet(id, "debug") });
-      else if (versions.length === 2) await b.client.jobs.register({ Job: quiet(id, "warn") });
-      else abort.abort();
-    }
-    expect(versions).toEqual([0, 1, 2]);
-  });
-});
-
 describe("Jobs.plan", () => {
   it("returns a diff of the change and registers nothing", async () => {
     const id = target.name("plan-1");
@@ -284,102 +209,6 @@ job "parsed" {
   });
 });
 
-describe("Jobs.dispatch", () => {
-  const parent = (id: string): Job =>
-    batchJob(id, { ParameterizedJob: { Payload: "optional", MetaRequired: ["customer"], MetaOptional: ["note"] } });
-
-  it("dispatches a parameterized job with meta and a payload the child carries base64-encoded", async () => {
-    const id = target.name("report");
-    await f.register({ Job: parent(id) });
-    const payload = Buffer.from([0, 1, 2, 250, 251, 252]);
-    const { value: d } = await f.client.jobs.dispatch(id, { Payload: payload, Meta: { customer: "acme" } });
-    f.purgeLater(d.DispatchedJobID ?? "");
-    expect(d.DispatchedJobID).toMatch(new RegExp(`^${id}/dispatch-`));
-    const { value: child } = await f.client.jobs.info(d.DispatchedJobID ?? "");
-    expect(child.Payload).toBe(payload.toString("base64"));
-    expect(child.Meta).toMatchObject({ customer: "acme" });
-    expect(child.ParentID).toBe(id);
-  });
-
-  it("dispatches with a raw body through dispatch/payload", async () => {
-    const id = target.name("report-raw");
-    await f.register({ Job: batchJob(id, { ParameterizedJob: { Payload: "required" } }) });
-    const { value: d } = await f.client.jobs.dispatchPayload(id, "hello payload");
-    f.purgeLater(d.DispatchedJobID ?? "");
-    const { value: child } = await f.client.jobs.info(d.DispatchedJobID ?? "");
-    expect(Buffer.from(child.Payload ?? "", "base64").toString()).toBe("hello payload");
-  });
-
-  it("dispatches once per idempotency token", async () => {
-    const id = target.name("report-idem");
-    await f.register({ Job: parent(id) });
-    const a = await f.client.jobs.dispatch(id, { Meta: { customer: "x" } }, { idempotencyToken: "run-42" });
-    f.purgeLater(a.value.DispatchedJobID ?? "");
-    const b = await f.client.jobs.dispatch(id, { Meta: { customer: "x" } }, { idempotencyToken: "run-42" });
-    f.purgeLater(b.value.DispatchedJobID ?? "");
-    expect(b.value.DispatchedJobID).toBe(a.value.DispatchedJobID);
-    const children = await f.client.jobs.listAll({ prefix: `${id}/` });
-    expect(children).toHaveLength(1);
-  });
-
-  it("reports a missing required meta key as a server error with its text", async () => {
-    const id = target.name("report-meta");
-    await f.register({ Job: parent(id) });
-    const e = await rejection(f.client.jobs.dispatch(id, {}));
-    expect(e.message).toMatch(/customer/);
-  });
-});
-
-describe("Jobs.forcePeriodic, evaluate and scale", () => {
-  it("forces a periodic launch that creates a child job", async () => {
-    const id = target.name("cron");
-    await f.register({ Job: batchJob(id, { Periodic: { Enabled: true, Spec: "0 0 1 1 *", SpecType: "cron", ProhibitOverlap: true } }) });
-    const { value } = await f.client.jobs.forcePeriodic(id);
-    expect(value.EvalID).toBeTruthy();
-    const children = await f.client.jobs.listAll({ prefix: `${id}/periodic-` });
-    for (const c of children) f.purgeLater(c.ID ?? "");
-    expect(children).toHaveLength(1);
-  });
-
-  it("forces an evaluation that shows up among the job's evaluations", async () => {
-    const id = target.name("eval-1");
-    await f.register({ Job: serviceJob(id) });
-    const { value } = await f.client.jobs.evaluate(id, { forceReschedule: true });
-    expect(value.EvalID).toBeTruthy();
-    const { value: evals } = await f.client.records.evaluations(id);
-    expect(evals.map((e) => e.ID)).toContain(value.EvalID);
-  });
-
-  it("scales a task group and reports the new count in the scale status", async () => {
-    const id = target.name("scale-1");
-    await f.register({ Job: serviceJob(id) });
-    // Scaling is refused while a deployment runs; wait until the first rollout (if any) has ended.
-    await until(async () => {
-      const d = (await f.client.records.latestDeployment(id)).value;
-      return d === null || !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
-    }, "the first deployment to end");
-    await f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 3, Message: "more traffic" });
-    const { value: job } = await f.client.jobs.info(id);
-    expect(job.TaskGroups?.[0]?.Count).toBe(3);
-    const { value: status } = await f.client.records.scaleStatus(id);
-    expect(status.TaskGroups?.web?.Desired).toBe(3);
-  });
-  it("refuses to scale while a deployment is active, as bad_request with the server's text", async () => {
-    const id = target.name("scale-2");
-    const job = serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 60_000_000_000 } });
-    await f.register({ Job: job });
-    await f.client.jobs.register({ Job: withLogLevel(job, "debug") });
-    await until(async () => {
-      const d = (await f.client.records.latestDeployment(id)).value;
-      return d?.JobVersion === 1 && d.Status === "running" ? true : undefined;
-    }, "the version 1 deployment to run");
-    const e = await rejection(f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 2, Message: "m" }));
-    expect(e.code).toBe("bad_request");
-    expect(e.status).toBe(400);
-    expect(e.message).toMatch(/active deployment/);
-  });
-});
-
 describe("Jobs.stop", () => {
   it("stops a job without purge (still readable, Stop true) and purges it with purge", async () => {
     const id = target.name("stop-1");
@@ -412,57 +241,5 @@ describe("Jobs.stop", () => {
   it("treats stopping a job that does not exist as success with no evaluation", async () => {
     const { value } = await f.client.jobs.stop(target.name("never-registered"));
     expect(value.EvalID ?? "").toBe("");
-  });
-});
-
-describe("JobRecords", () => {
-  let rec1: string;
-  beforeAll(() => {
-    rec1 = target.name("rec-1");
-  });
-
-  it("reads allocations, evaluations, summary, deployments and the latest deployment of a job", async () => {
-    const job = serviceJob(rec1, {
-      Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000 },
-    });
-    const { value: reg } = await f.register({ Job: job });
-    const allocs = await until(async () => {
-      const { value } = await f.client.records.allocations(rec1);
-      return value.length > 0 ? value : undefined;
-    }, "allocations");
-    expect(allocs[0]).toMatchObject({ JobID: rec1, TaskGroup: "web" });
-    const { value: evals } = await f.client.records.evaluations(rec1);
-    expect(evals.map((e) => e.ID)).toContain(reg.EvalID);
-    const { value: summary } = await f.client.records.summary(rec1);
-    expect(summary.JobID).toBe(rec1);
-    expect(summary.Summary?.web).toBeDefined();
-    const latest = await until(async () => (await f.client.records.latestDeployment(rec1)).value ?? undefined, "a deployment");
-    expect(latest.JobID).toBe(rec1);
-    const { value: deployments } = await f.client.records.deployments(rec1);
-    expect(deployments.map((d) => d.ID)).toContain(latest.ID);
-  });
-
-  it("asks for the records of earlier registrations with all=true", async (t) => {
-    const dev = devserverOr(t, target, QUERY_LOG);
-    dev.resetLog();
-    await f.client.records.allocations(rec1, { all: true });
-    await f.client.records.deployments(rec1, { all: true });
-    const queries = dev.requestLog.filter((e) => e.path.startsWith(`/v1/job/${rec1}/`)).map((e) => [e.path, new URLSearchParams(e.query).get("all")]);
-    expect(queries).toEqual([
-      [`/v1/job/${rec1}/allocations`, "true"],
-      [`/v1/job/${rec1}/deployments`, "true"],
-    ]);
-  });
-
-  it("lists the services registered for a job's running allocations", async () => {
-    const id = target.name("svc-1");
-    const job = serviceJob(id);
-    job.TaskGroups = [{ ...job.TaskGroups![0]!, Services: [{ Name: "svc-one", PortLabel: "http", Provider: "nomad", Tags: ["a"] }], Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }] }];
-    await f.register({ Job: job });
-    const services = await until(async () => {
-      const { value } = await f.client.records.services(id);
-      return value.length > 0 ? value : undefined;
-    }, "service registrations");
-    expect(services[0]).toMatchObject({ ServiceName: "svc-one", JobID: id });
   });
 });
