@@ -1,6 +1,6 @@
 /**
- * The blocking-query iterator's index bookkeeping, driven by a scripted read function (the HTTP side is
- * covered over HTTP in test/conformance/scheduler-blocking.test.ts).
+ * The blocking-query iterator's index bookkeeping, driven by a scripted read function (its requests over
+ * HTTP: test/conformance/scheduler-blocking.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { watch, type ReadOptions, type Result } from "../../../provider/clients/scheduler";
