@@ -21,6 +21,21 @@ export function serializationSuite(get: () => EngineContext): void {
       expect(() => p.require.resolve("pulumi-secrets-scheduler")).not.toThrow();
     });
 
+    it("importing the package root loads no HTTP client or schema library until `clients` is used", async () => {
+      const { value } = await runChild<{
+        afterImport: { undici: boolean; zod: boolean };
+        resources: string[];
+        clientKeys: string[];
+        schedulerClient: string;
+        afterClients: { undici: boolean; zod: boolean };
+      }>(get().projects[0], "imports.cjs");
+      expect(value.resources).toEqual(["function", "function", "function", "function", "function"]);
+      expect(value.afterImport).toEqual({ undici: false, zod: false });
+      expect(value.clientKeys).toContain("SecretsClient");
+      expect(value.schedulerClient).toBe("function");
+      expect(value.afterClients).toEqual({ undici: true, zod: true });
+    });
+
     it.each(KINDS)("%s is a require of the installed shim, within budget", (kind) => {
       const ctx = get();
       const s = ctx.serialized[0].kinds[kind];
