@@ -155,6 +155,7 @@ export class HttpCore {
     const headers: Record<string, string> = { accept: "application/json", ...(opts.headers ?? {}) };
     if (opts.auth !== false) Object.assign(headers, this.authHeaders(opts.operation));
     if (c.service === "secrets" && c.namespace !== undefined) headers[c.headers.namespace] = c.namespace;
+    if (c.service === "secrets" && c.headers.requestMarker !== "") headers[c.headers.requestMarker] = "true";
     let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) {
       body = opts.rawBody;
@@ -163,7 +164,8 @@ export class HttpCore {
       body = JSON.stringify(opts.body);
       headers["content-type"] = "application/json";
     }
-    const path = c.basePath + opts.path + encodeQuery(opts.query);
+    const query = encodeQuery(opts.query);
+    const path = c.basePath + opts.path + query;
     const idempotent = opts.idempotent ?? opts.method !== "POST";
     const secrets = [c.token, ...(opts.secrets ?? [])];
     const started = Date.now();
@@ -179,7 +181,7 @@ export class HttpCore {
 
     for (let attempt = 1; ; attempt++) {
       if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt - 1, hint: "the operation was cancelled" });
-      c.hooks.onRequest?.({ service: c.service, method: opts.method, path: opts.path, attempt });
+      c.hooks.onRequest?.({ service: c.service, method: opts.method, path: opts.path, query: query.slice(1), attempt });
       const t0 = Date.now();
       const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
       const timeout = AbortSignal.timeout(timeoutMs);

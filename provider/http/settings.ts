@@ -45,6 +45,8 @@ export interface HeaderNames {
   index: string;
   knownLeader: string;
   lastContact: string;
+  /** Secrets service: marks a request as coming from a client library (`true`); empty for none. */
+  requestMarker: string;
 }
 
 /** The spec's header names, the default for both services. */
@@ -55,6 +57,7 @@ export const SPEC_HEADERS: Readonly<HeaderNames> = Object.freeze({
   index: "X-Svc-Index",
   knownLeader: "X-Svc-KnownLeader",
   lastContact: "X-Svc-LastContact",
+  requestMarker: "X-Svc-Request",
 });
 
 /** The real services' header names (headerStyle "real"). */
@@ -66,6 +69,8 @@ export const REAL_HEADERS: Readonly<Record<ServiceName, Readonly<HeaderNames>>> 
     index: "X-Vault-Index",
     knownLeader: "X-Vault-KnownLeader",
     lastContact: "X-Vault-LastContact",
+    // The real CLI and SDK always send it, and a proxy configured with require_request_header demands it.
+    requestMarker: "X-Vault-Request",
   }),
   scheduler: Object.freeze({
     token: "X-Nomad-Token",
@@ -74,6 +79,7 @@ export const REAL_HEADERS: Readonly<Record<ServiceName, Readonly<HeaderNames>>> 
     index: "X-Nomad-Index",
     knownLeader: "X-Nomad-KnownLeader",
     lastContact: "X-Nomad-LastContact",
+    requestMarker: "",
   }),
 });
 
@@ -83,7 +89,7 @@ export type HeaderStyle = "spec" | "real";
 /** Counts what the core does on the wire; used by tests and benchmarks. */
 export interface HttpHooks {
   /** Called once per attempt, before it is sent. No headers or bodies are passed. */
-  onRequest?(info: { service: ServiceName; method: string; path: string; attempt: number }): void;
+  onRequest?(info: { service: ServiceName; method: string; path: string; query: string; attempt: number }): void;
   /** Called after each attempt with its status (undefined on a network failure). */
   onResponse?(info: { service: ServiceName; method: string; path: string; attempt: number; status?: number; ms: number }): void;
   /** Called before waiting to retry, with the wait chosen (backoff or the server's `Retry-After`). */

@@ -16,6 +16,7 @@ function echoModule(name: "secrets" | "scheduler"): ServiceModule {
     name,
     routes(r, ctx) {
       r.get("/v1/echo", (req) => ({ json: { ok: true, q: req.query.get("q") }, headers: ctx.queryMeta(ctx.index(), req.query.get("next") ?? undefined) }));
+      r.get("/v1/headers", (req) => ({ json: { marker: req.headers["x-svc-request"] ?? null, real: req.headers["x-vault-request"] ?? null } }));
       r.post("/v1/echo", (req) => ({ json: { got: req.json() } }));
       r.get("/v1/shape", () => ({ json: { items: [{ id: "a", count: "three" }] } }));
       r.get("/v1/denied", () => {
@@ -174,6 +175,28 @@ describe("HttpCore connections", () => {
     expect(res.meta.lastIndex).toBeTypeOf("number");
     expect(res.meta.knownLeader).toBe(true);
     expect(res.meta.nextToken).toBe("tok-2");
+  });
+});
+
+describe("HttpCore request marker and hooks", () => {
+  it("marks secrets-service requests (X-Svc-Request, or X-Vault-Request with real names) and not scheduler ones", async () => {
+    const spec = await core("secrets").request({ operation: "h", method: "GET", path: "/v1/headers" });
+    expect(spec.value).toEqual({ marker: "true", real: null });
+    const real = await core("secrets", { headerStyle: "real", headerNames: { token: "X-Svc-Token" } }).request({ operation: "h", method: "GET", path: "/v1/headers" });
+    expect(real.value).toEqual({ marker: null, real: "true" });
+    const sched = await core("scheduler").request({ operation: "h", method: "GET", path: "/v1/headers" });
+    expect(sched.value).toEqual({ marker: null, real: null });
+  });
+
+  it("passes the encoded query string to onRequest", async () => {
+    const seen: string[] = [];
+    await core("scheduler", { hooks: { onRequest: (i) => seen.push(`${i.path}?${i.query}`) } }).request({
+      operation: "echo",
+      method: "GET",
+      path: "/v1/echo",
+      query: { q: "a b", namespace: "*", skip: undefined, flag: true },
+    });
+    expect(seen).toEqual(["/v1/echo?q=a+b&namespace=*&flag=true"]);
   });
 });
 
