@@ -5,10 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watch } from "../../provider/clients/scheduler";
 import type { Job } from "../../provider/schemas/scheduler";
-import { lastQuery, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
-import { devserverOr, openTarget, type ConformanceTarget } from "./target";
-
-const QUERY_LOG = "reads the query string from the devserver's request log";
+import { schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import { openTarget, type ConformanceTarget } from "./target";
 
 describe("blocking queries", () => {
   // Blocking indexes are table-wide on the real scheduler (any job's change moves them), so these tests
@@ -38,8 +36,7 @@ describe("blocking queries", () => {
     expect(after.meta.lastIndex).toBeGreaterThan(index);
   });
 
-  it("sends the blocking read as ?index= and a Go duration in ?wait=", async (t) => {
-    const dev = devserverOr(t, bt, QUERY_LOG);
+  it("sends the blocking read as ?index= and a Go duration in ?wait=", async () => {
     const id = bt.name("block-q");
     await b.register({ Job: quiet(id) });
     const before = await b.client.jobs.info(id);
@@ -49,7 +46,7 @@ describe("blocking queries", () => {
     await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
     await b.client.jobs.register({ Job: quiet(id, "debug") });
     expect((await blocked).value.Version).toBe(1);
-    const q = lastQuery(dev, "GET", `/v1/job/${id}`);
+    const q = b.record.lastQuery("GET", `/v1/job/${id}`);
     expect(q.get("index")).toBe(String(index));
     expect(q.get("wait")).toBe("20000ms");
   });

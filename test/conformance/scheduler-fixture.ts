@@ -61,8 +61,3 @@ export async function rejection(p: Promise<unknown>): Promise<ApiError> {
   if (!isApiError(e)) throw new Error(`expected an ApiError, got ${String(e)}`);
   return e;
 }
-
-/** Returns the query of the last `method path` request the devserver answered (devserver-only checks). */
-export function lastQuery(dev: { requestLog: readonly { method: string; path: string; query: string }[] }, method: string, path: string): URLSearchParams {
-  return new URLSearchParams(dev.requestLog.filter((e) => e.method === method && e.path === path).at(-1)?.query);
-}

@@ -153,21 +153,35 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
 
 /**
  * Returns the devserver for a test that needs one of its controls (faults, the deployment fail switch,
- * the fake metadata service, the request log); against a real cluster, skips the test saying why.
+ * the fake metadata service, the request log); against a real cluster, skips the test saying why. Query
+ * strings need no devserver: `requestRecord()` keeps them.
  */
 export function devserverOr(t: Pick<TestContext, "skip">, target: ConformanceTarget, need: string): StartedDevServer {
   if (target.devserver === undefined) t.skip(`skipped against a real cluster: ${need}`);
   return target.devserver as StartedDevServer;
 }
 
+/** One attempt as a client's hook saw it. */
+export interface SentRequest {
+  readonly method: string;
+  /** Path as sent (segments percent-encoded), without the query string. */
+  readonly path: string;
+  /** Encoded query string without `?` ("" when none). */
+  readonly query: string;
+}
+
 /** What a client sent and what came back, recorded by its hooks: works against any target. */
 export interface RequestRecord {
   /** `METHOD path` of every attempt, without the query string. */
   readonly sent: string[];
+  /** Every attempt with its query string, in order. */
+  readonly requests: SentRequest[];
   /** `METHOD path status` of every answered attempt (status 0 for a network failure). */
   readonly answered: string[];
   /** Hooks to pass in a client's connection options. */
   readonly hooks: HttpHooks;
+  /** Returns the query of the last `method path` attempt (empty when there was none). */
+  lastQuery(method: string, path: string): URLSearchParams;
   /** Forgets everything recorded so far. */
   clear(): void;
 }
@@ -175,16 +189,23 @@ export interface RequestRecord {
 /** Returns a fresh request record; pass `record.hooks` to the client whose requests a test counts. */
 export function requestRecord(): RequestRecord {
   const sent: string[] = [];
+  const requests: SentRequest[] = [];
   const answered: string[] = [];
   return {
     sent,
+    requests,
     answered,
     hooks: {
-      onRequest: (i) => void sent.push(`${i.method} ${i.path}`),
+      onRequest: (i) => {
+        sent.push(`${i.method} ${i.path}`);
+        requests.push({ method: i.method, path: i.path, query: i.query });
+      },
       onResponse: (i) => void answered.push(`${i.method} ${i.path} ${i.status ?? 0}`),
     },
+    lastQuery: (method, path) => new URLSearchParams(requests.filter((r) => r.method === method && r.path === path).at(-1)?.query),
     clear: () => {
       sent.length = 0;
+      requests.length = 0;
       answered.length = 0;
     },
   };
