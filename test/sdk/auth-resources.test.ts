@@ -7,55 +7,27 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { AuthConfig } from "../../sdk/auth-config";
 import { AuthMount } from "../../sdk/auth-mount";
 import { AuthRole } from "../../sdk/auth-role";
+import { installMocks, outputValue, type MockRecorder } from "../helpers/mocks";
 
-interface Registered {
-  type: string;
-  name: string;
-  inputs: Record<string, unknown>;
-}
-const registered: Registered[] = [];
 const SECRET = "planted-client-secret-8c1f";
 
 const sdk = { AuthMount, AuthConfig, AuthRole };
-/** additionalSecretOutputs of each registration, by resource name (mocks do not apply them, so read the request). */
-const secretOutputs = new Map<string, string[]>();
-
-interface RegisterRequest {
-  getName(): string;
-  getAdditionalsecretoutputsList(): string[];
-}
+let rec: MockRecorder;
 
 beforeAll(async () => {
-  await pulumi.runtime.setMocks(
-    {
-      newResource(args) {
-        registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
-        const { __provider: _p, ...rest } = args.inputs as Record<string, unknown>;
-        const state: Record<string, unknown> = { ...rest, schemaVersion: 1 };
-        if (args.type.endsWith(":AuthMount")) state.accessor = "auth_cloud_0123abcd";
-        if (args.type.endsWith(":AuthConfig")) {
-          delete state.clientSecret;
-          state.clientSecretHash = "scrypt$16384$8$1$c2FsdA$aGFzaA";
-        }
-        return { id: `${args.name}-id`, state };
-      },
-      call: () => ({}),
-    },
-    "proj",
-    "stack",
-    false,
-  );
-  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
-  const register = monitor.registerResource.bind(monitor);
-  monitor.registerResource = (req, cb) => {
-    secretOutputs.set(req.getName(), req.getAdditionalsecretoutputsList());
-    return register(req, cb);
-  };
+  rec = await installMocks((args) => {
+    const { __provider: _p, ...rest } = args.inputs as Record<string, unknown>;
+    const state: Record<string, unknown> = { ...rest, schemaVersion: 1 };
+    if (args.type.endsWith(":AuthMount")) state.accessor = "auth_cloud_0123abcd";
+    if (args.type.endsWith(":AuthConfig")) {
+      delete state.clientSecret;
+      state.clientSecretHash = "scrypt$16384$8$1$c2FsdA$aGFzaA";
+    }
+    return state;
+  });
 });
 
-function value<T>(o: pulumi.Output<T>): Promise<T> {
-  return new Promise((resolve) => o.apply((v) => resolve(v)));
-}
+const value = outputValue;
 function secretness<T>(o: pulumi.Output<T>): Promise<boolean> {
   return pulumi.isSecret(o);
 }
@@ -65,7 +37,7 @@ describe("AuthMount", () => {
     const m = new sdk.AuthMount("m", { description: "prod", tune: { defaultLeaseTtl: "1h" } });
     expect(await value(m.accessor)).toBe("auth_cloud_0123abcd");
     expect(await value(m.description)).toBe("prod");
-    const r = registered.find((x) => x.name === "m");
+    const r = rec.registered.find((x) => x.name === "m");
     expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthMount");
     expect(typeof r?.inputs.__provider).toBe("string");
   });
@@ -80,8 +52,8 @@ describe("AuthConfig", () => {
     }, { additionalSecretOutputs: ["clientId"] });
     expect(await value(c.tenantId)).toBe("72f988bf-86f1-41af-91ab-2d7cd011db47");
     expect(await secretness(c.tenantId)).toBe(false);
-    expect(secretOutputs.get("c")).toEqual(["clientId", "clientSecret", "clientSecretHash"]);
-    const r = registered.find((x) => x.name === "c");
+    expect(rec.secretOutputs.get("c")).toEqual(["clientId", "clientSecret", "clientSecretHash"]);
+    const r = rec.registered.find((x) => x.name === "c");
     expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthConfig");
     // Mocks show secret inputs wrapped with Pulumi's secret signature.
     expect(r?.inputs.clientSecret).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: SECRET });
@@ -97,6 +69,6 @@ describe("AuthRole", () => {
     expect(pulumi.Output.isInstance(role.boundGroupIds)).toBe(true);
     expect(pulumi.Output.isInstance(role.tokenPolicies)).toBe(true);
     expect(await value(role.boundServicePrincipalIds)).toEqual(["sp"]);
-    expect(registered.find((x) => x.name === "r")?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthRole");
+    expect(rec.registered.find((x) => x.name === "r")?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthRole");
   });
 });

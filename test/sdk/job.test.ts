@@ -2,54 +2,20 @@ import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Job } from "../../sdk/job";
 import { JobVersionTag } from "../../sdk/job-version-tag";
+import { installMocks, outputValue, type MockRecorder } from "../helpers/mocks";
 
-interface Registered {
-  type: string;
-  name: string;
-  inputs: Record<string, unknown>;
-}
-
-const registered: Registered[] = [];
-/** additionalSecretOutputs of each registration, by resource name (mocks do not apply them, so read the request). */
-const secretOutputs = new Map<string, string[]>();
-interface RegisterRequest {
-  getName(): string;
-  getAdditionalsecretoutputsList(): string[];
-}
+let rec: MockRecorder;
 
 beforeAll(async () => {
-  await pulumi.runtime.setMocks(
-    {
-      newResource(args) {
-        registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
-        return { id: `${args.name}-id`, state: { ...args.inputs, jobId: "web", version: 3 } };
-      },
-      call() {
-        throw new Error("no calls expected");
-      },
-    },
-    "project",
-    "stack",
-    false,
-  );
-  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
-  const register = monitor.registerResource.bind(monitor);
-  monitor.registerResource = (req, cb) => {
-    secretOutputs.set(req.getName(), req.getAdditionalsecretoutputsList());
-    return register(req, cb);
-  };
+  rec = await installMocks((args) => ({ ...args.inputs, jobId: "web", version: 3 }));
 });
-
-function outputValue<T>(o: pulumi.Output<T>): Promise<T> {
-  return new Promise((resolve) => o.apply((v) => resolve(v)));
-}
 
 describe("Job", () => {
   it("registers under its own type token with the inputs and a serialized provider", async () => {
     const j = new Job("web", { jobspec: 'job "web" {}', variables: { image: "nginx" }, waitForDeployment: false });
     expect(await outputValue(j.jobId)).toBe("web");
     expect(await outputValue(j.version)).toBe(3);
-    const r = registered.find((x) => x.name === "web");
+    const r = rec.registered.find((x) => x.name === "web");
     expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:Job");
     expect(r?.inputs.jobspec).toBe('job "web" {}');
     expect(r?.inputs.variables).toEqual({ image: "nginx" });
@@ -65,8 +31,8 @@ describe("Job", () => {
     const spec = 'job "s" { meta { password = "planted-pw-77" } }';
     const j = new Job("secret-spec", { jobspec: pulumi.secret(spec) }, { additionalSecretOutputs: ["status"] });
     await outputValue(j.jobId);
-    expect(secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob"]);
-    const r = registered.find((x) => x.name === "secret-spec");
+    expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob"]);
+    const r = rec.registered.find((x) => x.name === "secret-spec");
     expect(r?.inputs.jobspec).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: spec });
     expect(String(r?.inputs.__provider)).not.toContain("planted-pw-77");
   });
@@ -82,7 +48,7 @@ describe("JobVersionTag", () => {
   it("registers under its own type token", async () => {
     const t = new JobVersionTag("release", { jobId: "web", name: "v1", description: "first" });
     expect(await outputValue(t.urn)).toContain("JobVersionTag");
-    const r = registered.find((x) => x.name === "release");
+    const r = rec.registered.find((x) => x.name === "release");
     expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:JobVersionTag");
     expect(r?.inputs).toMatchObject({ jobId: "web", name: "v1", description: "first" });
   });
