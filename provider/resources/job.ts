@@ -78,16 +78,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
         throw new Error(alreadyExistsMessage(ref.jobId, ref.namespace));
       }
     }
-    let evalId: string;
-    try {
-      evalId = await register(client, ref, d, inputs, index);
-    } catch (e) {
-      if (isApiError(e, "conflict")) {
-        const message = index === 0 ? alreadyExistsMessage(ref.jobId, ref.namespace) : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
-        throw new Error(message, { cause: e });
-      }
-      throw e;
-    }
+    const evalId = await register(client, ref, d, inputs, index);
     const outs = await rollout(client, ref, inputs, d, evalId, priorVersion, undefined);
     return { id: jobResourceId(ref), outs };
   },
@@ -124,15 +115,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
     }
-    let evalId: string;
-    try {
-      evalId = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
-    } catch (e) {
-      if (isApiError(e, "conflict")) {
-        throw new Error(changedOutsideMessage(ref.jobId, ref.namespace, olds.jobModifyIndex, e.serverErrors.join("; ")), { cause: e });
-      }
-      throw e;
-    }
+    const evalId = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
     const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
     return { outs: await rollout(client, ref, news, d, evalId, olds.version, previous) };
   },
@@ -193,7 +176,22 @@ async function planChange(
   }
 }
 
+/**
+ * Registers with check-and-set on `index` (0: the job must be new); resolves to the evaluation ID. A
+ * check-and-set refusal becomes the message that says what happened: the job exists already (create), or
+ * it was changed outside Pulumi (update).
+ */
 async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<string> {
+  try {
+    return await registerOnce(client, ref, d, inputs, index);
+  } catch (e) {
+    if (!isApiError(e, "conflict")) throw e;
+    const message = index === 0 ? alreadyExistsMessage(ref.jobId, ref.namespace) : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
+    throw new Error(message, { cause: e });
+  }
+}
+
+async function registerOnce(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<string> {
   const { value } = await client.jobs.register(
     {
       Job: d.job,
