@@ -22,8 +22,9 @@ describe("blocking queries", () => {
   });
   afterAll(() => bt?.close());
 
-  it("returns a blocked read when the job changes, with a higher index", async () => {
-    const id = bt.name("block-1");
+  /** Registers a job, starts a blocking read of it, changes the job, and resolves to the read and its index. */
+  async function blockedAcrossChange(name: string) {
+    const id = bt.name(name);
     await b.register({ Job: quiet(id) });
     const before = await b.client.jobs.info(id);
     const index = before.meta.lastIndex ?? 0;
@@ -31,21 +32,18 @@ describe("blocking queries", () => {
     const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
     await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
     await b.client.jobs.register({ Job: quiet(id, "debug") });
-    const after = await blocked;
+    return { id, index, after: await blocked };
+  }
+
+  it("returns a blocked read when the job changes, with a higher index", async () => {
+    const { index, after } = await blockedAcrossChange("block-1");
     expect(after.value.Version).toBe(1);
     expect(after.meta.lastIndex).toBeGreaterThan(index);
   });
 
   it("sends the blocking read as ?index= and a Go duration in ?wait=", async () => {
-    const id = bt.name("block-q");
-    await b.register({ Job: quiet(id) });
-    const before = await b.client.jobs.info(id);
-    const index = before.meta.lastIndex ?? 0;
-    b.record.clear();
-    const blocked = b.client.jobs.info(id, { waitIndex: index, waitMs: 20_000 });
-    await until(() => (b.record.sent.length === 1 ? true : undefined), "the blocking read to be sent");
-    await b.client.jobs.register({ Job: quiet(id, "debug") });
-    expect((await blocked).value.Version).toBe(1);
+    const { id, index, after } = await blockedAcrossChange("block-q");
+    expect(after.value.Version).toBe(1);
     const q = b.record.lastQuery("GET", `/v1/job/${id}`);
     expect(q.get("index")).toBe(String(index));
     expect(q.get("wait")).toBe("20000ms");
