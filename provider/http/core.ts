@@ -8,7 +8,8 @@ import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
-import { ENV, resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
+import { certificateHint, isCertificateFailure, permissionHint, timeoutHint, transportHint } from "./hints";
+import { resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
 
 /** An HTTP method the services use. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "HEAD";
@@ -212,14 +213,15 @@ export class HttpCore {
         if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+        const certificate = !timedOut && isCertificateFailure(netCode);
         lastError = fail({
           code: timedOut ? "timeout" : "transport",
           attempts: attempt,
-          hint: timedOut
-            ? `no response within ${timeoutMs} ms; raise timeoutMs or check that the ${SERVICE_LABEL[c.service]} is healthy`
-            : `could not reach ${c.origin} (${netCode}); check the address (${ENV[c.service].address}) and that the service is running`,
+          hint: timedOut ? timeoutHint(c, timeoutMs) : certificate ? certificateHint(c, netCode) : transportHint(c, netCode),
           cause: { code: netCode },
         });
+        // A certificate that failed verification fails the same way on every attempt.
+        if (certificate) throw lastError;
         outcome = { kind: "network", code: netCode, beforeSend: isBeforeSend(netCode) };
       }
       const wait = retryDelay(c.retry, attempt, outcome, idempotent);
@@ -288,7 +290,7 @@ export class HttpCore {
     const c = this.connection;
     switch (code) {
       case "permission_denied":
-        return `check that the ${SERVICE_LABEL[c.service]} token (${c.tokenSource}) is valid and grants this operation`;
+        return permissionHint(c);
       case "unavailable":
         if (serverErrors.some((s) => /sealed/i.test(s))) return "the secrets service is sealed: unseal it, then retry";
         return `the ${SERVICE_LABEL[c.service]} is unavailable (${status}); retry later`;

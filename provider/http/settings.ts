@@ -33,6 +33,56 @@ export const ENV = Object.freeze({
   }),
 });
 
+/** A connection setting that messages can name. */
+export type SettingName =
+  | "address"
+  | "token"
+  | "namespace"
+  | "region"
+  | "caCert"
+  | "clientCert"
+  | "clientKey"
+  | "tlsServerName"
+  | "headerStyle"
+  | "tokenHeader"
+  | "timeoutMs"
+  | "anonymous"
+  | "dangerouslySkipTlsVerify";
+
+/**
+ * Who built the connection options: a program using the typed clients directly (`client`, the default), or
+ * the Pulumi providers from stack config (`stack-config`). Messages name the option or the stack config key
+ * accordingly, and the environment variable in both cases.
+ */
+export type OptionsOrigin = "client" | "stack-config";
+
+/** Where one resolved setting came from. */
+export type SettingOrigin = "option" | "stack-config" | "env";
+
+/** The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`. */
+export function stackConfigKey(service: ServiceName, setting: SettingName): string {
+  return `pulumi-secrets-scheduler:${service}${setting.charAt(0).toUpperCase()}${setting.slice(1)}`;
+}
+
+/** The environment variable of a setting, when it has one. */
+export function envName(service: ServiceName, setting: SettingName): string | undefined {
+  return (ENV[service] as Readonly<Record<string, string>>)[setting];
+}
+
+/** Names where a setting came from: "stack config `…`", "the `…` option" or the environment variable. */
+export function describeOrigin(service: ServiceName, setting: SettingName, origin: SettingOrigin): string {
+  if (origin === "stack-config") return `stack config \`${stackConfigKey(service, setting)}\``;
+  if (origin === "env") return envName(service, setting) ?? setting;
+  return `the \`${setting}\` option`;
+}
+
+/** Says how to set a setting: the option (typed clients) or the stack config key (providers), or the variable. */
+export function howToSet(service: ServiceName, setting: SettingName, from: OptionsOrigin): string {
+  const explicit = from === "stack-config" ? `stack config \`${stackConfigKey(service, setting)}\`` : `the \`${setting}\` option`;
+  const variable = envName(service, setting);
+  return variable === undefined ? explicit : `${explicit} or the ${variable} environment variable`;
+}
+
 /** Names of the headers the core sends and reads; each can be overridden to talk to a real cluster. */
 export interface HeaderNames {
   /** Carries the service token. */
@@ -132,6 +182,8 @@ export interface ConnectionOptions {
   hooks?: HttpHooks;
   /** Environment to read instead of `process.env` (tests). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Who set these options, for messages (default `client`); the providers pass `stack-config`. */
+  optionsFrom?: OptionsOrigin;
 }
 
 /** Fully resolved settings of one connection. */
@@ -143,8 +195,12 @@ export interface ResolvedConnection {
   token: string | undefined;
   /** True when the caller asked to send no token (scheduler clusters with ACLs off). */
   anonymous: boolean;
-  /** Where the token came from, for the message when it is missing. */
+  /** How to set the token (the option or stack config key, and the variable), for the message when it is missing. */
   tokenSource: string;
+  /** Who set the explicit options (typed clients or the providers' stack config). */
+  optionsFrom: OptionsOrigin;
+  /** Where each setting that is set came from, for messages. */
+  origins: Partial<Record<SettingName, SettingOrigin>>;
   namespace: string | undefined;
   region: string | undefined;
   tls: { ca?: string; cert?: string; key?: string; servername?: string; rejectUnauthorized: boolean };
@@ -155,57 +211,77 @@ export interface ResolvedConnection {
 }
 
 const LABEL: Record<ServiceName, string> = { secrets: "secrets service", scheduler: "scheduler" };
-const CONFIG_KEY: Record<ServiceName, string> = { secrets: "secrets", scheduler: "scheduler" };
 
 /** Resolves options and environment into one connection; throws ConfigError naming the option and variable. */
 export function resolveConnection(service: ServiceName, options: ConnectionOptions = {}): ResolvedConnection {
   const env = options.env ?? process.env;
   const names = ENV[service];
-  const pick = (opt: string | undefined, envName: string): string | undefined => {
-    if (opt !== undefined && opt !== "") return opt;
-    const v = env[envName];
-    return v === undefined || v === "" ? undefined : v;
+  const from: OptionsOrigin = options.optionsFrom ?? "client";
+  const explicit: SettingOrigin = from === "stack-config" ? "stack-config" : "option";
+  const origins: Partial<Record<SettingName, SettingOrigin>> = {};
+  const pick = (setting: SettingName, opt: string | undefined): string | undefined => {
+    if (opt !== undefined && opt !== "") {
+      origins[setting] = explicit;
+      return opt;
+    }
+    const envVar = envName(service, setting);
+    const v = envVar === undefined ? undefined : env[envVar];
+    if (v === undefined || v === "") return undefined;
+    origins[setting] = "env";
+    return v;
+  };
+  const source = (setting: SettingName): string => {
+    const o = origins[setting];
+    return o === undefined ? howToSet(service, setting, from) : describeOrigin(service, setting, o);
   };
 
-  const address = pick(options.address, names.address);
+  const address = pick("address", options.address);
   if (address === undefined) {
-    throw new ConfigError(
-      `The ${LABEL[service]} address is not set: pass the \`address\` option, set stack config ` +
-        `\`pulumi-secrets-scheduler:${CONFIG_KEY[service]}Address\`, or set the ${names.address} environment variable.`,
-    );
+    throw new ConfigError(`The ${LABEL[service]} address is not set: set ${howToSet(service, "address", from)}.`);
   }
   let url: URL;
   try {
     url = new URL(address);
   } catch {
-    throw new ConfigError(`The ${LABEL[service]} address is not a URL (from the \`address\` option or ${names.address}).`);
+    throw new ConfigError(`The ${LABEL[service]} address is not a URL (from ${source("address")}).`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`The ${LABEL[service]} address must start with http:// or https:// (${names.address}).`);
+    throw new ConfigError(`The ${LABEL[service]} address must start with http:// or https:// (from ${source("address")}).`);
   }
 
   const anonymousEnv = service === "scheduler" ? env[ENV.scheduler.anonymous] : undefined;
+  if (options.anonymous !== undefined) origins.anonymous = explicit;
+  else if (anonymousEnv === "1" || anonymousEnv === "true") origins.anonymous = "env";
   const anonymous = options.anonymous ?? (anonymousEnv === "1" || anonymousEnv === "true");
-  const token = anonymous ? undefined : pick(options.token, names.token);
+  const token = anonymous ? undefined : pick("token", options.token);
 
+  if (options.headerStyle !== undefined) origins.headerStyle = explicit;
+  else if (env[names.headerStyle] !== undefined) origins.headerStyle = "env";
   const style = (options.headerStyle ?? env[names.headerStyle] ?? "spec") as string;
   if (style !== "spec" && style !== "real") {
-    throw new ConfigError(`${names.headerStyle} must be "spec" or "real", not "${style}".`);
+    throw new ConfigError(`The ${LABEL[service]} header style (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`);
   }
   const base = style === "real" ? REAL_HEADERS[service] : SPEC_HEADERS;
   const tokenHeader = options.headerNames?.token ?? env[names.tokenHeader];
   const headers: HeaderNames = { ...base, ...definedOnly(options.headerNames ?? {}), ...(tokenHeader ? { token: tokenHeader } : {}) };
 
-  const ca = readPem(pick(options.caCert, names.caCert), "caCert", names.caCert);
-  const cert = readPem(pick(options.clientCert, names.clientCert), "clientCert", names.clientCert);
-  const key = readPem(pick(options.clientKey, names.clientKey), "clientKey", names.clientKey);
+  const ca = readPem(pick("caCert", options.caCert), "CA bundle", source("caCert"));
+  const cert = readPem(pick("clientCert", options.clientCert), "client certificate", source("clientCert"));
+  const key = readPem(pick("clientKey", options.clientKey), "client key", source("clientKey"));
   if ((cert === undefined) !== (key === undefined)) {
     throw new ConfigError(
-      `Mutual TLS needs both a client certificate and a client key (${names.clientCert} and ${names.clientKey}); only one is set.`,
+      `Mutual TLS needs both a client certificate and a client key; only one is set (the certificate: ` +
+        `${cert === undefined ? `not set, use ${source("clientCert")}` : `from ${source("clientCert")}`}; the key: ` +
+        `${key === undefined ? `not set, use ${source("clientKey")}` : `from ${source("clientKey")}`}).`,
     );
   }
+  if (options.tlsServerName) origins.tlsServerName = explicit;
+  if (options.dangerouslySkipTlsVerify === true) origins.dangerouslySkipTlsVerify = explicit;
+  if (options.timeoutMs !== undefined) origins.timeoutMs = explicit;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigError("timeoutMs must be a positive number of milliseconds.");
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new ConfigError(`The ${LABEL[service]} timeout (${source("timeoutMs")}) must be a positive number of milliseconds.`);
+  }
 
   return {
     service,
@@ -213,9 +289,11 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     basePath: url.pathname.replace(/\/+$/, ""),
     token,
     anonymous,
-    tokenSource: `the \`token\` option, stack config \`pulumi-secrets-scheduler:${CONFIG_KEY[service]}Token\`, or ${names.token}`,
-    namespace: pick(options.namespace, names.namespace),
-    region: service === "scheduler" ? pick(options.region, ENV.scheduler.region) : undefined,
+    tokenSource: howToSet(service, "token", from),
+    optionsFrom: from,
+    origins,
+    namespace: pick("namespace", options.namespace),
+    region: service === "scheduler" ? pick("region", options.region) : undefined,
     tls: {
       ...(ca !== undefined ? { ca } : {}),
       ...(cert !== undefined ? { cert } : {}),
@@ -230,20 +308,26 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   };
 }
 
+/** Names where a resolved setting came from, or how to set it when it is not set. */
+export function settingSource(conn: Pick<ResolvedConnection, "service" | "optionsFrom" | "origins">, setting: SettingName): string {
+  const o = conn.origins[setting];
+  return o === undefined ? howToSet(conn.service, setting, conn.optionsFrom) : describeOrigin(conn.service, setting, o);
+}
+
 function definedOnly<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
 
-/** Accepts PEM text as is and reads anything else as a file path. */
-function readPem(value: string | undefined, option: string, envName: string): string | undefined {
+/** Accepts PEM text as is and reads anything else as a file path; `from` names where the value came from. */
+function readPem(value: string | undefined, what: string, from: string): string | undefined {
   if (value === undefined) return undefined;
   if (value.includes("-----BEGIN")) return value;
   try {
     return readFileSync(value, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`Cannot read the ${option} file given by the \`${option}\` option or ${envName}: ${code}.`);
+    throw new ConfigError(`Cannot read the ${what} file given by ${from} (a value that is not PEM text is read as a file path): ${code}.`);
   }
 }
