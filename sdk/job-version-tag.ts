@@ -17,6 +17,11 @@ export interface JobVersionTagArgs {
   version?: pulumi.Input<number>;
   /** Description (under 1000 characters); a change updates the tag in place. */
   description?: pulumi.Input<string>;
+  /**
+   * Take over a tag of this name that the job already carries instead of failing (its description is then
+   * overwritten). Destroying the resource removes the tag, adopted or not.
+   */
+  adopt?: pulumi.Input<boolean>;
 }
 
 /** A tag on one version of a scheduler job. */
@@ -30,6 +35,7 @@ export class JobVersionTag extends pulumi.dynamic.Resource {
   declare readonly description: pulumi.Output<string>;
   /** When the tag was set, in unix nanoseconds. */
   declare readonly taggedTime: pulumi.Output<number>;
+  declare readonly adopt: pulumi.Output<boolean | undefined>;
   declare readonly schemaVersion: pulumi.Output<number>;
 
   /** Declares a version tag; `up` tags the version (the job's current one unless `version` is set). */
@@ -39,6 +45,7 @@ export class JobVersionTag extends pulumi.dynamic.Resource {
       namespace: args.namespace,
       version: args.version,
       description: args.description,
+      adopt: args.adopt,
       taggedTime: undefined,
       schemaVersion: undefined,
     };

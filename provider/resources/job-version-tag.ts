@@ -1,12 +1,14 @@
 /**
  * The JobVersionTag resource: a named tag on one version of a job. The description is updated in place
  * (tagging again with the same name and version); another job, namespace, name or version is another tag.
+ * Like the other resources, create refuses a tag name the job already carries unless `adopt` is set.
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { SchedulerClient } from "../clients/scheduler";
 import { connectionOptions } from "../config";
 import { isApiError } from "../errors";
+import { AlreadyExistsError } from "./auth-common";
 import { SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
@@ -19,6 +21,7 @@ export const JobVersionTagInputsSchema = z.strictObject({
     .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it'),
   version: z.number().int().min(0).optional(),
   description: z.string().max(999, "description must be under 1000 characters").optional(),
+  adopt: z.boolean().optional(),
 });
 
 /** The JobVersionTag inputs as the provider receives them. */
@@ -35,6 +38,8 @@ export interface JobVersionTagOutputs {
   description: string;
   /** When the tag was set, in unix nanoseconds (as the server reports it). */
   taggedTime: number;
+  /** The `adopt` input, when set. */
+  adopt?: boolean;
   schemaVersion: number;
 }
 
@@ -89,18 +94,47 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     if (news.version !== undefined && news.version !== olds.version) replaces.push("version");
     const described = containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "");
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-    return { changes: described };
+    return { changes: described || (news.adopt ?? false) !== (olds.adopt ?? false) };
   },
 
   async create(inputs) {
     const client = newClient();
     const namespace = namespaceOf(client, inputs);
     const opts = { namespace };
+    const id = tagResourceId(inputs.jobId, namespace, inputs.name);
+    // Tagging a name the job already carries would silently take that tag over (new description).
+    const versions = await jobVersions(client, inputs.jobId, namespace);
+    const existing = tagOn(versions, (v) => v.VersionTag?.Name === inputs.name);
+    if (existing !== undefined) {
+      const what = `job "${inputs.jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
+        `${existing.description !== "" ? ` (description "${existing.description}")` : ""}`;
+      if (inputs.adopt !== true) {
+        throw new AlreadyExistsError(
+          `JobVersionTag "${id}": ${what}, not managed by this stack; it was left untouched. Set adopt: true to take it over ` +
+            "(its description is then overwritten with this resource's), or choose another name.",
+        );
+      }
+      if (inputs.version !== undefined && inputs.version !== existing.version) {
+        throw new AlreadyExistsError(
+          `JobVersionTag "${id}": ${what}, not version ${inputs.version}; a tag cannot move to another version in place, so it cannot ` +
+            `be adopted as it is. Set version: ${existing.version} (or leave version unset) to adopt it, or remove the tag first.`,
+        );
+      }
+    }
     // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
-    const version = inputs.version ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
+    const latest = versions === undefined || versions.length === 0 ? undefined : Math.max(...versions.map((v) => v.Version ?? 0));
+    const version = inputs.version ?? existing?.version ?? latest ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
+    // A version carries one tag at a time: tagging it again under another name would drop that tag.
+    const other = existing === undefined ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "") : undefined;
+    if (other !== undefined) {
+      throw new AlreadyExistsError(
+        `JobVersionTag "${id}": version ${version} of job "${inputs.jobId}" in namespace "${namespace}" already carries the tag "${other.name}" ` +
+          "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
+      );
+    }
     const { value } = await client.versions.tagVersion(inputs.jobId, inputs.name, { Version: version, Description: inputs.description ?? "" }, opts);
-    const outs = outputsOf(inputs.jobId, namespace, inputs.name, version, value.Description ?? inputs.description ?? "", value.TaggedTime ?? 0);
-    return { id: tagResourceId(inputs.jobId, namespace, inputs.name), outs };
+    const outs = outputsOf(inputs.jobId, namespace, inputs.name, version, value.Description ?? inputs.description ?? "", value.TaggedTime ?? 0, inputs.adopt);
+    return { id, outs };
   },
 
   async read(id, props) {
@@ -116,15 +150,20 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     if (tagged === undefined) return { id: "" };
     const tag = tagged.VersionTag ?? {};
-    return { id, props: outputsOf(ref.jobId, ref.namespace, ref.name, tagged.Version ?? 0, tag.Description ?? "", tag.TaggedTime ?? 0) };
+    return { id, props: outputsOf(ref.jobId, ref.namespace, ref.name, tagged.Version ?? 0, tag.Description ?? "", tag.TaggedTime ?? 0, props.adopt) };
   },
 
   async update(id, olds, news) {
     const client = newClient();
     const ref = refOf(id, olds);
+    const description = news.description ?? "";
+    // Only `adopt` changed: nothing to write.
+    if (description === (olds.description ?? "")) {
+      return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news.adopt) };
+    }
     // Tagging the same version with the same name again replaces the description.
-    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: olds.version, Description: news.description ?? "" }, { namespace: ref.namespace });
-    return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, value.Description ?? news.description ?? "", value.TaggedTime ?? olds.taggedTime) };
+    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: olds.version, Description: description }, { namespace: ref.namespace });
+    return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, value.Description ?? description, value.TaggedTime ?? olds.taggedTime, news.adopt) };
   },
 
   async delete(id, props) {
@@ -139,6 +178,33 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
   },
 };
 
-function outputsOf(jobId: string, namespace: string, name: string, version: number, description: string, taggedTime: number): JobVersionTagOutputs {
-  return definedDeep({ jobId, namespace, name, version, description, taggedTime, schemaVersion: SCHEMA_VERSION });
+type JobVersion = NonNullable<Awaited<ReturnType<SchedulerClient["versions"]["versions"]>>["value"]["Versions"]>[number];
+
+/** Returns the versions of a job; undefined when there is no such job (the tag request then fails with the server's reason). */
+async function jobVersions(client: SchedulerClient, jobId: string, namespace: string): Promise<JobVersion[] | undefined> {
+  try {
+    return (await client.versions.versions(jobId, { namespace })).value.Versions ?? [];
+  } catch (e) {
+    if (isGone(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Returns the tag of the first version that matches; undefined when none does. */
+function tagOn(versions: JobVersion[] | undefined, match: (v: JobVersion) => boolean): { name: string; version: number; description: string } | undefined {
+  const tagged = versions?.find(match);
+  if (tagged === undefined) return undefined;
+  return { name: tagged.VersionTag?.Name ?? "", version: tagged.Version ?? 0, description: tagged.VersionTag?.Description ?? "" };
+}
+
+function outputsOf(
+  jobId: string,
+  namespace: string,
+  name: string,
+  version: number,
+  description: string,
+  taggedTime: number,
+  adopt: boolean | undefined,
+): JobVersionTagOutputs {
+  return definedDeep({ jobId, namespace, name, version, description, taggedTime, adopt, schemaVersion: SCHEMA_VERSION });
 }

@@ -202,7 +202,7 @@ describe("403", () => {
     try {
       vi.stubEnv(ENV.scheduler.token, server.rootTokens.scheduler);
       setStackConfig({ schedulerAddress: server.urls.scheduler, schedulerToken: "rotated-away" });
-      const e = await jobVersionTag.read("web@default/v1", { jobId: "web", namespace: "default", name: "v1" }).catch((x: unknown) => x);
+      const e = await jobVersionTag.read("web@default/v1", { jobId: "web", namespace: "default", name: "v1", version: 0, description: "", taggedTime: 0, schemaVersion: 1 }).catch((x: unknown) => x);
       expect(ApiError.is(e) && e.code).toBe("permission_denied");
       expect((e as Error).message).toContain("stack config `pulumi-secrets-scheduler:schedulerToken`");
       expect((e as Error).message).toContain("--run-program");

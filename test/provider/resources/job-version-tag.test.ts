@@ -101,6 +101,54 @@ describe("JobVersionTag", () => {
     await jobVersionTag.delete(moved.id, moved.outs as JobVersionTagOutputs);
   });
 
+  it("refuses a tag name the job already carries, naming the tag and its version, and leaves it untouched", async () => {
+    await h.client.versions.tagVersion("tagged", "outside", { Version: 0, Description: "set by hand" });
+    const from = h.server.requestLog.length;
+    const err = (await jobVersionTag.create(await check({ jobId: "tagged", name: "outside", description: "ours" })).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toContain('job "tagged" in namespace "default" already has a tag "outside" on version 0 (description "set by hand")');
+    expect(err.message).toContain("adopt: true");
+    expect(countRequests(h.server, "POST", "/v1/job/tagged/versions/outside/tag", from)).toBe(0);
+    expect(await tagOf(0)).toMatchObject({ Name: "outside", Description: "set by hand" });
+    // With another version asked for, even adopt cannot take it over in place.
+    const moved = (await jobVersionTag.create(await check({ jobId: "tagged", name: "outside", version: 1, adopt: true })).catch((e: unknown) => e)) as Error;
+    expect(moved.message).toContain("on version 0");
+    expect(moved.message).toContain("not version 1");
+    expect(await tagOf(0)).toMatchObject({ Name: "outside", Description: "set by hand" });
+    await h.client.versions.untagVersion("tagged", "outside");
+  });
+
+  it("adopts an existing tag with adopt: true, on its own version, and writes the description over it", async () => {
+    await h.client.versions.tagVersion("tagged", "handmade", { Version: 0, Description: "by hand" });
+    const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "handmade", description: "now ours", adopt: true }));
+    expect(c.id).toBe("tagged@default/handmade");
+    expect(c.outs).toMatchObject({ version: 0, description: "now ours", adopt: true });
+    expect(await tagOf(0)).toMatchObject({ Name: "handmade", Description: "now ours" });
+    const outs = c.outs as JobVersionTagOutputs;
+    // Dropping adopt later changes state only: no request is sent.
+    const news = await check({ jobId: "tagged", name: "handmade", description: "now ours" });
+    expect((await jobVersionTag.diff(c.id, outs, news)).changes).toBe(true);
+    const from = h.server.requestLog.length;
+    const u = await jobVersionTag.update(c.id, outs, news);
+    expect(h.server.requestLog.length).toBe(from);
+    expect(u.outs).toMatchObject({ version: 0, description: "now ours" });
+    expect(u.outs?.adopt).toBeUndefined();
+    expect((await jobVersionTag.read(c.id, outs)).props).toMatchObject({ adopt: true });
+    // Destroying an adopted tag removes it.
+    await jobVersionTag.delete(c.id, outs);
+    expect((await h.client.versions.versions("tagged")).value.Versions?.some((v) => v.VersionTag?.Name === "handmade")).toBe(false);
+  });
+
+  it("refuses to tag a version that carries another tag, which the server would drop", async () => {
+    await h.client.versions.tagVersion("tagged", "theirs", { Version: 1, Description: "keep me" });
+    const from = h.server.requestLog.length;
+    const err = (await jobVersionTag.create(await check({ jobId: "tagged", name: "mine", adopt: true })).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain('version 1 of job "tagged" in namespace "default" already carries the tag "theirs"');
+    expect(countRequests(h.server, "POST", /\/tag$/, from)).toBe(0);
+    expect(await tagOf(1)).toMatchObject({ Name: "theirs", Description: "keep me" });
+    await h.client.versions.untagVersion("tagged", "theirs");
+  });
+
   it("finds a tag that was removed outside Pulumi gone on refresh, and a purged job's tag too", async () => {
     const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "ephemeral" }));
     await h.client.versions.untagVersion("tagged", "ephemeral");
