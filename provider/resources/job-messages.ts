@@ -31,6 +31,8 @@ export interface RolloutFailure {
   evalId?: string;
   placementFailure?: string;
   timedOutAfterMs?: number;
+  /** Status of the evaluation last seen, when the wait timed out before a deployment was known. */
+  evaluationStatus?: string;
   rollback: Rollback;
   /** Version the job is on now (after any rollback). */
   runningVersion?: number;
@@ -56,8 +58,13 @@ export function formatRolloutFailure(f: RolloutFailure): string {
         `${f.statusDescription && f.statusDescription !== "" ? f.statusDescription : "no description"}.`,
     );
   }
-  const groups = failedGroups(f.groups);
-  if (groups !== "") parts.push(`Failed groups: ${groups}.`);
+  if (f.timedOutAfterMs !== undefined) {
+    // Nothing failed: say what had not finished yet.
+    parts.push(inProgressSentence(f));
+  } else {
+    const groups = failedGroups(f.groups);
+    if (groups !== "") parts.push(`Failed groups: ${groups}.`);
+  }
   parts.push(rollbackSentence(f.rollback));
   if (f.runningVersion !== undefined) parts.push(`Version now running: ${f.runningVersion}.`);
   parts.push("State records what the scheduler runs now, so the next preview shows the change again.");
@@ -105,6 +112,33 @@ export function failedGroups(groups: Record<string, DeploymentGroupState> | null
     if (unhealthy > 0 || healthy < desired) {
       out.push(`"${name}" (${unhealthy} unhealthy, ${healthy} healthy of ${desired} desired, ${count(g.PlacedAllocs ?? 0, "placed allocation")})`);
     }
+  }
+  return out.join(", ");
+}
+
+/** Says what was still in progress when a wait timed out: the groups not yet healthy, or the evaluation. */
+function inProgressSentence(f: RolloutFailure): string {
+  if (f.deploymentId === undefined) {
+    return `No deployment had started yet${f.evaluationStatus ? ` (the evaluation was ${f.evaluationStatus})` : ""}.`;
+  }
+  const pending = inProgressGroups(f.groups);
+  if (pending !== "") return `Still in progress: ${pending}.`;
+  return "Every group had all its allocations healthy; the deployment had not been marked successful yet.";
+}
+
+/** Lists the groups of a running deployment that are not yet complete, with their progress. */
+export function inProgressGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
+  const out: string[] = [];
+  for (const [name, g] of Object.entries(groups ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const healthy = g.HealthyAllocs ?? 0;
+    const desired = g.DesiredTotal ?? 0;
+    const canaries = g.DesiredCanaries ?? 0;
+    const awaitingPromotion = canaries > 0 && g.Promoted !== true;
+    if (healthy >= desired && !awaitingPromotion) continue;
+    const facts = [`${healthy} of ${desired} healthy`, count(g.PlacedAllocs ?? 0, "placed allocation")];
+    if ((g.UnhealthyAllocs ?? 0) > 0) facts.push(`${g.UnhealthyAllocs ?? 0} unhealthy`);
+    if (awaitingPromotion) facts.push(`${g.PlacedCanaries?.length ?? 0} of ${canaries} canaries placed, not promoted`);
+    out.push(`"${name}" (${facts.join(", ")})`);
   }
   return out.join(", ");
 }

@@ -20,7 +20,7 @@ export type RolloutResult =
   | { ok: false; kind: "deployment"; evalId: string; deployment: Deployment }
   | { ok: false; kind: "placement"; evalId: string; evaluation: Evaluation; summary: string; deploymentId?: string }
   | { ok: false; kind: "evaluation"; evalId: string; evaluation: Evaluation }
-  | { ok: false; kind: "timeout"; evalId: string; deployment?: Deployment; timeoutMs: number };
+  | { ok: false; kind: "timeout"; evalId: string; deployment?: Deployment; evaluation?: Evaluation; timeoutMs: number };
 
 const MAX_WAIT_MS = 300_000;
 const DEPLOYMENT_DONE = new Set(["successful", "failed", "cancelled", "canceled"]);
@@ -50,12 +50,14 @@ export async function followRollout(client: SchedulerClient, ref: JobRef, evalId
   let current = evalId;
   let index: number | undefined;
   let deploymentId: string | undefined;
+  let seen: Evaluation | undefined;
   for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) return { ok: false, kind: "timeout", evalId, timeoutMs: deadline.ms };
+    if (index !== undefined && deadline.remaining() === 0) return { ok: false, kind: "timeout", evalId, evaluation: seen, timeoutMs: deadline.ms };
     const res = await client.records.evaluations(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() });
     index = Math.max(res.meta.lastIndex ?? 1, 1);
     const ev = res.value.find((e) => e.ID === current);
     if (ev === undefined) continue;
+    seen = ev;
     const failed = ev.FailedTGAllocs ?? {};
     if (Object.keys(failed).length > 0 || ev.Status === "blocked") {
       return { ok: false, kind: "placement", evalId: current, evaluation: ev, summary: placementSummary(ev), deploymentId: nonEmpty(ev.DeploymentID) };

@@ -244,6 +244,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
         evalId: result.evalId,
         placementFailure: result.kind === "placement" ? result.summary : undefined,
         timedOutAfterMs: result.kind === "timeout" ? result.timeoutMs : undefined,
+        evaluationStatus: result.kind === "timeout" ? (result.evaluation?.Status ?? undefined) : undefined,
         rollback,
         runningVersion: server?.job.Version ?? undefined,
       });

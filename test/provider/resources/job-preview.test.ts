@@ -167,6 +167,22 @@ describe("formatRolloutFailure", () => {
     );
   });
 
+  it("reports what was still in progress at a timeout, not failed groups", () => {
+    const running = {
+      web: { DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, UnhealthyAllocs: 0 },
+      done: { DesiredTotal: 1, PlacedAllocs: 1, HealthyAllocs: 1, UnhealthyAllocs: 0 },
+      canary: { DesiredTotal: 2, DesiredCanaries: 1, PlacedCanaries: ["a1"], PlacedAllocs: 1, HealthyAllocs: 2, Promoted: false },
+    };
+    const text = formatRolloutFailure({ jobId: "j", namespace: "n", deploymentId: "d", deploymentStatus: "running", groups: running, timedOutAfterMs: 60_000, rollback: { kind: "none", reason: "timeout" } });
+    expect(text).not.toContain("Failed groups");
+    expect(text).toContain('Still in progress: "canary" (2 of 2 healthy, 1 placed allocation, 1 of 1 canaries placed, not promoted), "web" (1 of 3 healthy, 2 placed allocations).');
+    const healthy = formatRolloutFailure({ jobId: "j", namespace: "n", deploymentId: "d", deploymentStatus: "running", groups: { g: { DesiredTotal: 1, HealthyAllocs: 1 } }, timedOutAfterMs: 1000, rollback: { kind: "none", reason: "timeout" } });
+    expect(healthy).toContain("Every group had all its allocations healthy; the deployment had not been marked successful yet.");
+    const noDeployment = formatRolloutFailure({ jobId: "j", namespace: "n", evalId: "e1", evaluationStatus: "pending", timedOutAfterMs: 1000, rollback: { kind: "none", reason: "timeout" } });
+    expect(noDeployment).toContain("waiting for evaluation e1");
+    expect(noDeployment).toContain("No deployment had started yet (the evaluation was pending).");
+  });
+
   it("says when the scheduler declined to roll back", () => {
     expect(
       formatRolloutFailure({

@@ -143,6 +143,8 @@ describe("a failing deployment", () => {
     const e = initError(await rejection(() => applyJob(state, { jobspec: spec("slow", "app:2"), deploymentTimeout: 0.2 })));
     expect(e.message).toMatch(/^Timed out after 200ms waiting for deployment \S+ of job "slow" in namespace "default" version 1 \(status running/);
     expect(e.message).toContain("Nothing was rolled back.");
+    expect(e.message).not.toContain("Failed groups");
+    expect(e.message).toMatch(/Still in progress: "g" \(0 of 2 healthy, 2 placed allocations\)\./);
     expect(await serverImage("slow")).toBe("app:2");
     expect(e.properties).toMatchObject({ version: 1, deploymentStatus: "running" });
   });
