@@ -24,9 +24,10 @@ describe("checkJobInputs", () => {
   });
 
   it("accepts a job object alone and keeps unknown fields", () => {
-    const r = checkJobInputs({ job: { ID: "a", Extra: { x: 1 } } });
+    const job = { ID: "a", Extra: { x: 1 }, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] };
+    const r = checkJobInputs({ job });
     expect(r.failures).toEqual([]);
-    expect(r.inputs?.job).toEqual({ ID: "a", Extra: { x: 1 } });
+    expect(r.inputs?.job).toEqual(job);
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe("checkJobInputs", () => {
     { news: { jobspec: "x", deploymentTimeout: -5 }, property: "deploymentTimeout", fragment: "not a duration" },
     { news: { jobspec: "x", evalPriority: 101 }, property: "evalPriority", fragment: "" },
     { news: { jobspec: "x", onDeploymentFailure: "rollback" }, property: "onDeploymentFailure", fragment: "" },
-    { news: { jobspec: "x", jobSpec: "typo" }, property: "", fragment: "jobSpec" },
+    { news: { jobspec: "x", jobSpec: "typo" }, property: "jobSpec", fragment: 'no input "jobSpec"' },
   ])("names $property for a bad input", ({ news, property, fragment }) => {
     const r = checkJobInputs(news as Record<string, unknown>);
     expect(r.inputs).toBeUndefined();
