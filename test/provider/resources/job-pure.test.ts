@@ -84,6 +84,11 @@ describe("parseDurationMs", () => {
     expect(deploymentTimeoutMs({})).toBe(300_000);
     expect(deploymentTimeoutMs({ deploymentTimeout: "10s" })).toBe(10_000);
   });
+
+  it.each([0, "0", "0s", "0h0m"])("reads a zero deployment timeout (%j) as no time limit of our own", (v) => {
+    expect(checkJobInputs({ jobspec: "x", deploymentTimeout: v }).failures).toEqual([]);
+    expect(deploymentTimeoutMs({ deploymentTimeout: v })).toBe(Infinity);
+  });
 });
 
 describe("variables", () => {
