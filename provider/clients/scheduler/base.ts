@@ -165,8 +165,6 @@ const JOB_SUB_ENDPOINTS: ReadonlySet<string> = new Set([
   "dispatch",
   "evaluate",
   "evaluations",
-  "force",
-  "payload",
   "plan",
   "revert",
   "scale",
@@ -177,6 +175,9 @@ const JOB_SUB_ENDPOINTS: ReadonlySet<string> = new Set([
   "tag",
   "versions",
 ]);
+
+/** Endpoints whose suffix has two parts. */
+const TWO_PART_ENDPOINTS: ReadonlySet<string> = new Set(["periodic/force", "dispatch/payload"]);
 
 /**
  * Returns why a job ID cannot be routed as one path segment, or undefined when it can: an empty, `.` or
@@ -193,8 +194,10 @@ export function jobIdProblem(id: string): string | undefined {
     if (p !== undefined) return p;
   }
   const last = parts[parts.length - 1] ?? "";
-  if (parts.length > 1 && JOB_SUB_ENDPOINTS.has(last)) {
-    return `must not end in "/${last}": the scheduler would read it as the ${last} endpoint of another job`;
+  const two = `${parts[parts.length - 2] ?? ""}/${last}`;
+  const suffix = JOB_SUB_ENDPOINTS.has(last) ? last : TWO_PART_ENDPOINTS.has(two) ? two : undefined;
+  if (suffix !== undefined) {
+    return `must not end in "/${suffix}": the scheduler would read it as the ${suffix} endpoint of another job`;
   }
   return undefined;
 }

@@ -192,7 +192,7 @@ good("AuthRole", "bare IP as CIDR", { ...ROLE, tokenBoundCidrs: ["10.0.0.1"] }, 
 // Job: the job object
 
 const badJob = (name: string, job: Record<string, unknown>, property: string, source: string): void => bad("Job", name, { job, waitForDeployment: false }, property, source);
-for (const id of [".", "..", "x/plan", "x/versions", "x/evaluate", "a//b", "../jobs", "a/./b", "/a", "a/"]) {
+for (const id of [".", "..", "x/plan", "x/versions", "x/evaluate", "x/tag", "x/periodic/force", "x/dispatch/payload", "a//b", "../jobs", "a/./b", "/a", "a/"]) {
   badJob(`ID ${JSON.stringify(id)} (another endpoint)`, jobObject({ ID: id }), "job.ID", id.includes("/") && /[a-z]$/.test(id) && !id.startsWith("..") ? NOMAD_ROUTE : RFC_DOTS);
 }
 badJob("ID with a space", jobObject({ ID: "a b" }), "job.ID", NOMAD_JOB);
@@ -292,6 +292,7 @@ goodJob("ID that looks encoded", jobObject({ ID: "%2e%2e" }), "job.ID", RFC_DOTS
 goodJob("ID non-ASCII", jobObject({ ID: "ünï" }), "job.ID", "RFC 3986: UTF-8 percent-encoding", `GET /v1/job/%C3%BCn%C3%AF${Q}`);
 goodJob("ID named like an endpoint", jobObject({ ID: "plan" }), "job.ID", NOMAD_ROUTE, `GET /v1/job/plan${Q}`);
 goodJob("ID ending in a longer word", jobObject({ ID: "a/planner" }), "job.ID", NOMAD_ROUTE, `GET /v1/job/a%2Fplanner${Q}`);
+goodJob("ID ending in force alone", jobObject({ ID: "backup/force" }), "job.ID", NOMAD_ROUTE);
 goodJob("Priority 0 (server default)", jobObject({ ID: "prio0", Priority: 0 }), "job.Priority", "real Nomad 1.6.5 jobCanonicalizer: priority 0 takes the default");
 goodJob("Count 0", jobObject({ ID: "count0", TaskGroups: [{ ...GROUP, Count: 0 }] }), "job.TaskGroups[0].Count", NOMAD_TG);
 goodJob("batch periodic", jobObject({ ID: "cron", Type: "batch", Periodic: { Enabled: true, Spec: "@daily", SpecType: "cron" } }), "job.Periodic", NOMAD_JOB);
