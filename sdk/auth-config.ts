@@ -10,11 +10,12 @@ import authConfigShim from "./shim/auth-config";
 export interface AuthConfigArgs {
   /** Path of the auth mount (default `cloud`). A change replaces the config. */
   mount?: pulumi.Input<string>;
-  /** Directory tenant whose tokens are accepted (a UUID). */
+  /** Directory tenant whose tokens are accepted (a UUID, with or without dashes). */
   tenantId: pulumi.Input<string>;
   /**
-   * Resource the managed-identity tokens are requested for. It must equal the tokens' audience exactly,
-   * trailing slash included: a mismatch shows only as a failing login.
+   * Resource the managed-identity tokens are requested for: an absolute URI, such as an http(s) URL or an
+   * application ID URI (`api://<application id>`). It must equal the tokens' audience exactly, trailing
+   * slash included: a mismatch shows only as a failing login.
    */
   resource: pulumi.Input<string>;
   /** Client ID of the directory application (a UUID). */

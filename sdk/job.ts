@@ -25,11 +25,11 @@ export interface JobArgs {
   policyOverride?: pulumi.Input<boolean>;
   /** Keep the running task group counts over the spec's (for autoscaled groups). */
   preserveCounts?: pulumi.Input<boolean>;
-  /** Priority (1-100) of the evaluations this resource's registrations create; default the job's priority. */
+  /** Priority (1-100) of the evaluations this resource's registrations create; 0 or unset: the job's priority. */
   evalPriority?: pulumi.Input<number>;
   /** Wait for the deployment of a service job to finish (default true). */
   waitForDeployment?: pulumi.Input<boolean>;
-  /** How long to wait: seconds (a number) or a Go duration such as `"10m"`; default `"5m"`. */
+  /** How long to wait: seconds (a number) or a Go duration such as `"10m"`; default `"5m"`; 0: no limit of our own (the scheduler's progress deadline still ends a stuck deployment). */
   deploymentTimeout?: pulumi.Input<number | string>;
   /**
    * What to do when the deployment fails and the scheduler's auto_revert did not roll back: `"revert"`

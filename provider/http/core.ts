@@ -63,10 +63,7 @@ export interface ApiResponse<T> {
   meta: ResponseMeta;
 }
 
-/** Encodes each segment of a path: `encodePath("/v1/job", id)` → `/v1/job/<encoded id>`. */
-export function encodePath(prefix: string, ...segments: Array<string | number>): string {
-  return prefix + segments.map((s) => "/" + encodeURIComponent(String(s))).join("");
-}
+export { encodePath } from "./path";
 
 interface PoolEntry {
   pool: Pool;

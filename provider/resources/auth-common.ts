@@ -4,8 +4,9 @@
  * that a refreshed value keeps the user's spelling when it means the same.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { z } from "zod";
+import { z } from "zod";
 import { isApiError } from "../errors";
+import { trimMountPath } from "../clients/secrets/normalize";
 import { connectionOptions } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
@@ -63,11 +64,39 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
  * rest as {@link checkInputs} does (unknown values pass at preview).
  */
 export function checkObjectInputs<S extends z.ZodObject>(resource: string, schema: S, news: Record<string, unknown>): { inputs?: z.infer<S>; failures: dynamic.CheckFailure[] } {
-  const allowed = new Set(Object.keys(schema.shape));
-  const extra: dynamic.CheckFailure[] = Object.keys(news)
-    .filter((k) => k !== "__provider" && !allowed.has(k))
-    .map((k) => ({ property: k, reason: `${resource} has no input "${k}"` }));
-  const res = checkInputs(schema, news);
-  if (extra.length > 0) return { failures: [...extra, ...res.failures] };
-  return res;
+  return checkInputs(schema, news, resource);
+}
+
+const MOUNT_PATH = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+
+/** True when no segment of a mount path is `.` or `..` (a dot segment would address another endpoint). */
+function noDotSegments(p: string): boolean {
+  return p.split("/").every((s) => s !== "." && s !== "..");
+}
+
+/**
+ * The schema of a mount path input (default `cloud`, surrounding slashes trimmed): segments of letters,
+ * digits, `_`, `-` and `.`, none of them `.` or `..`. `shape` is the refusal text for a bad shape.
+ */
+export function mountPathSchema(shape: string) {
+  return z
+    .string()
+    .default("cloud")
+    .transform(trimMountPath)
+    .pipe(
+      z
+        .string()
+        .regex(MOUNT_PATH, shape)
+        .refine(noDotSegments, 'must not have a "." or ".." segment: it would address another path of the service'),
+    );
+}
+
+const UINT_TEXT = /^\d{1,15}$/;
+
+/** A non-negative integer, given as a number or as decimal digits (the service parses both). */
+export function wholeNumber() {
+  return z
+    .union([z.number(), z.string().regex(UINT_TEXT, "must be a whole number (digits only)")])
+    .transform((v) => (typeof v === "string" ? Number(v) : v))
+    .pipe(z.number().int("must be a whole number").nonnegative("must not be negative"));
 }

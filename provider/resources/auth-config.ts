@@ -12,22 +12,31 @@ import { z } from "zod";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, refreshed, reportWarnings, secretsClient } from "./auth-common";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, wholeNumber } from "./auth-common";
 import { SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthConfig";
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const uuid = z.string().regex(UUID, "must be a UUID (8-4-4-4-12 hexadecimal digits)");
+// The directory's IDs are GUIDs; the service takes them with or without the dashes.
+const UUID = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+const uuid = z.string().regex(UUID, "must be a UUID (8-4-4-4-12 hexadecimal digits, or the 32 digits without dashes)");
 const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
   const s = durationSeconds(v);
   return s !== undefined && s >= 0;
 }, "must be a non-negative duration: seconds, or a string such as \"4s\" or \"4380h\"");
 
-function isHttpUrl(s: string): boolean {
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+
+/**
+ * True for an absolute URI: a token audience the directory issues tokens for is an http(s) URL or an
+ * application ID URI such as `api://<application id>`.
+ */
+function isAbsoluteUri(s: string): boolean {
+  if (!URI_SCHEME.test(s)) return false;
   try {
     const u = new URL(s);
-    return u.protocol === "https:" || u.protocol === "http:";
+    // "host:port"-looking text parses with the host as scheme; a URL scheme needs "//" or an opaque path.
+    return u.protocol.length > 1 && (s.slice(u.protocol.length).startsWith("//") || u.protocol === "urn:");
   } catch {
     return false;
   }
@@ -35,22 +44,18 @@ function isHttpUrl(s: string): boolean {
 
 /** The inputs of an AuthConfig after `check`. */
 export const AuthConfigInputsSchema = z.object({
-  mount: z
-    .string()
-    .default("cloud")
-    .transform(trimMountPath)
-    .pipe(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, "must be the path of an auth mount, such as \"cloud\"")),
+  mount: mountPathSchema("must be the path of an auth mount, such as \"cloud\""),
   tenantId: uuid,
   resource: z
     .string()
-    .refine(isHttpUrl, "must be an http(s) URL; it must equal the login tokens' audience exactly, trailing slash included"),
+    .refine(isAbsoluteUri, "must be an absolute URI such as \"https://management.azure.com/\" or \"api://<application id>\"; it must equal the login tokens' audience exactly, trailing slash included"),
   clientId: uuid.optional(),
   clientSecret: z.string().min(1, "must not be empty; leave it out to send no client secret").optional(),
   environment: z
     .string()
     .refine((e) => CLOUD_ENVIRONMENTS.some((x) => x.toLowerCase() === e.toLowerCase()), `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`)
     .optional(),
-  maxRetries: z.number().int().nonnegative().optional(),
+  maxRetries: wholeNumber().optional(),
   retryDelay: duration.optional(),
   maxRetryDelay: duration.optional(),
   rootPasswordTtl: duration.optional(),

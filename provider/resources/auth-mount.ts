@@ -8,12 +8,10 @@ import { z } from "zod";
 import { isMountInUse, type FoundMount } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, reportWarnings, secretsClient, warn } from "./auth-common";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceInitError, SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthMount";
-
-const PATH_PATTERN = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
   const s = durationSeconds(v);
@@ -45,16 +43,10 @@ export type MountTune = z.infer<typeof TuneSchema>;
 /** The inputs of an AuthMount after `check`. */
 export const AuthMountInputsSchema = z
   .object({
-    path: z
-      .string()
-      .default("cloud")
-      .transform(trimMountPath)
-      .pipe(
-        z
-          .string()
-          .regex(PATH_PATTERN, "must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'")
-          .refine((p) => p !== "token", "the token method at \"token/\" is built in and cannot be managed"),
-      ),
+    path: mountPathSchema("must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'").refine(
+      (p) => p !== "token",
+      "the token method at \"token/\" is built in and cannot be managed",
+    ),
     type: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be a method type name such as \"cloud\"").default("cloud"),
     description: z.string().optional(),
     tune: TuneSchema.optional(),

@@ -10,8 +10,8 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
 import { canonicalCidr, canonicalRoleName, cleanList, durationSeconds, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, refreshed, reportWarnings, secretsClient, warn } from "./auth-common";
-import { SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, warn, wholeNumber } from "./auth-common";
+import { SCHEMA_VERSION, copyInputs, definedDeep, hasForeignPrototype, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthRole";
 
@@ -33,11 +33,7 @@ function isCidr(s: string): boolean {
 
 /** The inputs of an AuthRole after `check`: lists are arrays, the name is lowercase. */
 export const AuthRoleInputsSchema = z.object({
-  mount: z
-    .string()
-    .default("cloud")
-    .transform(trimMountPath)
-    .pipe(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, "must be the path of an auth mount, such as \"cloud\"")),
+  mount: mountPathSchema("must be the path of an auth mount, such as \"cloud\""),
   name: z
     .string()
     .regex(NAME_PATTERN, "must be letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_'")
@@ -55,7 +51,7 @@ export const AuthRoleInputsSchema = z.object({
   tokenMaxTtl: duration.optional(),
   tokenExplicitMaxTtl: duration.optional(),
   tokenPeriod: duration.optional(),
-  tokenNumUses: z.number().int().nonnegative("must not be negative").optional(),
+  tokenNumUses: wholeNumber().optional(),
   tokenBoundCidrs: list.pipe(z.array(z.string().refine(isCidr, "must be an IP address or a CIDR block"))).optional(),
   tokenNoDefaultPolicy: z.boolean().optional(),
   tokenType: z.enum(["default", "service", "batch"]).optional(),
@@ -102,13 +98,16 @@ function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly st
  * max ttl, batch tokens with a period or a use count, negative values); warns on stderr about a role the
  * service saves but that can never log in. Failures name the property.
  */
-export function checkAuthRole(news: Record<string, unknown>): dynamic.CheckResult<AuthRoleInputs> {
+export function checkAuthRole(given: Record<string, unknown>): dynamic.CheckResult<AuthRoleInputs> {
+  // Own keys only: a `__proto__` key is refused by name, never read through.
+  let news = copyInputs(given);
+  if (hasForeignPrototype(given)) return checkObjectInputs(RESOURCE, AuthRoleInputsSchema, given);
   // `policies` (the spec's name) and `tokenPolicies` (the service's current name) are one list.
   const samePolicies = JSON.stringify(news["policies"]) === JSON.stringify(news["tokenPolicies"]);
   if (news["policies"] !== undefined && news["tokenPolicies"] !== undefined && !samePolicies) {
     return { failures: [{ property: "policies", reason: "set either policies or tokenPolicies (the same list), not both" }] };
   }
-  if (news["policies"] !== undefined) news = { ...news, tokenPolicies: news["policies"] };
+  if (news["policies"] !== undefined) news = { ...copyInputs(news), tokenPolicies: news["policies"] };
   const res = checkObjectInputs(RESOURCE, AuthRoleInputsSchema, news);
   if (res.inputs === undefined) return res;
   const i = res.inputs;

@@ -30,40 +30,155 @@ export function containsUnknown(v: unknown): boolean {
 }
 
 /**
+ * Copies the engine's inputs into a null-prototype object: own enumerable keys only, `__provider` left
+ * out. A key named `__proto__` stays an ordinary own key, so it can be refused by name instead of swapping
+ * the prototype of the copy (and having its contents read as inputs). Every resource's `check` copies
+ * through here.
+ */
+export function copyInputs(news: Record<string, unknown>): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  if (news === null || typeof news !== "object") return out;
+  for (const k of Object.keys(news)) {
+    if (k === "__provider") continue;
+    out[k] = news[k];
+  }
+  return out;
+}
+
+/** True when `v` is an object whose prototype is neither `Object.prototype` nor null (a `__proto__` key was assigned). */
+export function hasForeignPrototype(v: unknown): boolean {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto !== null && proto !== Object.prototype;
+}
+
+/** The most characters of a user-chosen key a failure text repeats. */
+const MAX_KEY_SHOWN = 64;
+
+/** Returns a user-chosen key for a failure text, cut short when long. */
+export function shownKey(k: string): string {
+  return k.length > MAX_KEY_SHOWN ? `${k.slice(0, MAX_KEY_SHOWN)}…` : k;
+}
+
+/** Returns a property path as Pulumi shows it: `job.TaskGroups[0].Count`. */
+export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += out === "" ? String(p) : `.${String(p)}`;
+  }
+  return out;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "a boolean",
+  record: "a map",
+  object: "an object",
+  array: "a list",
+  null: "null",
+};
+
+function typeList(types: string[]): string {
+  const names = [...new Set(types)].map((t) => TYPE_NAMES[t] ?? t);
+  if (names.length <= 1) return names[0] ?? "another type";
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  keys?: string[];
+  errors?: Issue[][];
+}
+
+/**
+ * Turns zod issues into failures that name the property. A union names the deepest key that failed in the
+ * branch the value's type matched (`variables.image`), else the accepted types; no text repeats the value.
+ */
+function issueFailures(issues: readonly Issue[], prefix: PropertyKey[], out: Array<{ path: PropertyKey[]; reason: string }>): void {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors !== undefined) {
+      // A branch whose issues lie below the union's own value: the value had that branch's shape.
+      const deeper = issue.errors.find((branch) => branch.some((i) => i.path.length > 0 || i.code !== "invalid_type"));
+      if (deeper !== undefined) {
+        issueFailures(deeper, path, out);
+        continue;
+      }
+      const expected = issue.errors.flat().map((i) => i.expected ?? "");
+      out.push({ path, reason: `must be ${typeList(expected.filter((e) => e !== ""))}` });
+      continue;
+    }
+    if (issue.code === "unrecognized_keys" && issue.keys !== undefined) {
+      for (const k of issue.keys) out.push({ path: [...path, k], reason: `unknown field "${shownKey(k)}"` });
+      continue;
+    }
+    out.push({ path, reason: issue.message });
+  }
+}
+
+const shapeKeys = new WeakMap<object, ReadonlySet<string>>();
+
+/** The input names of an object schema, computed once per schema. */
+function inputNames(schema: z.ZodType): ReadonlySet<string> | undefined {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (shape === undefined || shape === null || typeof shape !== "object") return undefined;
+  let keys = shapeKeys.get(schema);
+  if (keys === undefined) {
+    keys = new Set(Object.keys(shape));
+    shapeKeys.set(schema, keys);
+  }
+  return keys;
+}
+
+/**
  * Validates inputs with a zod schema and names each bad property. Properties whose value is unknown at
- * preview are not validated (they pass through unchanged and are checked again at `up`).
+ * preview are not validated (they pass through unchanged and are checked again at `up`). With an object
+ * schema, an input the resource does not have is refused by name (`__proto__` included).
  */
 export function checkInputs<S extends z.ZodType>(
   schema: S,
   news: Record<string, unknown>,
+  resource = "the resource",
 ): { inputs?: z.infer<S>; failures: dynamic.CheckFailure[] } {
-  const known: Record<string, unknown> = {};
+  const all = copyInputs(news);
+  const known = Object.create(null) as Record<string, unknown>;
+  const unknown = Object.create(null) as Record<string, unknown>;
   const unknownKeys: string[] = [];
-  for (const [k, v] of Object.entries(news)) {
-    if (k === "__provider") continue;
-    if (containsUnknown(v)) unknownKeys.push(k);
-    else known[k] = v;
+  const names = inputNames(schema);
+  const failures: dynamic.CheckFailure[] = [];
+  // An input object deserialized with a `__proto__` key has had its prototype swapped: refuse that key.
+  if (hasForeignPrototype(news)) failures.push({ property: "__proto__", reason: `${resource} has no input "__proto__"` });
+  for (const k of Object.keys(all)) {
+    const v = all[k];
+    if (names !== undefined && !names.has(k)) {
+      failures.push({ property: shownKey(k), reason: `${resource} has no input "${shownKey(k)}"` });
+      continue;
+    }
+    if (containsUnknown(v)) {
+      unknownKeys.push(k);
+      unknown[k] = v;
+    } else known[k] = v;
   }
   const parsed = schema.safeParse(known);
   if (!parsed.success) {
-    const failures: dynamic.CheckFailure[] = [];
-    for (const issue of parsed.error.issues) {
-      const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "";
-      const top = String(issue.path[0] ?? "");
-      if (top !== "" && unknownKeys.includes(top)) continue;
+    const found: Array<{ path: PropertyKey[]; reason: string }> = [];
+    issueFailures(parsed.error.issues as unknown as Issue[], [], found);
+    for (const f of found) {
+      const top = String(f.path[0] ?? "");
       // A required property that is unknown at preview time is missing from `known` on purpose.
-      failures.push({ property, reason: issue.message });
+      if (top !== "" && unknownKeys.includes(top)) continue;
+      failures.push({ property: propertyPath(f.path), reason: f.reason });
     }
-    if (failures.length > 0) return { failures };
-    return { inputs: { ...known, ...pick(news, unknownKeys) } as z.infer<S>, failures: [] };
   }
-  return { inputs: { ...(parsed.data as object), ...pick(news, unknownKeys) } as z.infer<S>, failures: [] };
-}
-
-function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of keys) out[k] = o[k];
-  return out;
+  if (failures.length > 0) return { failures };
+  const base = parsed.success ? (parsed.data as object) : known;
+  return { inputs: { ...base, ...unknown } as z.infer<S>, failures: [] };
 }
 
 /** Removes `undefined` values deeply: the engine's protobuf structs cannot carry them. */

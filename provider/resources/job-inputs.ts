@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../schemas/scheduler";
-import { checkInputs, containsUnknown } from "./common";
+import { checkInputs, containsUnknown, copyInputs, shownKey } from "./common";
+import { checkJobObject } from "./job-validate";
 
 /** Defaults of the settings the inputs may leave out. */
 export const JOB_DEFAULTS = Object.freeze({
@@ -23,7 +24,10 @@ const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
 export const JobInputsSchema = z.strictObject({
-  jobspec: z.string().min(1, "jobspec must not be empty").optional(),
+  jobspec: z
+    .string()
+    .refine((s) => s.trim() !== "", "must not be empty or only whitespace: give HCL2 jobspec text")
+    .optional(),
   /** A job in the API's JSON shape; unknown fields are kept and sent. */
   job: JobSchema.optional(),
   variables: z
@@ -33,7 +37,8 @@ export const JobInputsSchema = z.strictObject({
   region: z.string().min(1).optional(),
   policyOverride: z.boolean().optional(),
   preserveCounts: z.boolean().optional(),
-  evalPriority: z.number().int().min(1).max(100).optional(),
+  /** 1–100; 0 (as the API takes it) means the job's own priority. */
+  evalPriority: z.number().int("must be a whole number").min(0, "must be from 1 to 100 (0: the job's priority)").max(100, "must be from 1 to 100 (0: the job's priority)").optional(),
   waitForDeployment: z.boolean().optional(),
   deploymentTimeout: z.union([z.number(), z.string()]).optional(),
   onDeploymentFailure: z.enum(["revert", "fail"]).optional(),
@@ -45,8 +50,10 @@ export const JobInputsSchema = z.strictObject({
 export type JobInputs = z.infer<typeof JobInputsSchema>;
 
 /** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
-export function checkJobInputs(news: Record<string, unknown>): dynamic.CheckResult<JobInputs> {
-  const { inputs, failures } = checkInputs(JobInputsSchema, news);
+export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResult<JobInputs> {
+  const { inputs, failures } = checkInputs(JobInputsSchema, raw, "Job");
+  // Own keys only, on a null prototype: nothing below may read an inherited value.
+  const news = copyInputs(raw);
   const unknown = (k: string): boolean => containsUnknown(news[k]);
   const given = (k: string): boolean => news[k] !== undefined && news[k] !== null;
   const extra: dynamic.CheckFailure[] = [];
@@ -63,24 +70,25 @@ export function checkJobInputs(news: Record<string, unknown>): dynamic.CheckResu
     if (typeof body.ID !== "string" || body.ID === "") {
       const hint = isRecord(body.Job) ? ' (this looks like a register body: pass its "Job" object instead)' : "";
       extra.push({ property: "job.ID", reason: `the job object must have a non-empty string ID${hint}` });
-    } else if (body.ID.includes("\u0000")) {
-      extra.push({ property: "job.ID", reason: "the job ID must not contain NUL characters" });
     }
+    if (!isRecord(body.Job)) extra.push(...checkJobObject(body));
     if (given("variables") && !unknown("variables")) {
       extra.push({ property: "variables", reason: "variables apply only to a jobspec; a job object has no variables" });
     }
   }
   if (isRecord(news.variables) && !unknown("variables")) {
     for (const key of Object.keys(news.variables)) {
-      if (!HCL_IDENT.test(key)) extra.push({ property: `variables.${key}`, reason: `"${key}" is not a valid variable name` });
+      if (!HCL_IDENT.test(key)) {
+        extra.push({ property: `variables.${shownKey(key)}`, reason: "is not a valid variable name: letters, digits, '_' and '-', starting with a letter or '_'" });
+      }
     }
   }
   const timeout = news.deploymentTimeout;
   if (timeout !== undefined && timeout !== null && !unknown("deploymentTimeout")) {
-    if ((typeof timeout === "number" || typeof timeout === "string") && parseDurationMs(timeout) === undefined) {
+    if ((typeof timeout === "number" || typeof timeout === "string") && parseDurationMs(timeout) === undefined && !isZeroDuration(timeout)) {
       extra.push({
         property: "deploymentTimeout",
-        reason: `"${String(timeout)}" is not a duration: use seconds (300) or a Go duration ("5m", "1h30m")`,
+        reason: 'is not a duration: use seconds (300), a Go duration ("5m", "1h30m"), or 0 for no time limit',
       });
     }
   }
@@ -111,9 +119,20 @@ export function parseDurationMs(v: number | string): number | undefined {
   return total;
 }
 
-/** Returns the deployment timeout of the inputs in milliseconds (default five minutes). */
+/** True for a zero duration (`0`, `"0"`, `"0s"`, `"0h0m"`): no time limit of our own. */
+export function isZeroDuration(v: number | string): boolean {
+  if (typeof v === "number") return v === 0;
+  return /^(?:0+(?:\.0+)?(?:ns|us|µs|μs|ms|s|m|h)?)+$/.test(v.trim());
+}
+
+/**
+ * Returns the deployment timeout of the inputs in milliseconds (default five minutes). Zero means no time
+ * limit of our own (Infinity): the deployment is followed until it ends, and the scheduler's progress
+ * deadline still fails a deployment that stops making progress.
+ */
 export function deploymentTimeoutMs(inputs: Pick<JobInputs, "deploymentTimeout">): number {
   const v = inputs.deploymentTimeout ?? JOB_DEFAULTS.deploymentTimeout;
+  if (isZeroDuration(v)) return Infinity;
   return parseDurationMs(v) ?? 300_000;
 }
 

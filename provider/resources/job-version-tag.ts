@@ -8,17 +8,23 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { SchedulerClient } from "../clients/scheduler";
 import { connectionOptions } from "../config";
 import { isApiError } from "../errors";
+import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
 import { SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
-  jobId: z.string().min(1, "jobId must not be empty"),
+  jobId: z
+    .string()
+    .min(1, "jobId must not be empty")
+    .refine((s) => !s.includes("/"), 'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)')
+    .refine((s) => s === "" || segmentProblem(s) === undefined, 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text'),
   namespace: z.string().min(1).optional(),
   name: z
     .string()
     .min(1, "name must not be empty")
-    .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it'),
+    .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it')
+    .refine((s) => s === "" || segmentProblem(s) === undefined, 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text'),
   version: z.number().int().min(0).optional(),
   description: z.string().max(999, "description must be under 1000 characters").optional(),
   adopt: z.boolean().optional(),
@@ -78,7 +84,7 @@ function isGone(e: unknown): boolean {
 /** The JobVersionTag provider. */
 export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = {
   async check(_olds, news) {
-    return checkInputs(JobVersionTagInputsSchema, news) as dynamic.CheckResult<JobVersionTagInputs>;
+    return checkInputs(JobVersionTagInputsSchema, news, "JobVersionTag") as dynamic.CheckResult<JobVersionTagInputs>;
   },
 
   async diff(_id, olds, news) {

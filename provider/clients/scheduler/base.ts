@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { UsageError } from "../../errors";
+import { segmentProblem } from "../../http/path";
 import type { ApiResponse, HttpCore, Method, QueryValue, ResponseMeta } from "../../http/core";
 
 /** Facts about a response: lastIndex (blocking-query index), knownLeader, lastContact, nextToken, attempts. */
@@ -143,10 +144,62 @@ function nonEmpty(s: string | null | undefined): string | undefined {
   return s === undefined || s === null || s === "" ? undefined : s;
 }
 
-/** Throws UsageError unless `id` is a non-empty string. */
+/** Throws UsageError unless `id` is a non-empty string; a `jobId` must also be one the scheduler can route. */
 export function requireId(operation: string, what: string, id: unknown): string {
   if (typeof id !== "string" || id === "") throw new UsageError(`${operation}: ${what} must be a non-empty string.`);
+  const problem = what === "jobId" ? jobIdProblem(id) : undefined;
+  if (problem !== undefined) throw new UsageError(`${operation}: ${what} ${problem}.`);
   return id;
+}
+
+/**
+ * Endpoints below `/v1/job/<id>/`. The real scheduler decodes the path and picks the endpoint by its
+ * suffix, so a job ID with a "/" that ends in one of these names would reach that endpoint of another job.
+ */
+const JOB_SUB_ENDPOINTS: ReadonlySet<string> = new Set([
+  "action",
+  "actions",
+  "allocations",
+  "deployment",
+  "deployments",
+  "dispatch",
+  "evaluate",
+  "evaluations",
+  "plan",
+  "revert",
+  "scale",
+  "services",
+  "stable",
+  "submission",
+  "summary",
+  "tag",
+  "versions",
+]);
+
+/** Endpoints whose suffix has two parts. */
+const TWO_PART_ENDPOINTS: ReadonlySet<string> = new Set(["periodic/force", "dispatch/payload"]);
+
+/**
+ * Returns why a job ID cannot be routed as one path segment, or undefined when it can: an empty, `.` or
+ * `..` part between slashes (the path would be normalised to another endpoint), or a last part that names
+ * a job endpoint. IDs with other slashes (dispatched children, `parent/dispatch-…`) are routed fine.
+ */
+export function jobIdProblem(id: string): string | undefined {
+  const parts = id.split("/");
+  if (parts.length === 1) return segmentProblem(id);
+  for (const part of parts) {
+    if (part === "") return 'must not have an empty part between "/" (a leading, trailing or doubled slash)';
+    if (part === "." || part === "..") return 'must not have a "." or ".." part between "/" (a dot segment addresses another path)';
+    const p = segmentProblem(part);
+    if (p !== undefined) return p;
+  }
+  const last = parts[parts.length - 1] ?? "";
+  const two = `${parts[parts.length - 2] ?? ""}/${last}`;
+  const suffix = JOB_SUB_ENDPOINTS.has(last) ? last : TWO_PART_ENDPOINTS.has(two) ? two : undefined;
+  if (suffix !== undefined) {
+    return `must not end in "/${suffix}": the scheduler would read it as the ${suffix} endpoint of another job`;
+  }
+  return undefined;
 }
 
 /** Throws UsageError when EnforceIndex is set without a JobModifyIndex (the check would test nothing). */

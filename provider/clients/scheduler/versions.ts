@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ApiError, UsageError } from "../../errors";
 import { encodePath } from "../../http/core";
+import { segmentProblem } from "../../http/path";
 import {
   JobSubmissionSchema,
   JobVersionsResponseSchema,
@@ -165,6 +166,7 @@ export class JobVersions {
   async tagVersion(jobId: string, tagName: string, req: TagVersionRequest = {}, opts: WriteOptions = {}): Promise<Result<VersionTag>> {
     const op = "tag job version";
     const id = requireId(op, "jobId", jobId);
+    checkTagJobId(op, id);
     checkTagName(op, tagName);
     let version = req.Version;
     if (version === undefined) {
@@ -183,6 +185,7 @@ export class JobVersions {
   async untagVersion(jobId: string, tagName: string, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const op = "untag job version";
     const id = requireId(op, "jobId", jobId);
+    checkTagJobId(op, id);
     checkTagName(op, tagName);
     return this.http.write({ operation: op, method: "DELETE", path: encodePath("/v1/job", id, "versions", tagName, "tag"), schema: UntagResultSchema, idempotent: true }, opts);
   }
@@ -195,5 +198,12 @@ function checkVersion(operation: string, what: string, v: unknown): void {
 /** Tag names become one path segment; the real server splits the path on `/`, so a `/` can never work. */
 function checkTagName(operation: string, name: unknown): void {
   if (typeof name !== "string" || name === "") throw new UsageError(`${operation}: the tag name must be a non-empty string.`);
-  if (name.includes("/")) throw new UsageError(`${operation}: the tag name "${name}" contains "/", which the scheduler cannot route; choose a name without "/".`);
+  if (name.includes("/")) throw new UsageError(`${operation}: the tag name contains "/", which the scheduler cannot route; choose a name without "/".`);
+  const problem = segmentProblem(name);
+  if (problem !== undefined) throw new UsageError(`${operation}: the tag name ${problem}.`);
+}
+
+/** The tag endpoints split the decoded path on `/` (real server: 404 "invalid job tag endpoint"). */
+function checkTagJobId(operation: string, jobId: string): void {
+  if (jobId.includes("/")) throw new UsageError(`${operation}: the job ID contains "/", which the scheduler's tag endpoint cannot route.`);
 }

@@ -4,6 +4,7 @@
  * CIDRs with their prefix, mount paths without slashes.
  */
 import { isIP } from "node:net";
+import { encodeSegments } from "../../http/path";
 
 const UNIT_SECONDS: Record<string, number> = {
   ns: 1e-9,
@@ -78,13 +79,11 @@ export function trimMountPath(p: string): string {
 
 /**
  * Returns the encoded URL form of a mount path: each segment encoded on its own, so a nested mount
- * ("team/cloud") keeps its slashes.
+ * ("team/cloud") keeps its slashes. Throws UsageError for an empty path and for an empty, `.` or `..`
+ * segment: those would address another endpoint.
  */
 export function encodeMount(p: string): string {
-  return trimMountPath(p)
-    .split("/")
-    .map((s) => encodeURIComponent(s))
-    .join("/");
+  return encodeSegments(trimMountPath(p), "the mount path");
 }
 
 /** Returns a role name in the form the service stores it (lowercase). */

@@ -5,6 +5,7 @@
 import { isApiError } from "../../errors";
 import type { HttpCore } from "../../http/core";
 import { RoleListSchema, RoleReadSchema, RoleWriteSchema, WriteResponseSchema, type RoleRead, type RoleWrite } from "../../schemas/secrets";
+import { encodeSegment } from "../../http/path";
 import { encodeMount } from "./normalize";
 import { parseRequest, warningsOf, type WriteResult } from "./write";
 
@@ -70,5 +71,5 @@ export class Roles {
 }
 
 function rolePath(mount: string, name: string): string {
-  return `/v1/auth/${encodeMount(mount)}/role/${encodeURIComponent(name)}`;
+  return `/v1/auth/${encodeMount(mount)}/role/${encodeSegment(name, "the role name")}`;
 }

@@ -24,9 +24,10 @@ describe("checkJobInputs", () => {
   });
 
   it("accepts a job object alone and keeps unknown fields", () => {
-    const r = checkJobInputs({ job: { ID: "a", Extra: { x: 1 } } });
+    const job = { ID: "a", Extra: { x: 1 }, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] };
+    const r = checkJobInputs({ job });
     expect(r.failures).toEqual([]);
-    expect(r.inputs?.job).toEqual({ ID: "a", Extra: { x: 1 } });
+    expect(r.inputs?.job).toEqual(job);
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe("checkJobInputs", () => {
     { news: { jobspec: "x", deploymentTimeout: -5 }, property: "deploymentTimeout", fragment: "not a duration" },
     { news: { jobspec: "x", evalPriority: 101 }, property: "evalPriority", fragment: "" },
     { news: { jobspec: "x", onDeploymentFailure: "rollback" }, property: "onDeploymentFailure", fragment: "" },
-    { news: { jobspec: "x", jobSpec: "typo" }, property: "", fragment: "jobSpec" },
+    { news: { jobspec: "x", jobSpec: "typo" }, property: "jobSpec", fragment: 'no input "jobSpec"' },
   ])("names $property for a bad input", ({ news, property, fragment }) => {
     const r = checkJobInputs(news as Record<string, unknown>);
     expect(r.inputs).toBeUndefined();
@@ -82,6 +83,11 @@ describe("parseDurationMs", () => {
   it("defaults the deployment timeout to five minutes", () => {
     expect(deploymentTimeoutMs({})).toBe(300_000);
     expect(deploymentTimeoutMs({ deploymentTimeout: "10s" })).toBe(10_000);
+  });
+
+  it.each([0, "0", "0s", "0h0m"])("reads a zero deployment timeout (%j) as no time limit of our own", (v) => {
+    expect(checkJobInputs({ jobspec: "x", deploymentTimeout: v }).failures).toEqual([]);
+    expect(deploymentTimeoutMs({ deploymentTimeout: v })).toBe(Infinity);
   });
 });
 

@@ -41,7 +41,7 @@ const cases: Array<Case & { kind: "authMount" | "authConfig" | "authRole" }> = [
   { kind: "authMount", name: "unknown input", inputs: { descripton: "typo" }, property: "descripton" },
   { kind: "authConfig", name: "tenant not a UUID", inputs: { ...goodConfig, tenantId: "contoso" }, property: "tenantId", reason: /UUID/ },
   { kind: "authConfig", name: "client id not a UUID", inputs: { ...goodConfig, clientId: "app" }, property: "clientId", reason: /UUID/ },
-  { kind: "authConfig", name: "resource not a URL", inputs: { ...goodConfig, resource: "management.azure.com" }, property: "resource", reason: /URL/ },
+  { kind: "authConfig", name: "resource not a URL", inputs: { ...goodConfig, resource: "management.azure.com" }, property: "resource", reason: /absolute URI/ },
   { kind: "authConfig", name: "missing tenant", inputs: { resource: goodConfig.resource }, property: "tenantId" },
   { kind: "authConfig", name: "unknown environment", inputs: { ...goodConfig, environment: "AzureGermanCloud" }, property: "environment" },
   { kind: "authConfig", name: "negative retries", inputs: { ...goodConfig, maxRetries: -1 }, property: "maxRetries" },
@@ -55,7 +55,7 @@ const cases: Array<Case & { kind: "authMount" | "authConfig" | "authRole" }> = [
   { kind: "authRole", name: "batch with a use count", inputs: { ...goodRole, tokenType: "batch", tokenNumUses: 3 }, property: "tokenNumUses" },
   { kind: "authRole", name: "negative ttl", inputs: { ...goodRole, tokenTtl: -5 }, property: "tokenTtl" },
   { kind: "authRole", name: "negative use count", inputs: { ...goodRole, tokenNumUses: -1 }, property: "tokenNumUses" },
-  { kind: "authRole", name: "bad CIDR", inputs: { ...goodRole, tokenBoundCidrs: ["10.0.0.0/33"] }, property: "tokenBoundCidrs.0" },
+  { kind: "authRole", name: "bad CIDR", inputs: { ...goodRole, tokenBoundCidrs: ["10.0.0.0/33"] }, property: "tokenBoundCidrs[0]" },
   { kind: "authRole", name: "unknown token type", inputs: { ...goodRole, tokenType: "default-service" }, property: "tokenType" },
 ];
 
