@@ -199,7 +199,7 @@ export class HttpCore {
         }
         const serverErrors = serverMessages(text);
         const code = classify(c.service, res.statusCode, serverErrors);
-        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors) });
+        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors), requestSent: true });
         outcome = {
           kind: "status",
           status: res.statusCode,
@@ -212,15 +212,20 @@ export class HttpCore {
         if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+        const beforeSend = !timedOut && isBeforeSend(netCode);
         lastError = fail({
           code: timedOut ? "timeout" : "transport",
           attempts: attempt,
           hint: timedOut
             ? `no response within ${timeoutMs} ms; raise timeoutMs or check that the ${SERVICE_LABEL[c.service]} is healthy`
-            : `could not reach ${c.origin} (${netCode}); check the address (${ENV[c.service].address}) and that the service is running`,
+            : beforeSend
+              ? `could not reach ${c.origin} (${netCode}); check the address (${ENV[c.service].address}) and that the service is running`
+              : `the connection to ${c.origin} was lost after the request was sent (${netCode})` +
+                (opts.method === "GET" || opts.method === "HEAD" ? "" : `; the ${SERVICE_LABEL[c.service]} may or may not have applied it`),
+          requestSent: !beforeSend,
           cause: { code: netCode },
         });
-        outcome = { kind: "network", code: netCode, beforeSend: isBeforeSend(netCode) };
+        outcome = { kind: "network", code: netCode, beforeSend };
       }
       const wait = retryDelay(c.retry, attempt, outcome, idempotent);
       if (wait === undefined || Date.now() - started + wait > c.retry.maxTotalMs) throw lastError;
