@@ -94,6 +94,21 @@ export class ResourceInitError extends Error {
   }
 }
 
+/**
+ * A write was sent, no answer said whether it was applied, and reading the object back failed as well: the
+ * object may exist. Create and update turn it into a {@link ResourceInitError} so state keeps the ID.
+ */
+export class OutcomeUnknownError extends Error {
+  override readonly name = "OutcomeUnknownError";
+  constructor(what: string, writeError: unknown, readError: unknown) {
+    super(`${what}: ${errorText(writeError)}; reading it back to see whether it was applied failed too: ${errorText(readError)}`, { cause: writeError });
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** Deterministic JSON text: keys sorted at every level. */
 export function canonicalJson(v: unknown): string {
   return JSON.stringify(sortDeep(v));
