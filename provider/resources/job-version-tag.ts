@@ -6,8 +6,8 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { SchedulerClient } from "../clients/scheduler";
 import { connectionOptions } from "../config";
-import { isApiError } from "../errors";
-import { SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { isApiError, isOutcomeUnknown } from "../errors";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
@@ -35,6 +35,8 @@ export interface JobVersionTagOutputs {
   description: string;
   /** When the tag was set, in unix nanoseconds (as the server reports it). */
   taggedTime: number;
+  /** Set when the last tag write's outcome is unknown: the next `up` tags again. */
+  incomplete?: boolean;
   schemaVersion: number;
 }
 
@@ -81,6 +83,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       return { changes: true };
     }
     const namespace = namespaceOf(newClient(), news);
+    if (olds.incomplete === true && news.jobId === olds.jobId && namespace === olds.namespace && news.name === olds.name) return { changes: true };
     const replaces: string[] = [];
     if (news.jobId !== olds.jobId) replaces.push("jobId");
     if (namespace !== olds.namespace) replaces.push("namespace");
@@ -98,8 +101,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const opts = { namespace };
     // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
     const version = inputs.version ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
-    const { value } = await client.versions.tagVersion(inputs.jobId, inputs.name, { Version: version, Description: inputs.description ?? "" }, opts);
-    const outs = outputsOf(inputs.jobId, namespace, inputs.name, version, value.Description ?? inputs.description ?? "", value.TaggedTime ?? 0);
+    const outs = await tagConfirmed(client, { jobId: inputs.jobId, namespace, name: inputs.name }, version, inputs.description ?? "", 0);
     return { id: tagResourceId(inputs.jobId, namespace, inputs.name), outs };
   },
 
@@ -123,8 +125,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const client = newClient();
     const ref = refOf(id, olds);
     // Tagging the same version with the same name again replaces the description.
-    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: olds.version, Description: news.description ?? "" }, { namespace: ref.namespace });
-    return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, value.Description ?? news.description ?? "", value.TaggedTime ?? olds.taggedTime) };
+    return { outs: await tagConfirmed(client, ref, olds.version, news.description ?? "", olds.taggedTime) };
   },
 
   async delete(id, props) {
@@ -138,6 +139,39 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     }
   },
 };
+
+/**
+ * Tags a version (the HTTP core retries the write); when the outcome stays unknown, reads the versions back:
+ * the tag on that version with that description was applied; no such tag means it was not. When reading
+ * fails too, an init error keeps the tag in state, marked so the next `up` tags again.
+ */
+async function tagConfirmed(
+  client: SchedulerClient,
+  ref: { jobId: string; namespace: string; name: string },
+  version: number,
+  description: string,
+  taggedTime: number,
+): Promise<JobVersionTagOutputs> {
+  try {
+    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: version, Description: description }, { namespace: ref.namespace });
+    return outputsOf(ref.jobId, ref.namespace, ref.name, version, value.Description ?? description, value.TaggedTime ?? taggedTime);
+  } catch (e) {
+    if (!isOutcomeUnknown(e)) throw e;
+    let tagged;
+    try {
+      const versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
+      tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
+    } catch (readError) {
+      const u = new OutcomeUnknownError(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
+      throw new ResourceInitError(`${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`, tagResourceId(ref.jobId, ref.namespace, ref.name), {
+        ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime),
+        incomplete: true,
+      });
+    }
+    if (tagged === undefined || (tagged.Version ?? 0) !== version || (tagged.VersionTag?.Description ?? "") !== description) throw e;
+    return outputsOf(ref.jobId, ref.namespace, ref.name, version, description, tagged.VersionTag?.TaggedTime ?? taggedTime);
+  }
+}
 
 function outputsOf(jobId: string, namespace: string, name: string, version: number, description: string, taggedTime: number): JobVersionTagOutputs {
   return definedDeep({ jobId, namespace, name, version, description, taggedTime, schemaVersion: SCHEMA_VERSION });

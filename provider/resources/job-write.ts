@@ -6,9 +6,8 @@
  */
 import type { SchedulerClient } from "../clients/scheduler";
 import { ApiError, isApiError, isOutcomeUnknown } from "../errors";
-import { sleep } from "../http/core";
 import type { Job, WriteResult } from "../schemas/scheduler";
-import { OutcomeUnknownError } from "./common";
+import { OutcomeUnknownError, backoff } from "./common";
 import type { DesiredJob } from "./job-desired";
 import type { JobInputs } from "./job-inputs";
 import type { JobRef } from "./job-rollout";
@@ -98,7 +97,6 @@ export async function registerWithReadBack(
     // Someone else's write moved the job: the check-and-set refusal is what the caller reports.
     if (seen.moved) throw failure.code === "conflict" ? failure : failure.with({ code: "conflict" });
     if (failure.code === "conflict" || attempt >= attempts) throw failure;
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-    await sleep(Math.floor(Math.random() * ceiling));
+    await backoff(policy, attempt);
   }
 }

@@ -33,6 +33,8 @@ export interface FaultMatch {
 export interface ScriptedFault extends FaultMatch {
   kind: FaultKind;
   times?: number;
+  /** Matching requests to let through before the fault starts (default 0). */
+  skip?: number;
   /** `status`/`error-after`: the status to answer (default 503 / 502). */
   status?: number;
   /** `rate-limit`: the Retry-After value, in seconds (fractions allowed; default 0.01). */
@@ -112,7 +114,7 @@ interface Decision {
 export async function startFaultProxy(target: string, service: "secrets" | "scheduler"): Promise<FaultProxy> {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const scripted: Array<ScriptedFault & { left: number }> = [];
+  const scripted: Array<ScriptedFault & { left: number; skipLeft: number }> = [];
   let rand: { opts: RandomFaults; next: () => number; used: number; burst: number; burstStatus: number } | undefined;
   const log: ProxyLogEntry[] = [];
   const injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
@@ -121,6 +123,10 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
   function decide(method: string, path: string): Decision | undefined {
     for (const f of scripted) {
       if (f.left > 0 && matches(f, method, path)) {
+        if (f.skipLeft > 0) {
+          f.skipLeft -= 1;
+          continue;
+        }
         f.left -= 1;
         return { kind: f.kind, status: f.status, retryAfter: f.retryAfter, delayMs: f.delayMs };
       }
@@ -227,7 +233,7 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
     log,
     injected,
     script(...faults) {
-      for (const f of faults) scripted.push({ ...f, left: f.times ?? 1 });
+      for (const f of faults) scripted.push({ ...f, left: f.times ?? 1, skipLeft: f.skip ?? 0 });
     },
     random(opts) {
       rand = opts === undefined ? undefined : { opts, next: seededRandom(opts.seed), used: 0, burst: 0, burstStatus: 503 };
