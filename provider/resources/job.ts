@@ -8,7 +8,7 @@ import { connectionOptions } from "../config";
 import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
-import { desiredInputsHash, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
+import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
 import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
@@ -45,7 +45,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
-    if (stored !== undefined && olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) {
+    if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
       return { changes: settingsChanged };
     }
     const desired = await resolveDesired(client, news);
@@ -125,7 +125,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
-    if (olds.incomplete === undefined && olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) return { outs: await refreshed(client, ref, news, kept) };
+    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) return { outs: await refreshed(client, ref, news, kept) };
     const d = await resolveDesired(client, news);
     if (olds.incomplete !== undefined) {
       const finished = await finishIncomplete(client, ref, olds, news, d);
@@ -286,7 +286,7 @@ async function finishIncomplete(client: SchedulerClient, ref: JobRef, olds: JobO
   const stateIndex = olds.jobModifyIndex ?? 0;
   if (olds.incomplete === "rollout") {
     // The register was applied and state has its index: follow it again unless something changed since.
-    if (job === undefined || (job.JobModifyIndex ?? 0) !== stateIndex || d.inputsHash !== olds.inputsHash) return undefined;
+    if (job === undefined || (job.JobModifyIndex ?? 0) !== stateIndex || !inputsHashMatches(olds.inputsHash, news, client)) return undefined;
     return rolloutOrInitError(client, ref, news, d, { evalId: olds.evalId ?? "", jobModifyIndex: stateIndex }, undefined, undefined);
   }
   if (job === undefined) {
