@@ -68,6 +68,8 @@ let schedulerProxy: FaultProxy;
 let secrets: SecretsClient;
 let scheduler: SchedulerClient;
 let methodType: string;
+/** Failed steps by resource, operation and how they failed (an init error keeps the object in state). */
+const failures = new Map<string, number>();
 const tally = Object.fromEntries([...FAULT_KINDS, "none"].map((k) => [k, { steps: 0, transparent: 0, failed: 0, converged: 0 }])) as Tally;
 
 beforeAll(async () => {
@@ -93,6 +95,8 @@ afterAll(async () => {
   if (process.env.FAULT_REPORT) {
     console.log(`fault suite, ${SEEDS} seeds: per fault kind, the steps that met it`);
     for (const [k, t] of Object.entries(tally)) console.log(`  ${k.padEnd(12)} steps ${t.steps}, transparent ${t.transparent}, failed ${t.failed}, converged on re-run ${t.converged}`);
+    console.log("failed steps by resource and operation:");
+    for (const [k, n] of [...failures.entries()].sort()) console.log(`  ${k}: ${n}`);
   }
   await secretsProxy?.close();
   await schedulerProxy?.close();
@@ -163,6 +167,9 @@ async function step(seed: number, kind: Kind, state: Stated | undefined, news: R
   for (const [k, n] of Object.entries(schedulerProxy.faultsSince(marks[1] ?? 0))) faults[k as FaultKind] = (faults[k as FaultKind] ?? 0) + n;
   if (r.error !== undefined) {
     const failed = r;
+    const op = news === "delete" ? "delete" : state === undefined ? "create" : "update";
+    const how = r.state?.initError === true && news !== "delete" ? "init error (kept in state)" : "plain error";
+    failures.set(`${kind} ${op}, ${how}`, (failures.get(`${kind} ${op}, ${how}`) ?? 0) + 1);
     state = r.state;
     r = await silenced(() => (news === "delete" ? destroyStep(impl, state as Stated) : upStep(impl, state, news)));
     if (r.error !== undefined) throw new Error(`seed ${seed}, ${kind}: the re-run failed too: ${r.error.message}\nfirst failure: ${failed.error?.message}`);
