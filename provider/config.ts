@@ -47,6 +47,7 @@ export interface ConfigSource {
 }
 
 let stackConfig: Record<string, string> = {};
+let overrides: Pick<ConnectionOptions, "retry" | "timeoutMs"> = {};
 
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
 export async function configure(req: ConfigSource): Promise<void> {
@@ -89,7 +90,17 @@ export function connectionOptions(service: ServiceName): ConnectionOptions {
   if (timeout !== undefined) opts.timeoutMs = Number(timeout);
   if (get("anonymous") === "true") opts.anonymous = true;
   if (get("dangerouslySkipTlsVerify") === "true") opts.dangerouslySkipTlsVerify = true;
+  if (overrides.retry !== undefined) opts.retry = overrides.retry;
+  if (opts.timeoutMs === undefined && overrides.timeoutMs !== undefined) opts.timeoutMs = overrides.timeoutMs;
   return opts;
+}
+
+/**
+ * Sets connection settings stack config does not carry (the retry policy; a timeout when stack config sets
+ * none) for every provider connection of this process: tests and scripts that drive providers directly.
+ */
+export function setConnectionOverrides(values: Pick<ConnectionOptions, "retry" | "timeoutMs">): void {
+  overrides = { ...values };
 }
 
 /** Replaces the stored stack config (tests). */

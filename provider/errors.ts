@@ -33,6 +33,11 @@ export interface ApiErrorFields {
   serverErrors?: string[];
   attempts?: number;
   hint?: string;
+  /**
+   * False when the request never left this process (the connection could not be made), true when it was
+   * sent; a failure after sending leaves the server's outcome unknown. Absent for errors made before any call.
+   */
+  requestSent?: boolean;
   cause?: unknown;
 }
 
@@ -51,6 +56,8 @@ export class ApiError extends Error {
   readonly attempts: number;
   /** What to do about it; the end of the message. */
   readonly hint: string | undefined;
+  /** Whether the request was sent before it failed (see {@link ApiErrorFields.requestSent}). */
+  readonly requestSent: boolean | undefined;
 
   constructor(fields: ApiErrorFields) {
     super(formatMessage(fields), fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -63,6 +70,7 @@ export class ApiError extends Error {
     this.serverErrors = fields.serverErrors ?? [];
     this.attempts = fields.attempts ?? 1;
     this.hint = fields.hint;
+    this.requestSent = fields.requestSent;
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 
@@ -78,6 +86,7 @@ export class ApiError extends Error {
       serverErrors: this.serverErrors,
       attempts: this.attempts,
       ...(this.hint !== undefined ? { hint: this.hint } : {}),
+      ...(this.requestSent !== undefined ? { requestSent: this.requestSent } : {}),
       ...(this.cause !== undefined ? { cause: this.cause } : {}),
       ...changes,
     });
@@ -92,6 +101,19 @@ export class ApiError extends Error {
 /** True when `e` is an ApiError with one of the given codes. */
 export function isApiError(e: unknown, ...codes: ApiErrorCode[]): e is ApiError {
   return ApiError.is(e) && (codes.length === 0 || codes.includes(e.code));
+}
+
+/**
+ * True when a failed write may still have been applied: the request was sent and no answer said what became
+ * of it (the connection broke, the attempt timed out, or a 5xx came back). A refusal the server explains
+ * (4xx, a check-and-set conflict, 429) or a connection never made means nothing was applied.
+ */
+export function isOutcomeUnknown(e: unknown): e is ApiError {
+  if (!ApiError.is(e)) return false;
+  if (e.code === "transport") return e.requestSent !== false;
+  if (e.code === "timeout") return true;
+  if (e.code === "server" || e.code === "unavailable") return e.status === undefined || e.status >= 500;
+  return false;
 }
 
 function formatMessage(f: ApiErrorFields): string {

@@ -106,11 +106,12 @@ export class Job extends pulumi.dynamic.Resource {
       normalizedJob: undefined,
       schemaVersion: undefined,
     };
-    // normalizedJob is derived from jobspec, job and variables, which may hold secrets; it is internal, so it is
-    // always kept secret rather than only when an input is (the engine re-marks only outputs named like inputs).
+    // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
+    // internal, so they are always kept secret rather than only when an input is (the engine re-marks only
+    // outputs named like inputs).
     const secretOpts: pulumi.CustomResourceOptions = {
       ...opts,
-      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob"],
+      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash"],
     };
     super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
   }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
-import { certificateHint, isCertificateFailure, permissionHint, timeoutHint, transportHint } from "./hints";
+import { certificateHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
 import { resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
 
 /** An HTTP method the services use. */
@@ -197,7 +197,7 @@ export class HttpCore {
         }
         const serverErrors = serverMessages(text);
         const code = classify(c.service, res.statusCode, serverErrors);
-        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors) });
+        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors), requestSent: true });
         outcome = {
           kind: "status",
           status: res.statusCode,
@@ -211,15 +211,23 @@ export class HttpCore {
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
         const certificate = !timedOut && isCertificateFailure(netCode);
+        const beforeSend = !timedOut && isBeforeSend(netCode);
         lastError = fail({
           code: timedOut ? "timeout" : "transport",
           attempts: attempt,
-          hint: timedOut ? timeoutHint(c, timeoutMs) : certificate ? certificateHint(c, netCode) : transportHint(c, netCode),
+          hint: timedOut
+            ? timeoutHint(c, timeoutMs)
+            : certificate
+              ? certificateHint(c, netCode)
+              : beforeSend
+                ? transportHint(c, netCode)
+                : lostAfterSendHint(c, netCode, opts.method !== "GET" && opts.method !== "HEAD"),
+          requestSent: !beforeSend,
           cause: { code: netCode },
         });
         // A certificate that failed verification fails the same way on every attempt.
         if (certificate) throw lastError;
-        outcome = { kind: "network", code: netCode, beforeSend: isBeforeSend(netCode) };
+        outcome = { kind: "network", code: netCode, beforeSend };
       }
       const wait = retryDelay(c.retry, attempt, outcome, idempotent);
       if (wait === undefined || Date.now() - started + wait > c.retry.maxTotalMs) throw lastError;

@@ -68,6 +68,11 @@ export function transportHint(c: Conn, code: string): string {
   return `could not reach ${c.origin} (${code}); check the address (from ${settingSource(c, "address")}) and that the ${LABEL[c.service]} is running`;
 }
 
+/** The hint of a connection lost after the request was sent: the service may have acted on a write. */
+export function lostAfterSendHint(c: Conn, code: string, write: boolean): string {
+  return `the connection to ${c.origin} was lost after the request was sent (${code})` + (write ? `; the ${LABEL[c.service]} may or may not have applied it` : "");
+}
+
 /** The hint of an attempt that got no response in time: the setting that raises the limit. */
 export function timeoutHint(c: Conn, timeoutMs: number): string {
   return `no response within ${timeoutMs} ms; raise ${howToSet(c.service, "timeoutMs", c.optionsFrom)} or check that the ${LABEL[c.service]} is healthy`;

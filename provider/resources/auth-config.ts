@@ -13,7 +13,7 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, wholeNumber } from "./auth-common";
-import { SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, definedDeep, writeWithReadBack, type ReadBack, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthConfig";
 
@@ -69,6 +69,8 @@ export type AuthConfigInputs = z.infer<typeof AuthConfigInputsSchema>;
 export interface AuthConfigOutputs extends Omit<AuthConfigInputs, "clientSecret"> {
   /** `scrypt$N$r$p$<salt>$<hash>` of mount and secret; absent when no secret was given. */
   clientSecretHash?: string;
+  /** Set when the last write's outcome is unknown: the next `up` writes again (secret included). */
+  incomplete?: boolean;
   schemaVersion: number;
 }
 
@@ -121,8 +123,14 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
 /** Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates. */
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
+  if (olds.incomplete === true) return { changes: true };
+  return { changes: readableDiffers(olds, news) || (await secretChanged(news, olds)) };
+}
+
+/** True when the settings the service reports back (everything but the secret) differ. */
+function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: AuthConfigInputs): boolean {
   const D = CONFIG_DEFAULTS;
-  const differs =
+  return (
     [news.tenantId, news.resource, news.clientId, news.environment, news.maxRetries, news.retryDelay, news.maxRetryDelay, news.rootPasswordTtl].some(isUnknown) ||
     news.tenantId !== olds.tenantId ||
     news.resource !== olds.resource ||
@@ -131,8 +139,8 @@ export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigIn
     (news.maxRetries ?? D.maxRetries) !== (olds.maxRetries ?? D.maxRetries) ||
     seconds(news.retryDelay, D.retryDelaySeconds) !== seconds(olds.retryDelay, D.retryDelaySeconds) ||
     seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
-    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds);
-  return { changes: differs || (await secretChanged(news, olds)) };
+    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds)
+  );
 }
 
 /**
@@ -176,23 +184,64 @@ async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
   }
 }
 
+/**
+ * Writes, and when the write's outcome stays unknown, reads the config back: a config that now reports what
+ * was sent (and held something else before, so the secret went with it) was written; one that still reports
+ * `before` was not.
+ */
+async function writeConfirmed(news: AuthConfigInputs, body: ConfigWrite, was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined): Promise<void> {
+  const readBack = async (): Promise<ReadBack> => {
+    const rec = await secretsClient().config.read(news.mount);
+    if (rec === undefined) return "not-applied";
+    const now = observed({}, news.mount, rec);
+    if (!readableDiffers(now, news)) return was !== undefined && !readableDiffers(was, news) ? "unsure" : "applied";
+    return was !== undefined && !readableDiffers(now, was) ? "not-applied" : "unsure";
+  };
+  await writeWithReadBack(`${RESOURCE} "${configId(news.mount)}": write`, () => write(news, body), readBack);
+}
+
+/** The init error of a write whose outcome is unknown: state keeps the ID, and the next `up` writes again. */
+function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
+  return new ResourceInitError(`${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`, configId(news.mount), {
+    ...outputs(news, undefined),
+    incomplete: true,
+  });
+}
+
 async function create(news: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
   const existing = await secretsClient().config.read(news.mount);
   if (existing !== undefined && news.adopt !== true) {
-    throw new AlreadyExistsError(
-      `${RESOURCE} "${configId(news.mount)}": the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
-        "configuration over (it is then overwritten with this resource's), or remove it first.",
-    );
+    // The ID is fixed and writing is safe: a config that reports exactly what this resource writes is the
+    // one an earlier, unconfirmed create wrote (its answer lost), and is written again. Anything else is
+    // someone else's configuration.
+    if (readableDiffers(observed({}, news.mount, existing), news)) {
+      throw new AlreadyExistsError(
+        `${RESOURCE} "${configId(news.mount)}": the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
+          "configuration over (it is then overwritten with this resource's), or remove it first.",
+      );
+    }
   }
-  await write(news, configBody(news, existing ?? {}, news.clientSecret !== undefined ? "send" : "keep"));
+  try {
+    const was = existing === undefined ? undefined : observed({}, news.mount, existing);
+    await writeConfirmed(news, configBody(news, existing ?? {}, news.clientSecret !== undefined ? "send" : "keep"), was);
+  } catch (e) {
+    if (e instanceof OutcomeUnknownError) throw unfinished(news, e);
+    throw e;
+  }
   const hash = news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
   return { id: configId(news.mount), outs: outputs(news, hash) };
 }
 
 async function update(_id: string, olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
-  const changed = await secretChanged(news, olds);
+  // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
+  const changed = olds.incomplete === true || (await secretChanged(news, olds));
   const mode = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
-  await write(news, configBody(news, olds, mode));
+  try {
+    await writeConfirmed(news, configBody(news, olds, mode), olds);
+  } catch (e) {
+    if (e instanceof OutcomeUnknownError) throw unfinished(news, e);
+    throw e;
+  }
   const hash = !changed ? olds.clientSecretHash : news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
   return { outs: outputs(news, hash) };
 }

@@ -9,7 +9,8 @@ import { isMountInUse, type FoundMount } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
-import { ResourceInitError, SCHEMA_VERSION, definedDeep, type ProviderImpl } from "./common";
+import { isOutcomeUnknown } from "../errors";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthMount";
 
@@ -61,6 +62,8 @@ export type AuthMountInputs = z.infer<typeof AuthMountInputsSchema>;
 /** The outputs (state) of an AuthMount: every input plus the accessor. */
 export interface AuthMountOutputs extends AuthMountInputs {
   accessor: string;
+  /** Set when the create did not finish (the enable unconfirmed, or the mount not read back): the next `up` finishes it. */
+  incomplete?: boolean;
   schemaVersion: number;
 }
 
@@ -116,6 +119,7 @@ export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResu
  */
 export function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs): dynamic.DiffResult {
   const replaces: string[] = [];
+  if (olds.incomplete === true) return { changes: true };
   const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
   if (changed("path")) replaces.push("path");
   if (changed("type")) replaces.push("type");
@@ -169,31 +173,94 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
   });
 }
 
-async function create(inputs: AuthMountInputs): Promise<dynamic.CreateResult<AuthMountOutputs>> {
+/** True when a mount is what these inputs enable (the settings fixed at enable time, and the description). */
+function sameMount(m: FoundMount, inputs: AuthMountInputs): boolean {
+  return m.type === inputs.type && (m.description ?? "") === (inputs.description ?? "") && m.local === (inputs.local ?? false) && m.seal_wrap === (inputs.sealWrap ?? false);
+}
+
+/**
+ * Enables the mount. The enable is not idempotent, so it is never repeated blindly: after a failure whose
+ * outcome is unknown the mount list is read, and the enable goes again only when the path is still free.
+ * Resolves to "enabled" (answered, or read back as this enable's mount) or "in-use" (the path was taken).
+ */
+async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
   const client = secretsClient();
   const { path } = inputs;
   const tune = tuneRequest(inputs.tune);
+  const attempts = Math.max(1, client.http.connection.retry.maxAttempts);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await client.mounts.enable(path, {
+        type: inputs.type,
+        ...(inputs.description !== undefined ? { description: inputs.description } : {}),
+        ...(Object.keys(tune).length > 0 ? { config: tune } : {}),
+        local: inputs.local ?? false,
+        seal_wrap: inputs.sealWrap ?? false,
+      });
+      reportWarnings(RESOURCE, path, res.warnings);
+      return "enabled";
+    } catch (e) {
+      if (isMountInUse(e) && attempt === 1) return "in-use";
+      if (!isMountInUse(e) && !isOutcomeUnknown(e)) throw e;
+      let found: FoundMount | undefined;
+      try {
+        found = await client.mounts.find(path);
+      } catch (readError) {
+        throw new OutcomeUnknownError(`${RESOURCE} "${path}": enable`, e, readError);
+      }
+      // Taken after an unanswered attempt: that attempt's own mount when it is exactly what was sent.
+      if (found !== undefined) return sameMount(found, inputs) ? "enabled" : "in-use";
+      if (isMountInUse(e) || attempt >= attempts) throw e;
+      await backoff(client.http.connection.retry, attempt);
+    }
+  }
+}
+
+/** The init error of a create or update that may have enabled the mount without finishing. */
+function unfinished(inputs: AuthMountInputs, accessor: string, e: Error): ResourceInitError {
+  return new ResourceInitError(
+    `${e.message}. The mount at "${inputs.path}/" is kept in the stack as unfinished; run \`pulumi up\` again to finish.`,
+    inputs.path,
+    { ...outputs(inputs, accessor), incomplete: true },
+  );
+}
+
+/** Enables (or, when the path is taken, adopts) the mount and reads its accessor. */
+async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs> {
+  const { path } = inputs;
   try {
-    const res = await client.mounts.enable(path, {
-      type: inputs.type,
-      ...(inputs.description !== undefined ? { description: inputs.description } : {}),
-      ...(Object.keys(tune).length > 0 ? { config: tune } : {}),
-      local: inputs.local ?? false,
-      seal_wrap: inputs.sealWrap ?? false,
-    });
-    reportWarnings(RESOURCE, path, res.warnings);
+    if ((await enable(inputs)) === "in-use") await adopt(inputs);
   } catch (e) {
-    if (!isMountInUse(e)) throw e;
-    await adopt(inputs);
+    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, "", e);
+    throw e;
   }
   let found: FoundMount | undefined;
   try {
-    found = await client.mounts.find(path);
+    found = await secretsClient().mounts.find(path);
   } catch (e) {
-    throw new ResourceInitError(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`, path, { ...outputs(inputs, "") });
+    throw unfinished(inputs, "", new Error(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`));
   }
   if (found === undefined) throw new Error(`${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`);
-  return { id: path, outs: outputs(inputs, found.accessor) };
+  return outputs(inputs, found.accessor);
+}
+
+async function create(inputs: AuthMountInputs): Promise<dynamic.CreateResult<AuthMountOutputs>> {
+  return { id: inputs.path, outs: await enableAndRead(inputs) };
+}
+
+/**
+ * True when a taken path holds what an earlier, unconfirmed create of this resource enabled: the same mount,
+ * with nothing configured on it yet (no config, no roles). A mount in use is someone else's.
+ */
+async function ownUnconfirmedMount(inputs: AuthMountInputs, existing: FoundMount | undefined): Promise<boolean> {
+  if (existing === undefined || !sameMount(existing, inputs)) return false;
+  const client = secretsClient();
+  try {
+    const [config, roles] = await Promise.all([client.config.read(inputs.path), client.roles.list(inputs.path)]);
+    return config === undefined && roles.length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Takes over an existing mount when asked and when it is the same kind of mount; else refuses. */
@@ -202,7 +269,9 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   const { path } = inputs;
   const existing = await client.mounts.find(path);
   const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
-  if (inputs.adopt !== true) {
+  if (inputs.adopt !== true && (await ownUnconfirmedMount(inputs, existing))) {
+    warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
+  } else if (inputs.adopt !== true) {
     throw new AlreadyExistsError(
       `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
         "(its description and tune settings are then set from this resource), or choose another path.",
@@ -235,8 +304,16 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
 async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
   const client = secretsClient();
   const path = olds.path ?? id;
+  if (olds.incomplete === true && (await client.mounts.find(path)) === undefined) {
+    // The earlier create's enable never took effect: enable it now.
+    return { outs: await enableAndRead({ ...news, path }) };
+  }
   const res = await client.mounts.tune(path, { description: news.description ?? "", ...tuneRequest(news.tune) });
   reportWarnings(RESOURCE, path, res.warnings);
+  if (olds.incomplete === true || olds.accessor === "") {
+    const found = await client.mounts.find(path);
+    return { outs: outputs(news, found?.accessor ?? olds.accessor) };
+  }
   return { outs: outputs(news, olds.accessor) };
 }
 

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { canonicalCidr, canonicalRoleName, cleanList, durationSeconds, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, warn, wholeNumber } from "./auth-common";
-import { SCHEMA_VERSION, copyInputs, definedDeep, hasForeignPrototype, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, copyInputs, definedDeep, hasForeignPrototype, writeWithReadBack, type ProviderImpl, type ReadBack } from "./common";
 
 const RESOURCE = "AuthRole";
 
@@ -63,6 +63,8 @@ export type AuthRoleInputs = z.infer<typeof AuthRoleInputsSchema>;
 
 /** The outputs (state) of an AuthRole: every input. */
 export interface AuthRoleOutputs extends AuthRoleInputs {
+  /** Set when the last write's outcome is unknown: the next `up` writes the role again. */
+  incomplete?: boolean;
   schemaVersion: number;
 }
 
@@ -146,6 +148,7 @@ export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynam
   if (isUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
   if (isUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
   if (replaces.length > 0) return { changes: true, replaces };
+  if (olds.incomplete === true) return { changes: true };
   const differs =
     LIST_KEYS.some((k) => isUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
     DURATION_KEYS.some((k) => isUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
@@ -202,20 +205,47 @@ async function write(i: AuthRoleInputs): Promise<void> {
   }
 }
 
+/** True when a role as the service reports it holds what these inputs write. */
+function sameRole(role: RoleRead, i: AuthRoleInputs): boolean {
+  const seen = outputs(observed({}, i.mount, i.name, role));
+  return !diffAuthRole(seen, i).changes;
+}
+
+/** Writes the role; when the write's outcome stays unknown, reads it back to tell whether it was applied. */
+async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefined): Promise<void> {
+  const readBack = async (): Promise<ReadBack> => {
+    const role = await secretsClient().roles.read(i.mount, i.name);
+    if (role === undefined) return "not-applied";
+    if (sameRole(role, i)) return "applied";
+    return before !== undefined && sameRole(role, before) ? "not-applied" : "unsure";
+  };
+  try {
+    await writeWithReadBack(`${RESOURCE} "${roleId(i.mount, i.name)}": write`, () => write(i), readBack);
+  } catch (e) {
+    if (!(e instanceof OutcomeUnknownError)) throw e;
+    throw new ResourceInitError(`${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`, roleId(i.mount, i.name), {
+      ...outputs(i),
+      incomplete: true,
+    });
+  }
+}
+
 async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRoleOutputs>> {
   const existing = await secretsClient().roles.read(news.mount, news.name);
-  if (existing !== undefined && news.adopt !== true) {
+  // A role that holds exactly what this resource writes is the one an earlier, unconfirmed create wrote
+  // (its answer lost); writing it again is safe. Any other role of that name is someone else's.
+  if (existing !== undefined && news.adopt !== true && !sameRole(existing, news)) {
     throw new AlreadyExistsError(
       `${RESOURCE} "${roleId(news.mount, news.name)}": a role named "${news.name}" already exists on "${news.mount}/". Set adopt: true ` +
         "to take it over (it is then overwritten with this resource's settings), or choose another name.",
     );
   }
-  await write(news);
+  await writeConfirmed(news, existing === undefined ? undefined : observed({}, news.mount, news.name, existing));
   return { id: roleId(news.mount, news.name), outs: outputs(news) };
 }
 
-async function update(_id: string, _olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
-  await write(news);
+async function update(_id: string, olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
+  await writeConfirmed(news, olds.incomplete === true ? undefined : olds);
   return { outs: outputs(news) };
 }
 

@@ -4,6 +4,8 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
+import { isOutcomeUnknown } from "../errors";
+import { sleep } from "../http/core";
 
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -207,6 +209,55 @@ export class ResourceInitError extends Error {
     this.properties = definedDeep(properties);
     this.reasons = reasons;
   }
+}
+
+/**
+ * A write was sent, no answer said whether it was applied, and reading the object back could not tell
+ * either: the object may exist. Create and update turn it into a {@link ResourceInitError} so state keeps
+ * the ID and the next `up` finishes.
+ */
+export class OutcomeUnknownError extends Error {
+  override readonly name = "OutcomeUnknownError";
+  constructor(what: string, writeError: unknown, readError: unknown) {
+    const read = typeof readError === "string" ? readError : `reading it back to see whether it was applied failed too: ${errorText(readError)}`;
+    super(`${what}: ${errorText(writeError)}; ${read}`, { cause: writeError });
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** What reading an object back showed after a write whose outcome is unknown. */
+export type ReadBack = "applied" | "not-applied" | "unsure";
+
+/**
+ * Runs an idempotent `write` (the HTTP core has already retried it); when it still fails with an unknown
+ * outcome, reads back before giving up. Resolves when the write was applied (answered, or read back as
+ * applied); rejects with the write's own error when it was not applied, or with an
+ * {@link OutcomeUnknownError} when reading cannot tell.
+ */
+export async function writeWithReadBack(what: string, write: () => Promise<void>, readBack: () => Promise<ReadBack>): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    if (!isOutcomeUnknown(e)) throw e;
+    let seen: ReadBack;
+    try {
+      seen = await readBack();
+    } catch (readError) {
+      throw new OutcomeUnknownError(what, e, readError);
+    }
+    if (seen === "applied") return;
+    if (seen === "not-applied") throw e;
+    throw new OutcomeUnknownError(what, e, "what was read back does not tell whether it was applied");
+  }
+}
+
+/** Waits a jittered backoff of the given connection policy before attempt `attempt + 1`. */
+export function backoff(policy: { baseDelayMs: number; maxDelayMs: number }, attempt: number): Promise<void> {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return sleep(Math.floor(Math.random() * ceiling));
 }
 
 /** Deterministic JSON text: keys sorted at every level. */

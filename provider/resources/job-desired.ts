@@ -3,6 +3,7 @@
  * the scheduler itself, a job object is taken as written. The namespace and region the job lands in are
  * settled here, once, so every request and every comparison uses the same ones.
  */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { SchedulerClient } from "../clients/scheduler";
 import type { Job } from "../schemas/scheduler";
 import { canonicalJson } from "./common";
@@ -27,12 +28,9 @@ export interface DesiredJob {
   inputsHash: string;
 }
 
-/**
- * Returns the hash of what a desired job is derived from: the source inputs and the connection's default
- * namespace and region (which fill what the job leaves out).
- */
-export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient): string {
-  return hashOf({
+/** What a desired job is derived from: the source inputs and the connection's default namespace and region. */
+function hashMaterial(inputs: JobInputs, client: SchedulerClient): Record<string, unknown> {
+  return {
     v: 1,
     jobspec: inputs.jobspec ?? null,
     job: inputs.job ?? null,
@@ -41,7 +39,33 @@ export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient): s
     region: inputs.region ?? null,
     connNamespace: client.core.connection.namespace ?? null,
     connRegion: client.core.connection.region ?? null,
-  });
+  };
+}
+
+const SALTED = /^hmac-sha256\$([A-Za-z0-9_-]{22})\$([0-9a-f]{64})$/;
+
+/**
+ * Returns a salted, keyed hash of what a desired job is derived from, `hmac-sha256$<salt>$<mac>`: a fresh
+ * random salt is the HMAC key, so equal inputs give unrelated values across resources and stacks, and a
+ * guess at a secret variable cannot be checked against a precomputed table. (State also keeps it secret.)
+ */
+export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient, salt: Buffer = randomBytes(16)): string {
+  const mac = createHmac("sha256", salt).update(canonicalJson(hashMaterial(inputs, client))).digest("hex");
+  return `hmac-sha256$${salt.toString("base64url")}$${mac}`;
+}
+
+/**
+ * True when `stored` is the hash of these inputs: the salted form, or the unsalted one older state holds
+ * (matched once more so old state shows no diff; the next write stores the salted form).
+ */
+export function inputsHashMatches(stored: string | undefined, inputs: JobInputs, client: SchedulerClient): boolean {
+  if (stored === undefined || stored === "") return false;
+  const m = SALTED.exec(stored);
+  if (m) {
+    const again = desiredInputsHash(inputs, client, Buffer.from(m[1] ?? "", "base64url"));
+    return again.length === stored.length && timingSafeEqual(Buffer.from(again), Buffer.from(stored));
+  }
+  return /^[0-9a-f]{32}$/.test(stored) && hashOf(hashMaterial(inputs, client)) === stored;
 }
 
 /** Resolves the inputs into the job to send; parses a jobspec on the server (one or two parse calls). */

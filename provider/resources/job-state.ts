@@ -45,7 +45,21 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   normalizedJob: string;
   /** Hash of the inputs `normalizedJob` was derived from ("" when it came from the server). */
   inputsHash: string;
+  /**
+   * Set when the last create or update did not finish: `register` (a register whose outcome is unknown; the
+   * indexes are those from before it) or `rollout` (registered, not followed to the end). The next diff
+   * reports a change, so the next `up` finishes it.
+   */
+  incomplete?: "register" | "rollout";
   schemaVersion: number;
+}
+
+/** What state keeps besides the server's report: the normal form and where it came from. */
+export interface Kept {
+  evalId: string;
+  normalizedJob: string;
+  inputsHash: string;
+  incomplete?: "register" | "rollout";
 }
 
 /** What the server reports about a job. */
@@ -101,7 +115,7 @@ export function buildOutputs(
   inputs: JobInputs,
   ref: JobRef,
   server: JobServerState,
-  kept: { evalId: string; normalizedJob: string; inputsHash: string },
+  kept: Kept,
 ): JobOutputs {
   const job = server.job;
   const echoed: Record<string, unknown> = {};
@@ -138,6 +152,7 @@ export function buildOutputs(
     groups,
     normalizedJob: kept.normalizedJob,
     inputsHash: kept.inputsHash,
+    ...(kept.incomplete !== undefined ? { incomplete: kept.incomplete } : {}),
     schemaVersion: SCHEMA_VERSION,
   };
   return definedDeep(out);

@@ -7,10 +7,10 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { SchedulerClient } from "../clients/scheduler";
 import { connectionOptions } from "../config";
-import { isApiError } from "../errors";
+import { isApiError, isOutcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
-import { SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
@@ -46,6 +46,8 @@ export interface JobVersionTagOutputs {
   taggedTime: number;
   /** The `adopt` input, when set. */
   adopt?: boolean;
+  /** Set when the last tag write's outcome is unknown: the next `up` tags again. */
+  incomplete?: boolean;
   schemaVersion: number;
 }
 
@@ -92,6 +94,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       return { changes: true };
     }
     const namespace = namespaceOf(newClient(), news);
+    if (olds.incomplete === true && news.jobId === olds.jobId && namespace === olds.namespace && news.name === olds.name) return { changes: true };
     const replaces: string[] = [];
     if (news.jobId !== olds.jobId) replaces.push("jobId");
     if (namespace !== olds.namespace) replaces.push("namespace");
@@ -138,8 +141,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
           "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
       );
     }
-    const { value } = await client.versions.tagVersion(inputs.jobId, inputs.name, { Version: version, Description: inputs.description ?? "" }, opts);
-    const outs = outputsOf(inputs.jobId, namespace, inputs.name, version, value.Description ?? inputs.description ?? "", value.TaggedTime ?? 0, inputs.adopt);
+    const outs = await tagConfirmed(client, { jobId: inputs.jobId, namespace, name: inputs.name }, version, inputs.description ?? "", 0, inputs.adopt);
     return { id, outs };
   },
 
@@ -163,13 +165,12 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const client = newClient();
     const ref = refOf(id, olds);
     const description = news.description ?? "";
-    // Only `adopt` changed: nothing to write.
-    if (description === (olds.description ?? "")) {
+    // Only `adopt` changed: nothing to write (unless the last tag write was never confirmed).
+    if (description === (olds.description ?? "") && olds.incomplete !== true) {
       return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news.adopt) };
     }
     // Tagging the same version with the same name again replaces the description.
-    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: olds.version, Description: description }, { namespace: ref.namespace });
-    return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, value.Description ?? description, value.TaggedTime ?? olds.taggedTime, news.adopt) };
+    return { outs: await tagConfirmed(client, ref, olds.version, description, olds.taggedTime, news.adopt) };
   },
 
   async delete(id, props) {
@@ -213,4 +214,38 @@ function outputsOf(
   adopt: boolean | undefined,
 ): JobVersionTagOutputs {
   return definedDeep({ jobId, namespace, name, version, description, taggedTime, adopt, schemaVersion: SCHEMA_VERSION });
+}
+
+/**
+ * Tags a version (the HTTP core retries the write); when the outcome stays unknown, reads the versions back:
+ * the tag on that version with that description was applied; no such tag means it was not. When reading
+ * fails too, an init error keeps the tag in state, marked so the next `up` tags again.
+ */
+async function tagConfirmed(
+  client: SchedulerClient,
+  ref: { jobId: string; namespace: string; name: string },
+  version: number,
+  description: string,
+  taggedTime: number,
+  adopt: boolean | undefined,
+): Promise<JobVersionTagOutputs> {
+  try {
+    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: version, Description: description }, { namespace: ref.namespace });
+    return outputsOf(ref.jobId, ref.namespace, ref.name, version, value.Description ?? description, value.TaggedTime ?? taggedTime, adopt);
+  } catch (e) {
+    if (!isOutcomeUnknown(e)) throw e;
+    let tagged;
+    try {
+      const versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
+      tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
+    } catch (readError) {
+      const u = new OutcomeUnknownError(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
+      throw new ResourceInitError(`${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`, tagResourceId(ref.jobId, ref.namespace, ref.name), {
+        ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, adopt),
+        incomplete: true,
+      });
+    }
+    if (tagged === undefined || (tagged.Version ?? 0) !== version || (tagged.VersionTag?.Description ?? "") !== description) throw e;
+    return outputsOf(ref.jobId, ref.namespace, ref.name, version, description, tagged.VersionTag?.TaggedTime ?? taggedTime, adopt);
+  }
 }

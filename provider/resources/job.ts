@@ -6,15 +6,17 @@
 import { SchedulerClient } from "../clients/scheduler";
 import { connectionOptions } from "../config";
 import { isApiError } from "../errors";
-import { ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
-import { desiredInputsHash, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
+import type { WriteResult } from "../schemas/scheduler";
+import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
+import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
 import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
 import { formatPlan } from "./job-preview";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
-import { buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs } from "./job-state";
+import { buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
+import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
@@ -35,12 +37,15 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async diff(_id, olds, news) {
+    // An earlier create or update did not finish (its register unconfirmed, or its rollout not followed to
+    // the end): the next `up` must run update to finish it.
+    if (olds.incomplete !== undefined) return { changes: true };
     const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
-    if (stored !== undefined && olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) {
+    if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
       return { changes: settingsChanged };
     }
     const desired = await resolveDesired(client, news);
@@ -74,12 +79,28 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
         if (clash.length > 0) throw new Error(`${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`);
         index = existing.JobModifyIndex ?? 0;
         priorVersion = existing.Version ?? undefined;
+      } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(client, ref, d, inputs))) {
+        // Exactly what this resource sends, registered once and never changed: the job an earlier run's
+        // create registered before its answer was lost. Anything else stays someone else's job.
+        show(`Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`);
+        const jobModifyIndex = existing.JobModifyIndex ?? 0;
+        const reg = { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex };
+        return { id: jobResourceId(ref), outs: await rolloutOrInitError(client, ref, inputs, d, reg, undefined, undefined) };
       } else {
         throw new Error(alreadyExistsMessage(ref.jobId, ref.namespace));
       }
     }
-    const evalId = await register(client, ref, d, inputs, index);
-    const outs = await rollout(client, ref, inputs, d, evalId, priorVersion, undefined);
+    let reg: Registered;
+    try {
+      reg = await register(client, ref, d, inputs, index);
+    } catch (e) {
+      if (!(e instanceof OutcomeUnknownError)) throw e;
+      // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
+      const job = { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: index, ...(existing?.Version != null ? { Version: existing.Version } : {}) };
+      const outs = buildOutputs(inputs, ref, { job, allocationIds: [] }, { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" });
+      throw new ResourceInitError(unfinishedMessage(ref, e), jobResourceId(ref), { ...outs });
+    }
+    const outs = await rolloutOrInitError(client, ref, inputs, d, reg, priorVersion, undefined);
     return { id: jobResourceId(ref), outs };
   },
 
@@ -89,7 +110,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const server = await readServerState(client, ref);
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
     if (server === undefined) return { id: "" };
-    let kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "" };
+    let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
     const serverText = serverJobText(server.job);
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
@@ -104,8 +125,12 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
-    if (olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) return { outs: await refreshed(client, ref, news, kept) };
+    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) return { outs: await refreshed(client, ref, news, kept) };
     const d = await resolveDesired(client, news);
+    if (olds.incomplete !== undefined) {
+      const finished = await finishIncomplete(client, ref, olds, news, d);
+      if (finished !== undefined) return { outs: finished };
+    }
     const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), d.identity);
     if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
     const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
@@ -115,9 +140,17 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
     }
-    const evalId = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
+    let reg: Registered;
+    try {
+      reg = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
+    } catch (e) {
+      if (!(e instanceof OutcomeUnknownError)) throw e;
+      // State keeps what it knew (the index before this register), marked so the next `up` reads what the
+      // server holds and finishes, instead of diffing equal inputs to "no changes".
+      throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
+    }
     const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
-    return { outs: await rollout(client, ref, news, d, evalId, olds.version, previous) };
+    return { outs: await rolloutOrInitError(client, ref, news, d, reg, olds.version, previous) };
   },
 
   async delete(id, props) {
@@ -181,9 +214,9 @@ async function planChange(
  * check-and-set refusal becomes the message that says what happened: the job exists already (create), or
  * it was changed outside Pulumi (update).
  */
-async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<string> {
+async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<Registered> {
   try {
-    return await registerOnce(client, ref, d, inputs, index);
+    return await registerWithReadBack(client, ref, d, inputs, index, () => registerOnce(client, ref, d, inputs, index));
   } catch (e) {
     if (!isApiError(e, "conflict")) throw e;
     const message = index === 0 ? alreadyExistsMessage(ref.jobId, ref.namespace) : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
@@ -191,7 +224,7 @@ async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inp
   }
 }
 
-async function registerOnce(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<string> {
+async function registerOnce(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<WriteResult> {
   const { value } = await client.jobs.register(
     {
       Job: d.job,
@@ -204,10 +237,73 @@ async function registerOnce(client: SchedulerClient, ref: JobRef, d: DesiredJob,
     },
     { namespace: ref.namespace, region: ref.region },
   );
-  return value.EvalID ?? "";
+  return value;
 }
 
-async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: { evalId: string; normalizedJob: string; inputsHash: string }): Promise<JobOutputs> {
+/** The message of a create or update whose register's outcome is unknown. */
+function unfinishedMessage(ref: JobRef, e: Error): string {
+  return `${e.message}. Job "${ref.jobId}" is kept in the stack as unfinished; run \`pulumi up\` again to find out what the scheduler holds and finish.`;
+}
+
+/**
+ * Follows a register the server applied; any failure that is not already an init error (a read running
+ * out of attempts) becomes one, carrying the ID and the state read back, so the job is never orphaned and
+ * state holds the index the server really has.
+ */
+async function rolloutOrInitError(
+  client: SchedulerClient,
+  ref: JobRef,
+  inputs: JobInputs,
+  d: DesiredJob,
+  reg: Registered,
+  priorVersion: number | undefined,
+  previous: Previous | undefined,
+): Promise<JobOutputs> {
+  try {
+    return await rollout(client, ref, inputs, d, reg.evalId, priorVersion, previous);
+  } catch (e) {
+    if (e instanceof ResourceInitError) throw e;
+    const kept: Kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash, incomplete: "rollout" };
+    let server = await readServerState(client, ref).catch(() => undefined);
+    if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
+      // Reading failed too: what the register's answer said is what state can know.
+      server = { job: { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: reg.jobModifyIndex }, allocationIds: [] };
+    }
+    const message =
+      `Job "${ref.jobId}" was registered (job modify index ${reg.jobModifyIndex}), but following it failed: ${(e as Error).message}. ` +
+      "It is kept in the stack; run `pulumi up` again to finish.";
+    throw new ResourceInitError(message, jobResourceId(ref), { ...buildOutputs(inputs, ref, server, kept) });
+  }
+}
+
+/**
+ * Finishes what an earlier create or update left unfinished; resolves to the outputs, or undefined when the
+ * normal update path should run (the earlier register was not applied, or the inputs changed since).
+ */
+async function finishIncomplete(client: SchedulerClient, ref: JobRef, olds: JobOutputs, news: JobInputs, d: DesiredJob): Promise<JobOutputs | undefined> {
+  const opts = { namespace: ref.namespace, region: ref.region };
+  const job = (await client.jobs.find(ref.jobId, opts))?.value;
+  const stateIndex = olds.jobModifyIndex ?? 0;
+  if (olds.incomplete === "rollout") {
+    // The register was applied and state has its index: follow it again unless something changed since.
+    if (job === undefined || (job.JobModifyIndex ?? 0) !== stateIndex || !inputsHashMatches(olds.inputsHash, news, client)) return undefined;
+    return rolloutOrInitError(client, ref, news, d, { evalId: olds.evalId ?? "", jobModifyIndex: stateIndex }, undefined, undefined);
+  }
+  if (job === undefined) {
+    // The unconfirmed register never made the job: register it now, as a create would.
+    const reg = await register(client, ref, d, news, 0);
+    return rolloutOrInitError(client, ref, news, d, reg, undefined, undefined);
+  }
+  if ((job.JobModifyIndex ?? 0) === stateIndex) return undefined;
+  if (!(await holdsDesired(client, ref, d, news))) {
+    throw new Error(changedOutsideMessage(ref.jobId, ref.namespace, stateIndex, `the job is at job modify index ${job.JobModifyIndex ?? 0} and differs from this resource's`));
+  }
+  // The job moved to exactly what this resource sends: the earlier register was applied.
+  const jobModifyIndex = job.JobModifyIndex ?? 0;
+  return rolloutOrInitError(client, ref, news, d, { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex }, undefined, undefined);
+}
+
+async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept): Promise<JobOutputs> {
   const server = await readServerState(client, ref);
   if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
   return buildOutputs(inputs, ref, server, kept);

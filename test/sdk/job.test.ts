@@ -27,14 +27,20 @@ describe("Job", () => {
     expect(text.length).toBeLessThan(20_000);
   });
 
-  it("keeps the derived normalizedJob secret, and a secret jobspec reaches the engine as a secret", async () => {
+  it("keeps the derived normalizedJob and inputsHash secret, and a secret jobspec reaches the engine as a secret", async () => {
     const spec = 'job "s" { meta { password = "planted-pw-77" } }';
     const j = new Job("secret-spec", { jobspec: pulumi.secret(spec) }, { additionalSecretOutputs: ["status"] });
     await outputValue(j.jobId);
-    expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob"]);
+    expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob", "inputsHash"]);
     const r = rec.registered.find((x) => x.name === "secret-spec");
     expect(r?.inputs.jobspec).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: spec });
     expect(String(r?.inputs.__provider)).not.toContain("planted-pw-77");
+  });
+
+  it("with a secret variable, the outputs derived from it (normalizedJob, inputsHash) are secret outputs", async () => {
+    const j = new Job("secret-var", { jobspec: 'variable "pw" {}\njob "v" {}', variables: pulumi.secret({ pw: "hunter2" }) });
+    await outputValue(j.jobId);
+    expect(rec.secretOutputs.get("secret-var")).toEqual(expect.arrayContaining(["normalizedJob", "inputsHash"]));
   });
 
   it("does not change the caller's args object", () => {
