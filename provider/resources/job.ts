@@ -8,9 +8,11 @@ import { connectionOptions } from "../config";
 import { isApiError } from "../errors";
 import { ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
 import { desiredInputsHash, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
+import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
 import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
+import { show } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
@@ -23,18 +25,23 @@ function newClient(): SchedulerClient {
   return new SchedulerClient(connectionOptions("scheduler"));
 }
 
-/** Writes preview text where the Pulumi CLI shows it (the provider's stderr). */
-function show(text: string): void {
-  console.error(text.endsWith("\n") ? text.slice(0, -1) : text);
-}
-
 /** The Job provider. */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
-  async check(_olds, news) {
-    return checkJobInputs(news);
+  async check(olds, news) {
+    const res = checkJobInputs(news);
+    if (res.inputs === undefined || (res.failures ?? []).length > 0) return res;
+    // The identity joins the inputs so that previews know the outputs it makes (see job-identity.ts).
+    let client: SchedulerClient;
+    try {
+      client = newClient();
+    } catch {
+      return res; // no connection settings: `create` says what is missing
+    }
+    return { ...res, inputs: await withIdentity(client, olds, res.inputs) };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_id, olds, checked) {
+    const news = userInputs(checked);
     const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
@@ -46,7 +53,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const desired = await resolveDesired(client, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
-      show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
+      await show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
     if (desired.text === olds.normalizedJob) return { changes: settingsChanged };
@@ -55,7 +62,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     return { changes: planned !== "none" || settingsChanged };
   },
 
-  async create(inputs) {
+  async create(checked) {
+    const inputs = userInputs(checked);
     const client = newClient();
     const d = await resolveDesired(client, inputs);
     const ref = refOfDesired(d);
@@ -100,7 +108,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     return { id, props: buildOutputs(props, ref, server, kept) };
   },
 
-  async update(id, olds, news) {
+  async update(id, olds, checked) {
+    const news = userInputs(checked);
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
@@ -166,12 +175,12 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    if (preview) await show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
-    if (preview) show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    if (preview) await show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
     return "some";
   }
 }
@@ -227,7 +236,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
-    if (result.ok && result.note) show(`Job "${ref.jobId}": ${result.note}.`);
+    if (result.ok && result.note) await show(`Job "${ref.jobId}": ${result.note}.`);
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
       const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });
