@@ -45,6 +45,8 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   normalizedJob: string;
   /** Hash of the inputs `normalizedJob` was derived from ("" when it came from the server). */
   inputsHash: string;
+  /** Set only in the state a failed rollout leaves (with Pulumi's init errors); the next update or refresh drops it. */
+  rolloutFailed?: boolean;
   schemaVersion: number;
 }
 

@@ -48,7 +48,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && olds.inputsHash && desiredInputsHash(news, client) === olds.inputsHash) {
-      return { changes: settingsChanged };
+      return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const desired = await resolveDesired(client, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
@@ -56,7 +56,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       await show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
-    if (desired.text === olds.normalizedJob) return { changes: settingsChanged };
+    if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const ref = refOfDesired(desired);
     const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
     return { changes: planned !== "none" || settingsChanged };
@@ -140,6 +140,22 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     }
   },
 };
+
+/**
+ * After a failed rollout the engine keeps the failure as the resource's init errors, and it plans an update
+ * for such a resource even when `diff` finds no change: the preview shows `~ Job (update)` with no changed
+ * property. Says why, when that is the case; the update only reads the job back (nothing is registered).
+ */
+async function noteAfterFailure(olds: Partial<JobOutputs>, result: { changes: boolean }): Promise<{ changes: boolean }> {
+  if (!result.changes && olds.rolloutFailed === true) {
+    await show(
+      `Job "${olds.jobId ?? ""}": its last update failed (the rollout was reported, and reverted where asked), so Pulumi shows ` +
+        "an update although nothing changed: Pulumi retries a resource whose last operation failed. That update only " +
+        "reads the job back and registers nothing; `pulumi refresh` clears the failure too.",
+    );
+  }
+  return result;
+}
 
 function refOfDesired(d: DesiredJob): JobRef {
   return { jobId: d.identity.id, namespace: d.identity.namespace, region: d.identity.region };
@@ -258,7 +274,8 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
       });
       if (server === undefined) throw new Error(message);
       const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
-      throw new ResourceInitError(message, jobResourceId(ref), { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }) });
+      const props: JobOutputs = { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }), rolloutFailed: true };
+      throw new ResourceInitError(message, jobResourceId(ref), { ...props });
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });

@@ -49,7 +49,7 @@ describe("AuthMount", () => {
     expect(read.id).toBe("a2");
     expect(read.props).toEqual(outs);
     // The engine's next check starts from the inputs the refresh stored, and comes to the same ones.
-    const again = await checked(news, read.inputs as Record<string, unknown>);
+    const again = await checked(news, { ...read.inputs });
     expect(read.inputs).toEqual(again);
     expect(await authMount.diff(id, read.props as AuthMountOutputs, again)).toEqual({ changes: false });
   });
