@@ -12,8 +12,8 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { LocalWorkspace, type ConfigMap, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import { delimiter, dirname, join } from "node:path";
+import { LocalWorkspace, PulumiCommand, type ConfigMap, type OpMap, type Stack } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, it } from "vitest";
 import { startDevServer } from "../devserver";
 import { REPO_ROOT, packLibrary, type PackedLibrary } from "./engine/harness/pack";
@@ -107,7 +107,9 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
     };
     const output: string[] = [];
     try {
-      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: project.dir }, { envVars });
+      // The Automation API runs `pulumi` from this process's PATH unless told where the CLI is.
+      const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
+      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: project.dir }, { envVars, pulumiCommand });
       const config: ConfigMap = {
         "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
         "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },

@@ -8,10 +8,17 @@
  * can be attached to the resource itself.
  *
  * The host is started with the engine's address as its argument, and the engine's `Log` call takes a whole
- * text as one message. So, inside that host, a text goes to the engine as one stack-level message (shown once
- * per operation, as one block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes
- * to stderr as before.
+ * text as one message. So, inside that host, a text goes to the engine as one stack-level message (one
+ * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr as before.
+ *
+ * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
+ * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
+ * the plugin script execs node) in a marker file under the temp directory, so the update part of an `up`
+ * does not repeat the text its preview part showed.
  */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 interface LogClient {
@@ -73,4 +80,45 @@ export async function show(text: string): Promise<void> {
     if (sent) return;
   }
   console.error(body);
+}
+
+const MARKER_DIR = "pulumi-secrets-scheduler-shown";
+const MARKER_TTL_MS = 24 * 3600 * 1000;
+
+/** The CLI process this host runs under: its pid and, where /proc has it, its start time (pids are reused). */
+function cliProcess(): string {
+  let start = "";
+  try {
+    const stat = fs.readFileSync(`/proc/${process.ppid}/stat`, "utf8");
+    start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+  } catch {
+    // not Linux: the pid alone, with the marker's age limit
+  }
+  return `${process.ppid}-${start}`;
+}
+
+/**
+ * Shows a text once per Pulumi CLI run (see above); outside the dynamic-provider host, always. Where the
+ * marker cannot be written, the text is shown.
+ */
+export async function showOnce(text: string): Promise<void> {
+  if (engineOf() === null) return show(text);
+  try {
+    const dir = path.join(os.tmpdir(), MARKER_DIR);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
+    try {
+      fs.writeFileSync(marker, "", { flag: "wx" });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST" && Date.now() - fs.statSync(marker).mtimeMs < MARKER_TTL_MS) return;
+      fs.writeFileSync(marker, "");
+    }
+    for (const f of fs.readdirSync(dir)) {
+      const p = path.join(dir, f);
+      if (Date.now() - fs.statSync(p).mtimeMs > MARKER_TTL_MS) fs.rmSync(p, { force: true });
+    }
+  } catch {
+    // no marker: show it
+  }
+  return show(text);
 }

@@ -12,7 +12,7 @@ import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
 import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
-import { show } from "./host-log";
+import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
@@ -191,7 +191,7 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) await show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
