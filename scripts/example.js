@@ -78,7 +78,7 @@ async function findPulumi() {
     console.error(INSTALL_HELP);
     process.exit(127);
   }
-  const why = "`pulumi` is not on the PATH, but Go is: scripts/pulumi-cli.sh can build the Pulumi CLI from the Go module proxy (about 11 minutes on 2 cores the first time; cached under ~/.cache/pulumi-secrets-scheduler, later runs reuse it)";
+  const why = `\`pulumi\` is not on the PATH, but Go is: scripts/pulumi-cli.sh can build the Pulumi CLI from the Go module proxy (about 11 minutes on 2 cores the first time; cached under ${process.env.PULUMI_CLI_CACHE || "~/.cache/pulumi-secrets-scheduler"}, later runs reuse it)`;
   const interactive = process.stdin.isTTY && process.stdout.isTTY && !isTruthy(process.env.CI);
   if (interactive) {
     const answer = await ask(`example: ${why}.\nBuild it now? [Y/n] `);
