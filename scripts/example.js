@@ -1,22 +1,27 @@
 #!/usr/bin/env node
-// `npm run example [-- <quickstart|rollback|json-job>] [--keep]`: runs an example end to end with the
+// `npm run example [-- <quickstart|rollback|json-job|all>...] [--keep]`: runs examples end to end with the
 // Pulumi CLI against the devserver, printing each step. It builds and packs the library, installs the
 // tarball into a temporary copy of the example (so the program loads the library from node_modules, as a
 // user's project does), starts the devserver, uses a local file backend with a passphrase in the same
 // temporary directory, and runs the steps in examples/<name>/flow.json (preview, up, an edit whose preview
 // shows the scheduler's plan, up, refresh, destroy). Nothing outside the temporary directory is touched.
+//
+// The CLI: `pulumi` from the PATH; else the copy scripts/pulumi-cli.sh built before; else, with Go on the
+// PATH, that script builds it (asking first in an interactive terminal; in CI or without a terminal it just
+// does it); else the install instructions. The devserver runs in this process, so every `pulumi` command
+// runs as an asynchronous child: the event loop keeps serving the provider's requests meanwhile.
 "use strict";
 /* global Buffer */
-const { spawnSync } = require("node:child_process");
+const { spawn, spawnSync } = require("node:child_process");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
+const readline = require("node:readline");
 
 const REPO = path.join(__dirname, "..");
 const EXAMPLES = ["quickstart", "rollback", "json-job"];
-const INSTALL_HELP = `The Pulumi CLI is required for \`npm run example\`, and \`pulumi\` is not on the PATH.
-Install it, then run this again:
+const INSTALL_HELP = `Install the Pulumi CLI (or Go 1.26, for scripts/pulumi-cli.sh to build it), then run this again:
   Linux, macOS:  curl -fsSL https://get.pulumi.com | sh      (then open a new shell, or add ~/.pulumi/bin to PATH)
   macOS:         brew install pulumi/tap/pulumi
   Windows:       winget install pulumi
@@ -24,34 +29,97 @@ Install it, then run this again:
 No Pulumi account or login is needed: the example keeps its state in a temporary local directory.
 Without the CLI, the engine path is still tested: npm test drives Pulumi's provider host directly.`;
 
-function main() {
+async function main() {
   const args = process.argv.slice(2);
   const keep = args.includes("--keep");
-  const name = args.find((a) => !a.startsWith("--")) || "quickstart";
-  if (!EXAMPLES.includes(name)) fail(`unknown example "${name}"; choose one of ${EXAMPLES.join(", ")}`);
+  let names = args.filter((a) => !a.startsWith("--"));
+  if (names.length === 0) names = ["quickstart"];
+  if (names.includes("all")) names = EXAMPLES;
+  for (const n of names) if (!EXAMPLES.includes(n)) fail(`unknown example "${n}"; choose from ${EXAMPLES.join(", ")} or all`);
 
   // First, before any work: without the CLI nothing below can run.
-  const version = spawnSync("pulumi", ["version"], { encoding: "utf8" });
-  if (version.error) {
+  const cli = await findPulumi();
+  const env = { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" };
+  if (cli.binDir) env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;
+  const version = spawnSync("pulumi", ["version"], { encoding: "utf8", env });
+  if (version.error || version.status !== 0) fail(`pulumi version failed: ${version.error?.message ?? version.stderr}`);
+  console.log(`example: pulumi ${version.stdout.trim()} (${cli.binDir ? `built by scripts/pulumi-cli.sh in ${cli.binDir}` : "from the PATH"})`);
+
+  step("build and pack the library");
+  run("npm", ["run", "--silent", "build"], { cwd: REPO });
+  const times = [];
+  let failed = false;
+  for (const name of names) {
+    const t0 = Date.now();
+    const ok = await runExample(name, { keep, env });
+    times.push(`${name} ${ok ? "finished" : "FAILED"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (!ok) {
+      failed = true;
+      break;
+    }
+  }
+  console.log(`\nexample: ${times.join("; ")}`);
+  process.exit(failed ? 1 : 0);
+}
+
+/**
+ * Finds the Pulumi CLI: on the PATH (binDir undefined), or built by scripts/pulumi-cli.sh (now or before).
+ * Exits with the install instructions when there is none and none can be built.
+ */
+async function findPulumi() {
+  const onPath = spawnSync("pulumi", ["version"], { encoding: "utf8" });
+  if (!onPath.error && onPath.status === 0) return {};
+  const script = path.join(REPO, "scripts", "pulumi-cli.sh");
+  const cached = spawnSync(script, ["--check"], { encoding: "utf8" });
+  if (cached.status === 0) return { binDir: lastLine(cached.stdout) };
+  const go = spawnSync("go", ["version"], { encoding: "utf8" });
+  if (go.error || go.status !== 0) {
+    console.error("The Pulumi CLI is required for `npm run example`: `pulumi` is not on the PATH, and neither is Go (to build it).");
     console.error(INSTALL_HELP);
     process.exit(127);
   }
-  console.log(`example: ${name} with pulumi ${version.stdout.trim()}`);
+  const why = `\`pulumi\` is not on the PATH, but Go is: scripts/pulumi-cli.sh can build the Pulumi CLI from the Go module proxy (about 11 minutes on 2 cores the first time; cached under ${process.env.PULUMI_CLI_CACHE || "~/.cache/pulumi-secrets-scheduler"}, later runs reuse it)`;
+  const interactive = process.stdin.isTTY && process.stdout.isTTY && !isTruthy(process.env.CI);
+  if (interactive) {
+    const answer = await ask(`example: ${why}.\nBuild it now? [Y/n] `);
+    if (/^n/i.test(answer.trim())) {
+      console.error("Not building it. The Pulumi CLI is required for `npm run example`.");
+      console.error(INSTALL_HELP);
+      process.exit(127);
+    }
+  } else {
+    console.log(`example: ${why}. Not interactive${isTruthy(process.env.CI) ? " (CI)" : ""}, so building it now.`);
+  }
+  const built = spawnSync(script, [], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (built.error || built.status !== 0) fail(`scripts/pulumi-cli.sh failed (exit ${built.status}); see the lines above`);
+  return { binDir: lastLine(built.stdout) };
+}
 
+function lastLine(text) {
+  return String(text).trim().split("\n").pop().trim();
+}
+
+function isTruthy(v) {
+  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+}
+
+function ask(question) {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  return new Promise((resolve) => rl.question(question, (a) => {
+    rl.close();
+    resolve(a);
+  }));
+}
+
+/** Runs one example's flow in its own temporary directory; resolves to true when every step went as expected. */
+async function runExample(name, { keep, env: baseEnv }) {
   const flow = JSON.parse(fs.readFileSync(path.join(REPO, "examples", name, "flow.json"), "utf8"));
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pss-example-${name}-`)));
   let server;
-  let failed = false;
-  const finish = async () => {
-    if (server) await server.close();
-    if (keep) console.log(`example: kept ${work}`);
-    else fs.rmSync(work, { recursive: true, force: true });
-  };
-  (async () => {
-    step("build and pack the library");
-    run("npm", ["run", "--silent", "build"], { cwd: REPO });
+  try {
+    step(`${name}: install the packed library into a copy of examples/${name}`);
     const packed = run("npm", ["pack", "--silent", "--pack-destination", work, "--ignore-scripts"], { cwd: REPO, capture: true });
-    const tarball = path.join(work, packed.trim().split("\n").pop());
+    const tarball = path.join(work, lastLine(packed));
     const project = path.join(work, "project");
     prepareProject(path.join(REPO, "examples", name), project, tarball);
 
@@ -59,9 +127,9 @@ function main() {
     server = await startDevServer();
     console.log(`example: devserver at ${server.urls.secrets} (secrets) and ${server.urls.scheduler} (scheduler)`);
 
-    const env = pulumiEnv(work);
-    const pulumi = (argv, opts = {}) => run("pulumi", argv, { cwd: project, env, ...opts });
-    pulumi(["stack", "init", "dev", "--non-interactive"]);
+    const env = pulumiEnv(work, baseEnv);
+    const pulumi = (argv, opts = {}) => runAsync("pulumi", argv, { cwd: project, env, ...opts });
+    await pulumi(["stack", "init", "dev", "--non-interactive"]);
     const stackConfig = {
       "pulumi-secrets-scheduler:secretsAddress": { value: server.urls.secrets },
       "pulumi-secrets-scheduler:secretsToken": { value: server.rootTokens.secrets, secret: true },
@@ -69,31 +137,33 @@ function main() {
       "pulumi-secrets-scheduler:schedulerToken": { value: server.rootTokens.scheduler, secret: true },
       ...flow.config,
     };
-    setConfig(pulumi, stackConfig);
+    await setConfig(pulumi, stackConfig);
 
     console.log(`\nexample: ${flow.description}`);
-    flow.steps.forEach((s, i) => {
-      if (s.config) setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])));
+    for (const [i, s] of flow.steps.entries()) {
+      if (s.config) await setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])));
       const argv = commandArgs(s);
       const edit = s.config ? ` (after pulumi config set ${Object.entries(s.config).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       step(`[${i + 1}/${flow.steps.length}] ${s.title}: pulumi ${argv.join(" ")}${edit}`);
       const t0 = Date.now();
-      const res = pulumi(argv, { allowFailure: true });
+      const res = await pulumi(argv, { allowFailure: true });
       const ok = res.status === 0;
       console.log(`example: step ${i + 1} ${ok ? "succeeded" : "failed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       if (s.expectFailure && ok) throw new Error(`step ${i + 1} was expected to fail and succeeded`);
       if (!s.expectFailure && !ok) throw new Error(`step ${i + 1} failed (exit ${res.status})`);
       if (s.expectFailure) console.log("example: that failure was the point of this step");
-    });
-    pulumi(["stack", "rm", "dev", "--yes", "--non-interactive"], { allowFailure: true });
+    }
+    await pulumi(["stack", "rm", "dev", "--yes", "--non-interactive"], { allowFailure: true });
     console.log(`\nexample: ${name} finished`);
-  })()
-    .catch((err) => {
-      failed = true;
-      console.error(`example: ${err.message}`);
-    })
-    .then(finish)
-    .then(() => process.exit(failed ? 1 : 0));
+    return true;
+  } catch (err) {
+    console.error(`example: ${name}: ${err.message}`);
+    return false;
+  } finally {
+    if (server) await server.close();
+    if (keep) console.log(`example: kept ${work}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function commandArgs(s) {
@@ -111,17 +181,18 @@ function commandArgs(s) {
   }
 }
 
-function setConfig(pulumi, entries) {
+async function setConfig(pulumi, entries) {
   for (const [key, { value, secret }] of Object.entries(entries)) {
-    // The value goes on stdin (`--` would put tokens on the process list).
-    pulumi(["config", "set", key, ...(secret ? ["--secret"] : []), "--non-interactive"], { input: String(value), quiet: true });
+    // The value goes on stdin (`--` would put tokens on the process list). Plain values need --plaintext:
+    // the CLI refuses values it thinks look like secrets (an address with a port) without one of the two.
+    await pulumi(["config", "set", key, secret ? "--secret" : "--plaintext", "--non-interactive"], { input: String(value), quiet: true });
   }
 }
 
 /** The CLI's environment: a local backend and a passphrase in the temp dir; no service variables. */
-function pulumiEnv(work) {
+function pulumiEnv(work, baseEnv) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(SECRETS|SCHEDULER)_/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(baseEnv)) if (!/^(SECRETS|SCHEDULER)_/.test(k)) env[k] = v;
   const state = path.join(work, "state");
   fs.mkdirSync(state, { recursive: true });
   return {
@@ -219,9 +290,36 @@ function run(cmd, argv, opts = {}) {
   return opts.capture ? res.stdout : res;
 }
 
+/** Runs a command as an asynchronous child (the devserver in this process keeps serving meanwhile). */
+function runAsync(cmd, argv, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, {
+      cwd: opts.cwd,
+      env: opts.env || process.env,
+      stdio: [opts.input !== undefined ? "pipe" : "ignore", opts.quiet ? "pipe" : "inherit", opts.quiet ? "pipe" : "inherit"],
+    });
+    let stderr = "";
+    if (opts.quiet) {
+      child.stdout.resume();
+      child.stderr.on("data", (d) => (stderr += d));
+    }
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    child.on("error", reject);
+    child.on("close", (status, signal) => {
+      if (status !== 0 && !opts.allowFailure) {
+        const detail = opts.quiet ? `\n${stderr.trim()}` : "";
+        reject(new Error(`${cmd} ${argv[0]} ${argv[1] || ""} failed (${signal ? `signal ${signal}` : `exit ${status}`})${detail}`));
+      } else resolve({ status: status ?? 1 });
+    });
+  });
+}
+
 function fail(message) {
   console.error(`example: ${message}`);
   process.exit(2);
 }
 
-main();
+main().catch((err) => {
+  console.error(`example: ${err.stack || err.message}`);
+  process.exit(1);
+});

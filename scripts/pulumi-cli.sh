@@ -31,7 +31,10 @@ fi
 
 mkdir -p "$dir"
 exec 9>"$dir/.lock"
-flock 9 # a second caller waits for the first build instead of starting its own
+if command -v flock >/dev/null 2>&1; then
+  # A second caller waits for the first build instead of starting its own.
+  flock -n 9 || { echo "pulumi-cli: another build of $version is running; waiting for it" >&2; flock 9; }
+fi
 if built; then echo "$bin"; exit 0; fi
 
 log="$dir/build.log"

@@ -239,8 +239,11 @@ describe("examples against the devserver through the provider host (no CLI)", ()
     const { secrets, scheduler } = clients();
     const stack = new Map<string, Live>();
     const config = { clientSecret: "quickstart-test-secret", webCount: "2" };
+    const before = hostOf().output.length;
     const created = await up(await runExample("quickstart", config), stack);
     expect(created).toHaveLength(6);
+    // The quickstart teaches by example: it must not warn about its own resources (a role nobody can log in with).
+    expect(hostOf().output.slice(before)).not.toMatch(/warning:/);
     expect((await secrets.mounts.find("cloud"))?.type).toBe("cloud");
     expect(await secrets.config.read("cloud")).toBeDefined();
     expect((await secrets.roles.list("cloud")).sort()).toEqual(["ci", "web"]);

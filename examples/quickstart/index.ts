@@ -1,7 +1,8 @@
 // The quickstart: everything the two services need for a workload that logs in with its cloud identity.
 //   1. enable the cloud-identity auth method at `cloud/`,
 //   2. configure it (directory tenant, resource, application; the client secret from stack config),
-//   3. two roles: `web` bound to a subscription and resource group, `ci` bound to a service principal,
+//   3. two roles: `web` for the web team's group, in one subscription and resource group; `ci` bound to a
+//      service principal (a login needs a bound group or service principal: the service refuses others),
 //   4. the `web` service job from an HCL2 jobspec, scaled by the `webCount` stack setting,
 //   5. a version tag on the job's first version.
 // Connection settings (addresses, tokens) come from stack config (`pulumi-secrets-scheduler:*`) or the
@@ -33,6 +34,7 @@ const webRole = new AuthRole(
     mount: method.path,
     name: "web",
     tokenPolicies: ["web"],
+    boundGroupIds: ["12121212-3434-4565-8787-909090909090"],
     boundSubscriptionIds: ["aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"],
     boundResourceGroups: ["web-prod"],
     tokenTtl: "1h",

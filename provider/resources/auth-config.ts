@@ -13,7 +13,7 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, wholeNumber } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, definedDeep, writeWithReadBack, type ReadBack, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, canonicalJson, definedDeep, writeWithReadBack, type ReadBack, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthConfig";
 
@@ -106,6 +106,9 @@ export async function clientSecretMatches(mount: string, secret: string, hash: s
 /** True when the program's secret differs from the one the state's hash was made of (or one side has none). */
 async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): Promise<boolean> {
   if (isUnknown(news.clientSecret)) return true;
+  // Inputs a refresh stored after drift carry the state's hash in place of the secret (see `read`).
+  const standIn = (news as { clientSecretHash?: unknown }).clientSecretHash;
+  if (news.clientSecret === undefined && standIn !== undefined) return standIn !== olds.clientSecretHash;
   if (news.clientSecret === undefined) return olds.clientSecretHash !== undefined;
   if (olds.clientSecretHash === undefined) return true;
   return !(await clientSecretMatches(news.mount, news.clientSecret, olds.clientSecretHash));
@@ -272,8 +275,20 @@ async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadR
   const rec = await secretsClient().config.read(mount);
   if (rec === undefined) return {};
   const inputs = observed(props ?? {}, mount, rec);
+  const out = outputs(inputs, props?.clientSecretHash);
+  // The dynamic-provider host passes `read` the outputs only, and they never hold the secret. When the
+  // service still holds what state says, the engine keeps the inputs it has (the declared secret with them).
+  if (sameOutputs(out, props ?? {})) return { id: configId(mount), props: out };
+  // Drift: the inputs become what the service holds, so a second refresh shows nothing. The secret cannot
+  // be among them; its hash stands in, and the diff reads it as "the secret state knows" (not "removed").
+  const stored = props?.clientSecretHash !== undefined ? { ...inputs, clientSecretHash: props.clientSecretHash } : inputs;
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
-  return { id: configId(mount), props: outputs(inputs, props?.clientSecretHash), inputs: inputs as AuthConfigOutputs };
+  return { id: configId(mount), props: out, inputs: stored as AuthConfigOutputs };
+}
+
+function sameOutputs(a: AuthConfigOutputs, b: Partial<AuthConfigOutputs>): boolean {
+  const { __provider: _p, ...rest } = b as Partial<AuthConfigOutputs> & { __provider?: unknown };
+  return canonicalJson(a) === canonicalJson(rest);
 }
 
 async function remove(id: string, props: AuthConfigOutputs): Promise<void> {

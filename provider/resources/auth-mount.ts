@@ -113,6 +113,27 @@ export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResu
 }
 
 /**
+ * `check` of an existing mount: the accessor joins the checked inputs while path and type stay, so that it is
+ * known in a preview (the engine takes the checked inputs as the outputs of an update it previews; an output
+ * not among them is unknown). It comes from the old inputs, or once from the service.
+ */
+async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckResult<AuthMountInputs>): Promise<dynamic.CheckResult<AuthMountInputs>> {
+  const i = res.inputs;
+  if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
+  if (olds.path !== i.path || olds.type !== i.type) return res; // new, or replaced: a new accessor
+  let accessor = typeof olds.accessor === "string" && olds.accessor !== "" ? olds.accessor : undefined;
+  if (accessor === undefined) {
+    try {
+      const found = await secretsClient().mounts.find(i.path);
+      if (found !== undefined && found.type === i.type && found.accessor !== "") accessor = found.accessor;
+    } catch {
+      return res; // the preview shows it unknown; `diff` and `update` report the service's error
+    }
+  }
+  return accessor === undefined ? res : { ...res, inputs: { ...i, accessor } as AuthMountInputs };
+}
+
+/**
  * Compares desired inputs with the state. Path, type, local and sealWrap replace (delete first: one path
  * holds one mount); description and the tune fields the user set update in place. `adopt` only matters
  * at create.
@@ -298,7 +319,8 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
   const tune = old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
   const inputs = observed({ ...old, path }, found, tune);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
-  return { id: path, props: outputs(inputs, found.accessor), inputs: inputs as AuthMountOutputs };
+  // The accessor stays among the inputs, as `check` puts it there (see withAccessor).
+  return { id: path, props: outputs(inputs, found.accessor), inputs: { ...inputs, accessor: found.accessor } as AuthMountOutputs };
 }
 
 async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
@@ -323,7 +345,7 @@ async function remove(id: string, props: AuthMountOutputs): Promise<void> {
 
 /** The AuthMount provider. */
 export const authMount: ProviderImpl<AuthMountInputs, AuthMountOutputs> = {
-  check: async (_olds, news) => checkAuthMount(news),
+  check: async (olds, news) => withAccessor(olds, checkAuthMount(news)),
   diff: async (_id, olds, news) => diffAuthMount(olds, news),
   create,
   read,

@@ -193,6 +193,8 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
   out.tokenNumUses = refreshed<number>(props.tokenNumUses, role.token_num_uses, (a, b) => (a ?? 0) === b, (v) => v === 0);
   out.tokenNoDefaultPolicy = refreshed<boolean>(props.tokenNoDefaultPolicy, role.token_no_default_policy, (a, b) => (a ?? false) === b, (v) => !v);
   out.tokenType = refreshed<string>(props.tokenType, role.token_type, (a, b) => (a ?? "default") === b, (v) => v === "default");
+  // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
+  if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
   return compact(out) as AuthRoleInputs;
 }
 

@@ -51,6 +51,8 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
    * reports a change, so the next `up` finishes it.
    */
   incomplete?: "register" | "rollout";
+  /** Set only in the state a failed rollout leaves (with Pulumi's init errors); the next update or refresh drops it. */
+  rolloutFailed?: boolean;
   schemaVersion: number;
 }
 

@@ -9,9 +9,11 @@ import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
+import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
 import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
+import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
@@ -25,42 +27,48 @@ function newClient(): SchedulerClient {
   return new SchedulerClient(connectionOptions("scheduler"));
 }
 
-/** Writes preview text where the Pulumi CLI shows it (the provider's stderr). */
-function show(text: string): void {
-  console.error(text.endsWith("\n") ? text.slice(0, -1) : text);
-}
-
 /** The Job provider. */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
-  async check(_olds, news) {
-    return checkJobInputs(news);
+  async check(olds, news) {
+    const res = checkJobInputs(news);
+    if (res.inputs === undefined || (res.failures ?? []).length > 0) return res;
+    // The identity joins the inputs so that previews know the outputs it makes (see job-identity.ts).
+    let client: SchedulerClient;
+    try {
+      client = newClient();
+    } catch {
+      return res; // no connection settings: `create` says what is missing
+    }
+    return { ...res, inputs: await withIdentity(client, olds, res.inputs) };
   },
 
-  async diff(_id, olds, news) {
+  async diff(_id, olds, checked) {
     // An earlier create or update did not finish (its register unconfirmed, or its rollout not followed to
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
+    const news = userInputs(checked);
     const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
-      return { changes: settingsChanged };
+      return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const desired = await resolveDesired(client, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
-      show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
+      await show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
-    if (desired.text === olds.normalizedJob) return { changes: settingsChanged };
+    if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const ref = refOfDesired(desired);
     const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
     return { changes: planned !== "none" || settingsChanged };
   },
 
-  async create(inputs) {
+  async create(checked) {
+    const inputs = userInputs(checked);
     const client = newClient();
     const d = await resolveDesired(client, inputs);
     const ref = refOfDesired(d);
@@ -82,7 +90,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(client, ref, d, inputs))) {
         // Exactly what this resource sends, registered once and never changed: the job an earlier run's
         // create registered before its answer was lost. Anything else stays someone else's job.
-        show(`Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`);
+        await show(`Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`);
         const jobModifyIndex = existing.JobModifyIndex ?? 0;
         const reg = { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex };
         return { id: jobResourceId(ref), outs: await rolloutOrInitError(client, ref, inputs, d, reg, undefined, undefined) };
@@ -121,7 +129,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     return { id, props: buildOutputs(props, ref, server, kept) };
   },
 
-  async update(id, olds, news) {
+  async update(id, olds, checked) {
+    const news = userInputs(checked);
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
@@ -165,6 +174,22 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   },
 };
 
+/**
+ * After a failed rollout the engine keeps the failure as the resource's init errors, and it plans an update
+ * for such a resource even when `diff` finds no change: the preview shows `~ Job (update)` with no changed
+ * property. Says why, when that is the case; the update only reads the job back (nothing is registered).
+ */
+async function noteAfterFailure(olds: Partial<JobOutputs>, result: { changes: boolean }): Promise<{ changes: boolean }> {
+  if (!result.changes && olds.rolloutFailed === true) {
+    await show(
+      `Job "${olds.jobId ?? ""}": its last update failed (the rollout was reported, and reverted where asked), so Pulumi shows ` +
+        "an update although nothing changed: Pulumi retries a resource whose last operation failed. That update only " +
+        "reads the job back and registers nothing; `pulumi refresh` clears the failure too.",
+    );
+  }
+  return result;
+}
+
 function refOfDesired(d: DesiredJob): JobRef {
   return { jobId: d.identity.id, namespace: d.identity.namespace, region: d.identity.region };
 }
@@ -199,12 +224,12 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) show(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
-    if (preview) show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    if (preview) await show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
     return "some";
   }
 }
@@ -323,7 +348,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
-    if (result.ok && result.note) show(`Job "${ref.jobId}": ${result.note}.`);
+    if (result.ok && result.note) await show(`Job "${ref.jobId}": ${result.note}.`);
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
       const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });
@@ -346,7 +371,8 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
       });
       if (server === undefined) throw new Error(message);
       const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
-      throw new ResourceInitError(message, jobResourceId(ref), { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }) });
+      const props: JobOutputs = { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }), rolloutFailed: true };
+      throw new ResourceInitError(message, jobResourceId(ref), { ...props });
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });

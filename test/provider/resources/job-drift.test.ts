@@ -78,7 +78,7 @@ describe("changes made outside Pulumi", () => {
 
     // And after that, the program matches state again without asking the server.
     const n = h.server.requestLog.length;
-    expect((await job.diff(applied.id, applied.outs, await checked({ jobspec: spec("drift", "app:1") }))).changes).toBe(false);
+    expect((await job.diff(applied.id, applied.outs, await checked({ jobspec: spec("drift", "app:1") }, applied.inputs))).changes).toBe(false);
     expect(h.server.requestLog.length).toBe(n);
   });
 

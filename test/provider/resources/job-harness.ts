@@ -38,24 +38,25 @@ export function registers(server: DevServer, from = 0): number {
   return server.requestLog.slice(from).filter((e) => (e.method === "POST" || e.method === "PUT") && (e.path === "/v1/jobs" || /^\/v1\/job\/[^/]+$/.test(e.path))).length;
 }
 
-/** Checks inputs like the engine, failing the test on check failures. */
-export async function checked(news: Record<string, unknown>): Promise<JobInputs> {
-  const r = await job.check({}, news);
+/** Checks inputs like the engine (`olds`: the old inputs in state), failing the test on check failures. */
+export async function checked(news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<JobInputs> {
+  const r = await job.check(olds, news);
   if (r.failures && r.failures.length > 0) throw new Error(`check failed: ${JSON.stringify(r.failures)}`);
   return r.inputs as JobInputs;
 }
 
-/** A resource in "state": its ID and outputs. */
+/** A resource in "state": its ID, outputs and (checked) inputs. */
 export interface Stated {
   id: string;
   outs: JobOutputs;
+  inputs?: JobInputs;
 }
 
 /** Creates a job like `pulumi up` does for a new resource. */
 export async function createJob(news: Record<string, unknown>): Promise<Stated> {
   const inputs = await checked(news);
   const r = await job.create(inputs);
-  return { id: r.id, outs: r.outs as JobOutputs };
+  return { id: r.id, outs: r.outs as JobOutputs, inputs };
 }
 
 /** What an engine step did. */
@@ -63,24 +64,25 @@ export type Step = "same" | "update" | "replace";
 
 /** Runs diff and then the step it asks for; returns the new state and the step. */
 export async function applyJob(state: Stated, news: Record<string, unknown>): Promise<Stated & { step: Step }> {
-  const inputs = await checked(news);
+  const inputs = await checked(news, state.inputs);
   const d = await job.diff(state.id, state.outs, inputs);
-  if (!d.changes) return { ...state, step: "same" };
+  // A "same" step stores the new inputs too.
+  if (!d.changes) return { ...state, inputs, step: "same" };
   if (d.replaces && d.replaces.length > 0) {
     if (!d.deleteBeforeReplace) throw new Error("expected delete-before-replace");
     await job.delete(state.id, state.outs);
     const c = await job.create(inputs);
-    return { id: c.id, outs: c.outs as JobOutputs, step: "replace" };
+    return { id: c.id, outs: c.outs as JobOutputs, inputs, step: "replace" };
   }
   const u = await job.update(state.id, state.outs, inputs);
-  return { id: state.id, outs: u.outs as JobOutputs, step: "update" };
+  return { id: state.id, outs: u.outs as JobOutputs, inputs, step: "update" };
 }
 
 /** Refreshes a resource like `pulumi refresh`; undefined when the engine would drop it. */
 export async function refreshJob(state: Stated): Promise<Stated | undefined> {
   const r = await job.read(state.id, state.outs);
   if (!r.id) return undefined;
-  return { id: r.id, outs: r.props as JobOutputs };
+  return { id: r.id, outs: r.props as JobOutputs, ...(state.inputs ? { inputs: state.inputs } : {}) };
 }
 
 /** Captures what the provider writes to stderr (the preview text) while `fn` runs. */

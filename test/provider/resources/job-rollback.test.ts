@@ -4,7 +4,7 @@ import { ResourceInitError } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import { recoverFromFailure } from "../../../provider/resources/job-recover";
 import type { JobOutputs } from "../../../provider/resources/job-state";
-import { applyJob, captureStderr, checked, countRequests, createJob, rejection, startHarness, type Harness } from "./job-harness";
+import { applyJob, captureStderr, checked, countRequests, createJob, registers, rejection, startHarness, type Harness } from "./job-harness";
 
 const spec = (id: string, image: string, opts: { autoRevert?: boolean; memory?: number } = {}) => `
 job "${id}" {
@@ -80,6 +80,19 @@ describe("a failing deployment", () => {
     expect(e.properties).toMatchObject({ version: 2, jobModifyIndex: server.JobModifyIndex, jobspec: spec("rb", "app:1") });
     expect(e.properties.normalizedJob).toBe(state.outs.normalizedJob);
 
+    // Back on the program that runs: no change, but the engine plans an update for a resource with init
+    // errors; the preview says why, and that update registers nothing and drops the failure from state.
+    expect(e.properties.rolloutFailed).toBe(true);
+    const back = await captureStderr(() => job.diff(e.id, e.properties, { jobspec: spec("rb", "app:1") }));
+    expect(back.value.changes).toBe(false);
+    expect(back.text).toContain('Job "rb": its last update failed');
+    expect(back.text).toContain("registers nothing");
+    const from = h.server.requestLog.length;
+    const cleared = await job.update(e.id, e.properties, await checked({ jobspec: spec("rb", "app:1") }));
+    expect(registers(h.server, from)).toBe(0);
+    expect(countRequests(h.server, "POST", /\/revert$/, from)).toBe(0);
+    expect(cleared.outs).not.toHaveProperty("rolloutFailed");
+
     // So the next preview shows the change again, and the next up applies it.
     const after = { id: e.id, outs: e.properties };
     const d = await captureStderr(() => job.diff(after.id, after.outs, { jobspec: spec("rb", "app:2") }));
@@ -114,8 +127,11 @@ describe("a failing deployment", () => {
     expect(countRequests(h.server, "POST", "/v1/job/keep/revert")).toBe(0);
     expect(await serverImage("keep")).toBe("app:2");
     expect(e.properties).toMatchObject({ version: 1, deploymentStatus: "failed" });
+    // With an init error the engine keeps the failed update's inputs: the next check starts from them.
+    const news = { jobspec: spec("keep", "app:2"), onDeploymentFailure: "fail" };
+    const stored = await checked(news, state.inputs);
     const n = h.server.requestLog.length;
-    expect((await job.diff(e.id, e.properties, await checked({ jobspec: spec("keep", "app:2"), onDeploymentFailure: "fail" }))).changes).toBe(false);
+    expect((await job.diff(e.id, e.properties, await checked(news, stored))).changes).toBe(false);
     expect(h.server.requestLog.length).toBe(n);
   });
 

@@ -10,7 +10,11 @@ import { job } from "../../../provider/resources/job";
 import { desiredInputsHash, inputsHashMatches } from "../../../provider/resources/job-desired";
 import type { JobInputs } from "../../../provider/resources/job-inputs";
 import { canonicalJson } from "../../../provider/resources/common";
-import { checked, createJob, startHarness, type Harness } from "./job-harness";
+import { userInputs } from "../../../provider/resources/job-identity";
+import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./job-harness";
+
+/** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
+const checked = async (inputs: Parameters<typeof checkedWithIdentity>[0]): Promise<JobInputs> => userInputs(await checkedWithIdentity(inputs));
 
 const PW = "hunter2";
 const SPEC = `

@@ -103,7 +103,7 @@ describe("Job from a jobspec (service)", () => {
 
   it("shows no change for the same jobspec, without asking the server", async () => {
     const from = h.server.requestLog.length;
-    const d = await job.diff(state.id, state.outs, await checked({ jobspec: SERVICE("nginx:1.25") }));
+    const d = await job.diff(state.id, state.outs, await checked({ jobspec: SERVICE("nginx:1.25") }, state.inputs));
     expect(d.changes).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
   });
@@ -258,7 +258,7 @@ job "vars" {
     expect(sub.VariableFlags).toEqual({ image: "busybox:1", replicas: "2" });
 
     const from = h.server.requestLog.length;
-    expect((await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: { image: "busybox:1", replicas: 2 } }))).changes).toBe(false);
+    expect((await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: { image: "busybox:1", replicas: 2 } }, state.inputs))).changes).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
     const asText = await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: 'image = "busybox:1"\nreplicas = 2\n' }));
     expect(asText.changes).toBe(false);
@@ -310,7 +310,7 @@ describe("the connection's namespace", () => {
     expect(own.outs.namespace).toBe("team-d");
     // The same inputs under the same connection are still no change.
     const from = h.server.requestLog.length;
-    expect((await job.diff(plain.id, plain.outs, await checked({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') }))).changes).toBe(false);
+    expect((await job.diff(plain.id, plain.outs, await checked({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') }, plain.inputs))).changes).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
     await job.delete(plain.id, { ...plain.outs, purgeOnDestroy: true });
     await job.delete(own.id, { ...own.outs, purgeOnDestroy: true });

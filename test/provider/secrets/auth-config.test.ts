@@ -11,7 +11,7 @@ const base = { tenantId: TENANT, resource: "https://management.azure.com/", clie
 
 beforeAll(async () => {
   env = await startSecretsEnv();
-  for (const m of ["c1", "c2", "c3", "c4", "c5", "c6", "c7"]) await env.client.mounts.enable(m, { type: env.controls.methodType });
+  for (const m of ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]) await env.client.mounts.enable(m, { type: env.controls.methodType });
 });
 afterAll(async () => {
   await env.close();
@@ -90,6 +90,43 @@ describe("AuthConfig", () => {
     const read = await authConfig.read(id, outs);
     expect(read.props).toMatchObject({ resource: "https://other/", maxRetries: 1, clientSecretHash: outs.clientSecretHash });
     expect(await authConfig.diff(id, read.props as AuthConfigOutputs, await checked(news))).toEqual({ changes: true });
+  });
+
+  // `pulumi refresh` as the engine runs it: Read(state), keep the old inputs unless Read returns new ones,
+  // then report a change when Diff(olds = refreshed outputs, news = the old inputs) finds one.
+  async function refresh(id: string, state: { outs: AuthConfigOutputs; inputs: AuthConfigInputs }) {
+    const read = await authConfig.read(id, state.outs);
+    const inputs = (read.inputs ?? state.inputs) as AuthConfigInputs;
+    const changed = (await authConfig.diff(id, read.props as AuthConfigOutputs, state.inputs)).changes === true;
+    return { changed, state: { outs: read.props as AuthConfigOutputs, inputs } };
+  }
+
+  it("refresh is a fixed point and keeps the declared client secret in the inputs", async () => {
+    const c = await created({ ...base, mount: "c8" });
+    let state = { outs: c.outs, inputs: c.inputs };
+    for (let i = 1; i <= 3; i++) {
+      const r = await refresh(c.id, state);
+      expect(r.changed, `refresh ${i}`).toBe(false);
+      expect(r.state.inputs.clientSecret, `refresh ${i}`).toBe(SECRET);
+      state = r.state;
+    }
+    // The program's next preview sees no change either.
+    expect(await authConfig.diff(c.id, state.outs, await checked({ ...base, mount: "c8" }))).toEqual({ changes: false });
+  });
+
+  it("after drift the first refresh shows it, the next ones show nothing, and the program's diff still does", async () => {
+    const c = await created({ ...base, mount: "c9" });
+    await env.client.config.write("c9", { tenant_id: TENANT, resource: "https://drifted/", client_id: CLIENT });
+    const first = await refresh(c.id, { outs: c.outs, inputs: c.inputs });
+    expect(first.changed).toBe(true);
+    const second = await refresh(c.id, first.state);
+    expect(second.changed).toBe(false);
+    expect((await refresh(c.id, second.state)).changed).toBe(false);
+    // The secret never lands in outputs; the program still brings the resource back.
+    expect(JSON.stringify(second.state.outs)).not.toContain(SECRET);
+    expect(await authConfig.diff(c.id, second.state.outs, await checked({ ...base, mount: "c9" }))).toEqual({ changes: true });
+    // The same secret with the drifted settings: no change (the stored hash still matches the secret).
+    expect(await authConfig.diff(c.id, second.state.outs, await checked({ ...base, mount: "c9", resource: "https://drifted/" }))).toEqual({ changes: false });
   });
 
   it("refresh after deletion reports the config as gone", async () => {

@@ -16,8 +16,8 @@ beforeEach(() => {
   env.dev.resetLog();
 });
 
-async function checked(news: Record<string, unknown>): Promise<AuthMountInputs> {
-  const res = await authMount.check({}, { type, ...news });
+async function checked(news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<AuthMountInputs> {
+  const res = await authMount.check(olds, { type, ...news });
   expect(res.failures ?? []).toEqual([]);
   return res.inputs as AuthMountInputs;
 }
@@ -48,9 +48,25 @@ describe("AuthMount", () => {
     const read = await refreshed(id, outs);
     expect(read.id).toBe("a2");
     expect(read.props).toEqual(outs);
-    expect(read.inputs).toEqual(await checked(news));
-    const again = await checked(news);
+    // The engine's next check starts from the inputs the refresh stored, and comes to the same ones.
+    const again = await checked(news, { ...read.inputs });
+    expect(read.inputs).toEqual(again);
     expect(await authMount.diff(id, read.props as AuthMountOutputs, again)).toEqual({ changes: false });
+  });
+
+  it("keeps the accessor among an existing mount's checked inputs (a preview knows it), not a new path's", async () => {
+    const { id, outs, inputs } = await created({ path: "acc1", description: "old" });
+    const from = env.dev.requestLog.length;
+    // Old inputs from before the accessor joined them: looked up once.
+    expect(await checked({ path: "acc1", description: "new" }, inputs)).toMatchObject({ path: "acc1", accessor: outs.accessor });
+    expect(env.dev.requestLog.length).toBe(from + 1);
+    // Old inputs that carry it: no request.
+    const withIt = { ...inputs, accessor: outs.accessor };
+    expect(await checked({ path: "acc1", description: "newer" }, withIt)).toMatchObject({ accessor: outs.accessor });
+    expect(env.dev.requestLog.length).toBe(from + 1);
+    // A new path is a new mount: its accessor is not known yet.
+    expect(await checked({ path: "acc2" }, withIt)).not.toHaveProperty("accessor");
+    expect(id).toBe("acc1");
   });
 
   it("updates description and tune in place", async () => {

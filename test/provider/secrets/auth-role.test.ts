@@ -62,6 +62,10 @@ describe("AuthRole", () => {
     const { outs } = await created({ name: "spec-policies", boundGroupIds: ["g-1"], policies: ["web", "ops"] });
     expect(outs).toMatchObject({ policies: ["web", "ops"], tokenPolicies: ["web", "ops"] });
     expect((await env.client.roles.read("cloud", "spec-policies"))?.token_policies).toEqual(["web", "ops"]);
+    // A refresh keeps the key the user declared, so the next diff of the same program is empty.
+    const read = await authRole.read(`auth/cloud/role/spec-policies`, outs);
+    expect(read.inputs).toMatchObject({ policies: ["web", "ops"], tokenPolicies: ["web", "ops"] });
+    expect(await checked({ name: "spec-policies", boundGroupIds: ["g-1"], policies: ["web", "ops"] })).toEqual(read.inputs);
     const both = await authRole.check({}, { name: "x", boundGroupIds: ["g"], policies: ["a"], tokenPolicies: ["b"] });
     expect(both.failures).toEqual([{ property: "policies", reason: expect.stringContaining("not both") }]);
     // Checked inputs carry both names with one list, and check again cleanly.
