@@ -113,9 +113,9 @@ describe("ACL denials", () => {
     const env = { ...(target.scheduler.env ?? process.env), [ENV.scheduler.token]: undefined, [ENV.scheduler.anonymous]: undefined };
     const record = requestRecord();
     const client = new SchedulerClient({ ...target.scheduler, token: undefined, env, retry: { maxAttempts: 1 }, hooks: record.hooks });
-    const got = await client.jobs.info(web).then(
+    const got: { ID?: string | null } | Error = await client.jobs.info(web).then(
       (r) => r.value,
-      (err: unknown) => err,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
     );
     expect(record.sent).toEqual([`GET /v1/job/${web}`]);
     if (got instanceof Error) {

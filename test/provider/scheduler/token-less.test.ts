@@ -13,6 +13,7 @@ import { ConfigError, isApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { job } from "../../../provider/resources/job";
 import type { JobInputs } from "../../../provider/resources/job-inputs";
+import type { JobOutputs } from "../../../provider/resources/job-state";
 import { serviceJob } from "./client-fixture";
 
 /** A scheduler listener that answers with the token headers it received. */
@@ -122,9 +123,10 @@ describe("stack config without schedulerToken", () => {
       const inputs = checked.inputs as JobInputs;
       const created = await job.create(inputs);
       expect(created.id).toBe("open-res@default");
-      const d = await job.diff(created.id, created.outs, inputs);
+      const outs = created.outs as JobOutputs;
+      const d = await job.diff(created.id, outs, inputs);
       expect(d.changes).toBe(false);
-      await job.delete(created.id, created.outs);
+      await job.delete(created.id, outs);
       const stopped = await new SchedulerClient({ address: open.urls.scheduler, env: {} }).jobs.info("open-res");
       expect(stopped.value.Stop).toBe(true);
     } finally {
