@@ -86,12 +86,18 @@ describe("Jobs.forcePeriodic, evaluate and scale", () => {
 
   it("scales a task group and reports the new count in the scale status", async () => {
     const id = target.name("scale-1");
-    await f.register({ Job: serviceJob(id) });
-    // Scaling is refused while a deployment runs; wait until the first rollout (if any) has ended.
-    await until(async () => {
-      const d = (await f.client.records.latestDeployment(id)).value;
-      return d === null || !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
-    }, "the first deployment to end");
+    // A real server's default update block waits 10 s of health (min_healthy_time) before a rollout ends.
+    await f.register({ Job: serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0 } }) });
+    // Scaling is refused while a deployment runs; wait until the first rollout has started (it is created
+    // after the register returns, so "none yet" is not "ended") and ended.
+    await until(
+      async () => {
+        const d = (await f.client.records.latestDeployment(id)).value;
+        return d !== null && !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
+      },
+      "the first deployment to end",
+      25_000,
+    );
     await f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 3, Message: "more traffic" });
     const { value: job } = await f.client.jobs.info(id);
     expect(job.TaskGroups?.[0]?.Count).toBe(3);
