@@ -34,6 +34,7 @@ export function releaseFeatures(release: string | undefined): (feature: ReleaseF
 export function registerHandlerRefusal(raw: Buffer): DevHttpError {
   const text = raw.toString("utf8");
   const first = text.trimStart()[0];
+  if (raw.length === 0) return new DevHttpError(400, "Request body is empty");
   if (first === undefined) return new DevHttpError(400, "EOF");
   let body: unknown;
   try {
@@ -42,7 +43,9 @@ export function registerHandlerRefusal(raw: Buffer): DevHttpError {
     return new DevHttpError(400, `invalid character '${first}' looking for beginning of value`);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return new DevHttpError(400, "json: cannot unmarshal value into Go value of type api.JobRegisterRequest");
+    const kind = Array.isArray(body) ? "array" : typeof body === "boolean" ? "bool" : typeof body;
+    if (body !== null) return new DevHttpError(400, `json: cannot unmarshal ${kind} into Go value of type api.JobRegisterRequest`);
+    return new DevHttpError(400, "Job must be specified");
   }
   if ((body as JsonObject).Job === undefined || (body as JsonObject).Job === null) return new DevHttpError(400, "Job must be specified");
   return new DevHttpError(400, "Job ID does not match name");

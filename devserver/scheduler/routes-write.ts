@@ -56,6 +56,12 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
   }, { capability: ["namespace:parse-job", SUBMIT] });
 
   r.post("/v1/job/*job_id/plan", (req) => {
+    // Even with ACLs off the real plan handler looks the token up, and a token that is not a UUID fails
+    // there (register and reads accept it): why a client must never send a placeholder token.
+    const token = req.headers[deps.ctx.headerNames.token.toLowerCase()];
+    if (!deps.ctx.aclEnabled && typeof token === "string" && token !== "" && token.length !== 36) {
+      throw new DevHttpError(500, "acl token lookup failed: index error: UUID must be 36 characters");
+    }
     const body = bodyObject(req);
     const raw = requestJob(body, "Job must have a valid ID");
     if (str(raw, "ID") !== jobIdParam(req)) throw new DevHttpError(400, "Job ID does not match");

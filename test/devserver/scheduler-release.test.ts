@@ -1,5 +1,6 @@
 // The devserver acting as an older scheduler release (`release: "1.6.5"`): routes that release lacks answer
 // as its router makes them answer (unknown job sub-paths reach the register, read and deregister handlers).
+// Each expected answer is what a real Nomad 1.6.5 dev agent answered to the same request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScheduler, type Harness } from "./scheduler-http";
 
@@ -42,12 +43,32 @@ describe("release 1.6.5", () => {
 
   it("answers dispatch/payload as the register handler decoding a job from the body", async () => {
     expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "hello" })).text).toBe("invalid character 'h' looking for beginning of value");
-    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "" })).text).toBe("EOF");
+    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "" })).text).toBe("Request body is empty");
     expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: '{"a":1}' })).text).toBe("Job must be specified");
+    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "[1]" })).text).toBe("json: cannot unmarshal array into Go value of type api.JobRegisterRequest");
   });
 
   it("has no job actions: the list route finds no job", async () => {
     const r = await h.call("GET", "/v1/job/a/actions");
     expect([r.status, r.text]).toEqual([404, "job not found"]);
+  });
+});
+
+describe("ACLs off", () => {
+  let open: Harness;
+  beforeAll(async () => {
+    open = await startScheduler({}, false);
+  });
+  afterAll(() => open?.close());
+
+  it("fails a plan with a token that is not a UUID, as the real plan handler does, and accepts it on register and reads", async () => {
+    const body = { Job: job("t1") };
+    const reg = await open.call("POST", "/v1/jobs", { body, token: "placeholder" });
+    expect(reg.status).toBe(200);
+    expect((await open.call("GET", "/v1/job/t1", { token: "placeholder" })).status).toBe(200);
+    const plan = await open.call("POST", "/v1/job/t1/plan", { body, token: "placeholder" });
+    expect([plan.status, plan.text]).toEqual([500, "acl token lookup failed: index error: UUID must be 36 characters"]);
+    expect((await open.call("POST", "/v1/job/t1/plan", { body, token: "00000000-1111-2222-3333-444444444444" })).status).toBe(200);
+    expect((await open.call("POST", "/v1/job/t1/plan", { body, token: null })).status).toBe(200);
   });
 });

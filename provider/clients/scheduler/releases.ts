@@ -25,7 +25,7 @@ export const FEATURE_RELEASES = Object.freeze({
  * there, so a 400 with one of these texts on another route means that route does not exist.
  */
 const REGISTER_HANDLER_400 =
-  /^(Job must be specified|Job ID hasn't been provided|Job ID does not match name|(unexpected )?EOF)$|looking for beginning of value|^invalid character|^json: cannot unmarshal/;
+  /^(Job must be specified|Job ID hasn't been provided|Job ID does not match name|Request body is empty|(unexpected )?EOF)$|looking for beginning of value|^invalid character|^json: cannot unmarshal/;
 
 /** True when `e` is the register handler's 400 for a request sent to another route. */
 function reachedRegisterHandler(e: unknown): e is ApiError {
