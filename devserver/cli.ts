@@ -12,6 +12,8 @@ const USAGE = `Usage: node dist/devserver/cli.js [options]
   --no-acl                  do not enforce scheduler ACLs (the secrets service always checks tokens)
   --real-header-names       use X-Vault-* / X-Nomad-* header names instead of the spec's X-Svc-*
   --deployment-ms <n>       time a simulated deployment takes to become healthy (default 300)
+  --scheduler-release <v>   act as an older scheduler release, e.g. 1.6.5 (no version tags, diff_version,
+                            dispatch/payload or job actions); default: the newest
   --tls-cert <file> --tls-key <file> [--tls-ca <file> [--tls-client-cert]]   serve HTTPS (mutual TLS with the last flag)
   --help`;
 
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
       "no-acl": { type: "boolean" },
       "real-header-names": { type: "boolean" },
       "deployment-ms": { type: "string" },
+      "scheduler-release": { type: "string" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "tls-ca": { type: "string" },
@@ -54,7 +57,10 @@ async function main(): Promise<void> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     acl: values["no-acl"] !== true,
     ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
-    ...(values["deployment-ms"] !== undefined ? { schedulerService: { deploymentMs: port(values["deployment-ms"], 300) } } : {}),
+    schedulerService: {
+      ...(values["deployment-ms"] !== undefined ? { deploymentMs: port(values["deployment-ms"], 300) } : {}),
+      ...(values["scheduler-release"] !== undefined ? { release: values["scheduler-release"] } : {}),
+    },
     secrets: {
       port: port(values["secrets-port"], 8200),
       ...(values["secrets-token"] !== undefined ? { rootToken: values["secrets-token"] } : {}),

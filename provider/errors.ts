@@ -17,7 +17,9 @@ export type ApiErrorCode =
   | "transport"
   | "timeout"
   | "aborted"
-  | "bad_response";
+  | "bad_response"
+  /** The connected server is an older release without this feature (the message names the release needed). */
+  | "unsupported";
 
 /** The service an error or a connection belongs to. */
 export type ServiceName = "secrets" | "scheduler";

@@ -5,6 +5,7 @@ import type { ActionRunner } from "./action";
 import type { Engine } from "./engine";
 import { isObject, type JsonObject } from "./json";
 import type { JobOps } from "./ops";
+import type { ReleaseFeature } from "./release";
 import type { Store } from "./store";
 
 /** What route modules share. */
@@ -16,6 +17,8 @@ export interface RouteDeps {
   readonly region: string;
   readonly serviceProviders: readonly string[];
   readonly actionRunner: ActionRunner;
+  /** Whether the release this server acts as has a feature (always true unless `release` was set). */
+  readonly has: (feature: ReleaseFeature) => boolean;
 }
 
 const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);

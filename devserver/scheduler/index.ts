@@ -14,6 +14,7 @@ import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
 import { Engine } from "./engine";
 import type { RouteDeps } from "./http";
 import { JobOps } from "./ops";
+import { releaseFeatures } from "./release";
 import { readRoutes } from "./routes-read";
 import { jobRoutes, writeRoutes } from "./routes-write";
 import { Store, jobKey } from "./store";
@@ -43,6 +44,12 @@ export interface SchedulerServiceOptions {
   readonly region?: string;
   /** Produces action output for the action WebSocket (default: `echo`-like simulation, nothing runs). */
   readonly actionRunner?: ActionRunner;
+  /**
+   * Act as an older release (e.g. "1.6.5"): routes it lacks answer as its router makes them answer (no job
+   * actions before 1.7; no version tags or `diff_version` before 1.9; no `/dispatch/payload` before 1.10).
+   * Default: the newest release.
+   */
+  readonly release?: string;
 }
 
 /** Test and demo controls of a running scheduler service. */
@@ -85,6 +92,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     nodes: makeNodes(options.nodes),
   };
   const runner = options.actionRunner ?? defaultActionRunner;
+  const has = releaseFeatures(options.release);
   let deps: RouteDeps | undefined;
   const started = (): RouteDeps => {
     if (deps === undefined) throw new Error("the scheduler service has not been started");
@@ -124,7 +132,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
         trackedVersions: options.trackedVersions ?? 6,
         maxSourceBytes: options.maxSourceBytes ?? 1_000_000,
       });
-      deps = { ctx, store, engine, ops, region: options.region ?? "global", serviceProviders: options.serviceProviders ?? ["nomad"], actionRunner: runner };
+      deps = { ctx, store, engine, ops, region: options.region ?? "global", serviceProviders: options.serviceProviders ?? ["nomad"], actionRunner: runner, has };
       readRoutes(router, deps);
       writeRoutes(router, deps);
       jobRoutes(router, deps);

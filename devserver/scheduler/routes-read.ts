@@ -96,8 +96,9 @@ export function readRoutes(r: Router, deps: RouteDeps): void {
     const versions = entry.versions;
     let diffs: JsonObject[] | null = null;
     if (boolParam(req, "diffs")) {
-      const tag = req.query.get("diff_tag") ?? "";
-      const dv = intParam(req, "diff_version");
+      const newer = deps.has("diffVersion");
+      const tag = newer ? (req.query.get("diff_tag") ?? "") : "";
+      const dv = newer ? intParam(req, "diff_version") : undefined;
       let compare: JsonObject | undefined;
       if (tag !== "") {
         compare = versions.find((v) => str(obj(v, "VersionTag"), "Name") === tag);
@@ -158,6 +159,7 @@ export function readRoutes(r: Router, deps: RouteDeps): void {
   }, { capability: READ_JOB });
 
   r.get("/v1/job/*job_id/actions", (req) => {
+    if (!deps.has("jobActions")) throw new DevHttpError(404, "job not found");
     const entry = requireJob(deps, req);
     return { json: jobActions(entry.job), headers: ctx.queryMeta(num(entry.job, "ModifyIndex")) };
   }, { capability: READ_JOB });

@@ -7,6 +7,7 @@ import { JobspecError, parseJobspec } from "./hcl";
 import { bodyObject, boolParam, checkEvalPriority, intParam, jobIdParam, writeHeaders, type RouteDeps } from "./http";
 import { isObject, num, str, strMap, toJson, type JsonObject } from "./json";
 import { planJob } from "./plan";
+import { deregisterNothing, registerHandlerRefusal } from "./release";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
 
 const SUBMIT = "namespace:submit-job";
@@ -55,6 +56,12 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
   }, { capability: ["namespace:parse-job", SUBMIT] });
 
   r.post("/v1/job/*job_id/plan", (req) => {
+    // Even with ACLs off the real plan handler looks the token up, and a token that is not a UUID fails
+    // there (register and reads accept it): why a client must never send a placeholder token.
+    const token = req.headers[deps.ctx.headerNames.token.toLowerCase()];
+    if (!deps.ctx.aclEnabled && typeof token === "string" && token !== "" && token.length !== 36) {
+      throw new DevHttpError(500, "acl token lookup failed: index error: UUID must be 36 characters");
+    }
     const body = bodyObject(req);
     const raw = requestJob(body, "Job must have a valid ID");
     if (str(raw, "ID") !== jobIdParam(req)) throw new DevHttpError(400, "Job ID does not match");
@@ -101,7 +108,10 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     const out = ops.dispatch(req.namespace, jobIdParam(req), payload, strMap(body, "Meta"), str(body, "IdPrefixTemplate"), req.query.get("idempotency_token") ?? "");
     return { json: out, headers: writeHeaders(deps, num(out, "Index")) };
   };
-  r.post("/v1/job/*job_id/dispatch/payload", (req) => dispatch(req, req.raw, {}), { capability: "namespace:dispatch-job" });
+  r.post("/v1/job/*job_id/dispatch/payload", (req) => {
+    if (!deps.has("dispatchPayload")) throw registerHandlerRefusal(req.raw);
+    return dispatch(req, req.raw, {});
+  }, { capability: "namespace:dispatch-job" });
   r.post("/v1/job/*job_id/dispatch", (req) => {
     const body = bodyObject(req);
     const payload = typeof body.Payload === "string" ? decodePayload(body.Payload) : Buffer.alloc(0);
@@ -121,11 +131,13 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
   }, { capability: ["namespace:scale-job", SUBMIT] });
 
   r.post("/v1/job/:job_id/versions/:tag/tag", (req) => {
+    if (!deps.has("versionTags")) throw registerHandlerRefusal(req.raw);
     const out = ops.tag(req.namespace, jobIdParam(req), req.params.tag ?? "", bodyObject(req));
     return { json: out, headers: writeHeaders(deps, num(out, "Index")) };
   }, { capability: [SUBMIT, "namespace:tag-job-version"] });
 
   r.delete("/v1/job/:job_id/versions/:tag/tag", (req) => {
+    if (!deps.has("versionTags")) return { json: deregisterNothing(), headers: writeHeaders(deps, 0) };
     const out = ops.untag(req.namespace, jobIdParam(req), req.params.tag ?? "");
     return { json: out, headers: writeHeaders(deps, num(out, "Index")) };
   }, { capability: [SUBMIT, "namespace:tag-job-version"] });

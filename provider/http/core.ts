@@ -137,11 +137,15 @@ export class HttpCore {
     return this.connection.origin + this.connection.basePath + path + encodeQuery(query);
   }
 
-  /** Returns the auth headers a request needs; throws ConfigError when the token is missing. */
+  /**
+   * Returns the auth headers a request needs. Without a token the scheduler gets no token header (clusters
+   * with ACLs off; one that enforces ACLs answers 403), never a placeholder; the secrets service always
+   * needs one, so a missing secrets token is a ConfigError before anything is sent.
+   */
   authHeaders(operation: string): Record<string, string> {
     const c = this.connection;
     if (c.token === undefined) {
-      if (c.anonymous) return {};
+      if (c.service === "scheduler") return {};
       throw new ConfigError(`${operation}: the ${SERVICE_LABEL[c.service]} token is not set: use ${c.tokenSource}.`);
     }
     return { [c.headers.token]: c.token };

@@ -152,7 +152,10 @@ export interface HttpHooks {
 export interface ConnectionOptions {
   /** Base URL, e.g. `https://secrets.example:8200`. Env: SECRETS_ADDR / SCHEDULER_ADDR. */
   address?: string;
-  /** Service token. Env: SECRETS_TOKEN / SCHEDULER_TOKEN. */
+  /**
+   * Service token. Env: SECRETS_TOKEN / SCHEDULER_TOKEN. The secrets service needs one; for the scheduler an
+   * unset token means no token header (clusters with ACLs off), as the scheduler's own CLI and API client do.
+   */
   token?: string;
   /** Scheduler: default namespace of requests. Secrets: namespace header, when set. */
   namespace?: string;
@@ -168,7 +171,10 @@ export interface ConnectionOptions {
   tlsServerName?: string;
   /** Turns off TLS certificate verification. Only for throwaway test clusters; never read from the environment. */
   dangerouslySkipTlsVerify?: boolean;
-  /** Scheduler only: send no token at all (clusters with ACLs off). Env: SCHEDULER_ANONYMOUS=1. */
+  /**
+   * Scheduler only: send no token even when one is set (option, stack config or SCHEDULER_TOKEN). An unset
+   * token already sends none; this is the explicit way to say so. Env: SCHEDULER_ANONYMOUS=1.
+   */
   anonymous?: boolean;
   /** `spec` (default) or `real` header names. Env: SECRETS_HEADER_STYLE / SCHEDULER_HEADER_STYLE. */
   headerStyle?: HeaderStyle;
@@ -193,9 +199,9 @@ export interface ResolvedConnection {
   /** Path prefix of the address (usually empty), without a trailing slash. */
   basePath: string;
   token: string | undefined;
-  /** True when the caller asked to send no token (scheduler clusters with ACLs off). */
+  /** True when the caller asked to send no token even if one is set (scheduler only). */
   anonymous: boolean;
-  /** How to set the token (the option or stack config key, and the variable), for the message when it is missing. */
+  /** How to set the token (the option or stack config key, and the variable), for messages about it. */
   tokenSource: string;
   /** Who set the explicit options (typed clients or the providers' stack config). */
   optionsFrom: OptionsOrigin;

@@ -1,7 +1,7 @@
 /**
  * Conformance of ACL denials through the client: a token without the capability, a token limited to
  * another namespace, an unknown token and no token at all each fail with a clear permission_denied error
- * that never carries the token. Tokens with chosen capabilities are minted by the devserver, so those
+ * that never carries the token; no token configured means a request without one (never a placeholder). Tokens with chosen capabilities are minted by the devserver, so those
  * tests skip on a real cluster; the unknown-token test needs a cluster that enforces ACLs.
  */
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
@@ -9,7 +9,7 @@ import { SchedulerClient } from "../../provider/clients/scheduler";
 import { ConfigError, isApiError, type ApiError } from "../../provider/errors";
 import { ENV } from "../../provider/http/settings";
 import { schedulerSide, serviceJob, type SchedulerSide } from "./scheduler-fixture";
-import { devserverOr, openTarget, type ConformanceTarget } from "./target";
+import { devserverOr, openTarget, requestRecord, type ConformanceTarget } from "./target";
 
 const MINTS = "mints a token with chosen capabilities";
 const UNKNOWN_TOKEN = "00000000-1111-2222-3333-444444444444";
@@ -109,9 +109,21 @@ describe("ACL denials", () => {
     expect(e.message).toMatch(/ACL token not found/);
   });
 
-  it("asks for a token before sending anything when none is configured", async () => {
+  it("sends a request without a token when none is configured: 403 naming the token settings with ACLs, the job without", async () => {
     const env = { ...(target.scheduler.env ?? process.env), [ENV.scheduler.token]: undefined, [ENV.scheduler.anonymous]: undefined };
-    const client = new SchedulerClient({ ...target.scheduler, token: undefined, env });
-    await expect(client.jobs.info(web)).rejects.toBeInstanceOf(ConfigError);
+    const record = requestRecord();
+    const client = new SchedulerClient({ ...target.scheduler, token: undefined, env, retry: { maxAttempts: 1 }, hooks: record.hooks });
+    const got: { ID?: string | null } | Error = await client.jobs.info(web).then(
+      (r) => r.value,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+    expect(record.sent).toEqual([`GET /v1/job/${web}`]);
+    if (got instanceof Error) {
+      expect(got).not.toBeInstanceOf(ConfigError);
+      expect(isApiError(got, "permission_denied")).toBe(true);
+      expect(got.message).toMatch(/SCHEDULER_TOKEN/);
+    } else {
+      expect(got.ID).toBe(web);
+    }
   });
 });

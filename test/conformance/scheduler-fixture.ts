@@ -3,13 +3,55 @@
  * their hooks, registration that schedules the job's purge (real clusters are shared), and the job
  * fixtures of the provider-side tests.
  */
+import type { TestContext } from "vitest";
 import { SchedulerClient, type RegisterJobRequest, type Result, type WriteOptions } from "../../provider/clients/scheduler";
 import { isApiError, type ApiError } from "../../provider/errors";
 import type { ConnectionOptions } from "../../provider/http/settings";
-import type { WriteResult } from "../../provider/schemas/scheduler";
+import type { Job, WriteResult } from "../../provider/schemas/scheduler";
+import { serviceJob as baseServiceJob } from "../provider/scheduler/client-fixture";
 import { requestRecord, type ConformanceTarget, type RequestRecord } from "./target";
 
-export { batchJob, serviceJob, until, withLogLevel } from "../provider/scheduler/client-fixture";
+export { batchJob, until, withLogLevel } from "../provider/scheduler/client-fixture";
+
+/** Task drivers the service job fixtures can use. */
+const DRIVERS = ["docker", "raw_exec"] as const;
+export type FixtureDriver = (typeof DRIVERS)[number];
+
+/**
+ * The task driver of the service job fixtures, from CONFORMANCE_DRIVER: `docker` (default; runs an nginx
+ * image) or `raw_exec` (runs a harmless long-lived `sleep`, for client nodes without docker).
+ */
+export function fixtureDriver(): FixtureDriver {
+  const v = process.env.CONFORMANCE_DRIVER || "docker";
+  if (!(DRIVERS as readonly string[]).includes(v)) throw new TypeError(`CONFORMANCE_DRIVER must be "docker" or "raw_exec", got "${v}"`);
+  return v as FixtureDriver;
+}
+
+/** A small service job (group `web`, task `app`) on the fixture driver; `overrides` replace top-level fields. */
+export function serviceJob(id: string, overrides: Partial<Job> = {}): Job {
+  const job = baseServiceJob(id, overrides);
+  if (fixtureDriver() === "docker") return job;
+  return {
+    ...job,
+    TaskGroups: job.TaskGroups?.map((tg) => ({
+      ...tg,
+      Tasks: tg.Tasks?.map((t) => (t.Driver === "docker" ? { ...t, Driver: "raw_exec", Config: { command: "/bin/sleep", args: ["86400"] } } : t)),
+    })),
+  };
+}
+
+/**
+ * Awaits a call that needs a newer scheduler; when the library says the target is an older release (ApiError
+ * `unsupported`), skips the test with the library's own reason. Other failures fail the test.
+ */
+export async function newerOrSkip<T>(t: Pick<TestContext, "skip">, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isApiError(e, "unsupported")) t.skip(`skipped on this older scheduler: ${e.hint ?? e.message}`);
+    throw e;
+  }
+}
 
 /** A root-token client of the target's scheduler and what it sent. */
 export interface SchedulerSide {

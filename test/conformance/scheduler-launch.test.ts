@@ -2,12 +2,12 @@
  * Conformance of the scheduler client's launching and record operations over real HTTP: dispatch,
  * periodic force, evaluate, scale and the job's allocations, evaluations, deployments and services. Runs
  * against the devserver by default and against a real cluster with CONFORMANCE_TARGET=env (which needs a
- * client node that runs the fixtures: datacenter dc1, docker); job IDs are unique to the run and purged
+ * client node that runs the fixtures: datacenter dc1, docker or CONFORMANCE_DRIVER=raw_exec); job IDs are unique to the run and purged
  * afterwards. Query strings are read from the client's hooks, so their checks run on any target.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../provider/schemas/scheduler";
-import { batchJob, rejection, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import { batchJob, newerOrSkip, rejection, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
 import { openTarget, type ConformanceTarget } from "./target";
 
 let target: ConformanceTarget;
@@ -35,10 +35,10 @@ describe("Jobs.dispatch", () => {
     expect(child.ParentID).toBe(id);
   });
 
-  it("dispatches with a raw body through dispatch/payload", async () => {
+  it("dispatches with a raw body through dispatch/payload", async (t) => {
     const id = target.name("report-raw");
     await f.register({ Job: batchJob(id, { ParameterizedJob: { Payload: "required" } }) });
-    const { value: d } = await f.client.jobs.dispatchPayload(id, "hello payload");
+    const { value: d } = await newerOrSkip(t, f.client.jobs.dispatchPayload(id, "hello payload"));
     f.purgeLater(d.DispatchedJobID ?? "");
     const { value: child } = await f.client.jobs.info(d.DispatchedJobID ?? "");
     expect(Buffer.from(child.Payload ?? "", "base64").toString()).toBe("hello payload");
@@ -86,12 +86,18 @@ describe("Jobs.forcePeriodic, evaluate and scale", () => {
 
   it("scales a task group and reports the new count in the scale status", async () => {
     const id = target.name("scale-1");
-    await f.register({ Job: serviceJob(id) });
-    // Scaling is refused while a deployment runs; wait until the first rollout (if any) has ended.
-    await until(async () => {
-      const d = (await f.client.records.latestDeployment(id)).value;
-      return d === null || !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
-    }, "the first deployment to end");
+    // A real server's default update block waits 10 s of health (min_healthy_time) before a rollout ends.
+    await f.register({ Job: serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0 } }) });
+    // Scaling is refused while a deployment runs; wait until the first rollout has started (it is created
+    // after the register returns, so "none yet" is not "ended") and ended.
+    await until(
+      async () => {
+        const d = (await f.client.records.latestDeployment(id)).value;
+        return d !== null && !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
+      },
+      "the first deployment to end",
+      25_000,
+    );
     await f.client.jobs.scale(id, { Target: { Group: "web" }, Count: 3, Message: "more traffic" });
     const { value: job } = await f.client.jobs.info(id);
     expect(job.TaskGroups?.[0]?.Count).toBe(3);

@@ -18,7 +18,11 @@
  * devserver accepts any, and uses `other`); tests that need one skip without it.
  *
  * Some tests need a client node that runs the job fixtures (datacenter `dc1`, the docker driver), as a
- * `nomad agent -dev` with docker offers.
+ * `nomad agent -dev` with docker offers; `CONFORMANCE_DRIVER=raw_exec` runs them as a `sleep` with the
+ * raw_exec driver instead, for a node without docker.
+ *
+ * `CONFORMANCE_DEVSERVER_RELEASE=1.6.5` runs the devserver target as that older scheduler release (see the
+ * devserver's `release` option), to check that the tests of newer features skip and say why.
  *
  * Writing a test:
  * ```ts
@@ -117,8 +121,10 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
   }
 
   const real = process.env.CONFORMANCE_HEADERS === "real";
+  const release = process.env.CONFORMANCE_DEVSERVER_RELEASE || undefined;
   const dev = await startDevServer({
     ...options.devserver,
+    ...(release !== undefined ? { schedulerService: { ...options.devserver?.schedulerService, release } } : {}),
     ...(real
       ? {
           secrets: { ...options.devserver?.secrets, headerNames: REAL_HEADER_NAMES.secrets },

@@ -177,7 +177,6 @@ export async function openActionSession(core: HttpCore, jobId: string, opts: Run
   if (opts.ttySize !== undefined) checkSize(opts.ttySize);
   const handshake = opts.wsHandshake !== false;
   const c = core.connection;
-  // Token check first, so a missing token is a ConfigError before any connection is made.
   const auth = core.authHeaders(OPERATION);
   const token = c.token;
   const path = encodePath("/v1/job", id, "action");
@@ -232,7 +231,8 @@ export async function openActionSession(core: HttpCore, jobId: string, opts: Run
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-  if (handshake && token !== undefined) ws.send(JSON.stringify({ version: 1, auth_token: token }));
+  // The server waits for this frame whenever ws_handshake is on, so it goes out without a token too.
+  if (handshake) ws.send(JSON.stringify({ version: 1, auth_token: token ?? "" }));
   if (opts.tty && opts.ttySize !== undefined) session.resize(opts.ttySize);
   if (opts.signal !== undefined) {
     opts.signal.addEventListener("abort", () => session.fail(wsError("aborted", path, [], "the operation was cancelled")), { once: true });

@@ -30,6 +30,7 @@ export {
   type StopJobOptions,
 } from "./job-requests";
 export { JobRecords, type AllReadOptions } from "./records";
+export { FEATURE_RELEASES } from "./releases";
 export { JobVersions, type RevertJobRequest, type TagVersionRequest, type VersionsOptions } from "./versions";
 export { watch, type WatchOptions } from "./watch";
 

@@ -30,6 +30,7 @@ import {
   type ScaleJobRequest,
   type StopJobOptions,
 } from "./job-requests";
+import { dispatchPayloadError } from "./releases";
 
 const JobListSchema = z.array(JobStubSchema).nullable().transform((v) => v ?? []);
 
@@ -185,14 +186,19 @@ export class Jobs {
     return this.http.write({ operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch"), body, schema: DispatchResultSchema, idempotent: false }, opts);
   }
 
-  /** Dispatches a parameterized job with the raw bytes (or UTF-8 text) as its payload. */
+  /**
+   * Dispatches a parameterized job with the raw bytes (or UTF-8 text) as its payload. Schedulers older than
+   * 1.10 have no such route: that fails with ApiError `unsupported` (use {@link dispatch} with `Payload`).
+   */
   async dispatchPayload(jobId: string, payload: Uint8Array | string, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
     const id = requireId("dispatch job", "jobId", jobId);
     const bytes = checkPayload("dispatch job", payload);
-    return this.http.write(
-      { operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch", "payload"), rawBody: bytes, schema: DispatchResultSchema, idempotent: false },
-      opts,
-    );
+    return this.http
+      .write(
+        { operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch", "payload"), rawBody: bytes, schema: DispatchResultSchema, idempotent: false },
+        opts,
+      )
+      .catch(dispatchPayloadError);
   }
 
   /** Stops (deregisters) a job; with `purge` it is deleted at once. Stopping a missing job is not an error on the real scheduler. */

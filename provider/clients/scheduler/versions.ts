@@ -19,6 +19,7 @@ import {
   type WriteResult,
 } from "../../schemas/scheduler";
 import { requireId, type ReadOptions, type Result, type SchedulerRequester, type WriteOptions } from "./base";
+import { checkDiffVersionAnswer, checkUntagAnswer, tagRouteError } from "./releases";
 
 /** Options of the versions list. */
 export interface VersionsOptions extends ReadOptions {
@@ -55,19 +56,24 @@ const UntagResultSchema = WriteResultSchema;
 export class JobVersions {
   constructor(private readonly http: SchedulerRequester) {}
 
-  /** Lists the versions of a job, newest first, with diffs when asked. */
+  /**
+   * Lists the versions of a job, newest first, with diffs when asked. With `diffVersion`, a scheduler older
+   * than 1.9 (which ignores it) fails with ApiError `unsupported` rather than returning the wrong diffs.
+   */
   async versions(jobId: string, opts: VersionsOptions = {}): Promise<Result<JobVersionsResponse>> {
     const id = requireId("list job versions", "jobId", jobId);
     if (opts.diffVersion !== undefined && !opts.diffs) throw new UsageError("list job versions: diffVersion needs diffs: true.");
-    return this.http.read(
+    const path = encodePath("/v1/job", id, "versions");
+    const res = await this.http.read(
       {
         operation: "list job versions",
-        path: encodePath("/v1/job", id, "versions"),
+        path,
         schema: JobVersionsResponseSchema,
         query: { diffs: opts.diffs ? true : undefined, diff_version: opts.diffVersion },
       },
       opts,
     );
+    return opts.diffVersion === undefined ? res : checkDiffVersionAnswer(res, { operation: "list job versions", method: "GET", path });
   }
 
   /** Reads the job file a version was registered from; ApiError `not_found` when none was stored. */
@@ -161,7 +167,8 @@ export class JobVersions {
 
   /**
    * Tags a version (or updates the description of an existing tag). `Version` is always sent: when unset,
-   * the job's current version is read first, because real servers tag version 0 without it.
+   * the job's current version is read first, because real servers tag version 0 without it. On a scheduler
+   * older than 1.9 (no version tags) it fails with ApiError `unsupported`.
    */
   async tagVersion(jobId: string, tagName: string, req: TagVersionRequest = {}, opts: WriteOptions = {}): Promise<Result<VersionTag>> {
     const op = "tag job version";
@@ -178,16 +185,20 @@ export class JobVersions {
     }
     checkVersion(op, "Version", version);
     const body = { Version: version, ...(req.Description !== undefined ? { Description: req.Description } : {}) };
-    return this.http.write({ operation: op, method: "POST", path: encodePath("/v1/job", id, "versions", tagName, "tag"), body, schema: VersionTagSchema, idempotent: true }, opts);
+    return this.http
+      .write({ operation: op, method: "POST", path: encodePath("/v1/job", id, "versions", tagName, "tag"), body, schema: VersionTagSchema, idempotent: true }, opts)
+      .catch(tagRouteError);
   }
 
-  /** Removes a version tag. */
+  /** Removes a version tag; ApiError `unsupported` on a scheduler older than 1.9 (no version tags). */
   async untagVersion(jobId: string, tagName: string, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     const op = "untag job version";
     const id = requireId(op, "jobId", jobId);
     checkTagJobId(op, id);
     checkTagName(op, tagName);
-    return this.http.write({ operation: op, method: "DELETE", path: encodePath("/v1/job", id, "versions", tagName, "tag"), schema: UntagResultSchema, idempotent: true }, opts);
+    const path = encodePath("/v1/job", id, "versions", tagName, "tag");
+    const res = await this.http.write({ operation: op, method: "DELETE", path, schema: UntagResultSchema, idempotent: true }, opts);
+    return checkUntagAnswer(res, { operation: op, method: "DELETE", path });
   }
 }
 
