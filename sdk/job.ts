@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job";
 import type { JobGroupSummary } from "../provider/resources/job-state";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { JobDefinition, JobGroupSummary };
 
@@ -112,6 +113,14 @@ export class Job extends pulumi.dynamic.Resource {
       ...opts,
       additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob"],
     };
-    super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, Job);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }
