@@ -78,16 +78,12 @@ export class Job extends pulumi.dynamic.Resource {
   declare readonly groups: pulumi.Output<Record<string, JobGroupSummary>>;
   /** The job spec state compares the next desired job with (canonical JSON). */
   declare readonly normalizedJob: pulumi.Output<string>;
-  declare readonly jobspec: pulumi.Output<string | undefined>;
-  declare readonly job: pulumi.Output<JobDefinition | undefined>;
   declare readonly schemaVersion: pulumi.Output<number>;
 
   /** Declares a job; `up` registers it and, for service jobs, waits for its deployment. */
   constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
     const props: Record<string, unknown> = {
       ...args,
-      jobspec: args.jobspec,
-      job: args.job,
       jobId: undefined,
       namespace: args.namespace,
       region: args.region,
