@@ -210,7 +210,8 @@ function pulumi(ctx, project, args) {
   });
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) {
-    throw new Error(`pulumi ${args.join(" ")} (${project.name}) exited ${r.status}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`);
+    const how = r.error ? `failed to run (${r.error.message})` : r.signal ? `was killed by ${r.signal}` : `exited ${r.status}`;
+    throw new Error(`pulumi ${args.join(" ")} (${project.name}) ${how}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`);
   }
   return { secs, stdout: r.stdout };
 }
