@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-config")` once
 // compiled, and loadable by the test runner too.
 import authConfigShim from "./shim/auth-config";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of an {@link AuthConfig}. */
 export interface AuthConfigArgs {
@@ -78,6 +79,14 @@ export class AuthConfig extends pulumi.dynamic.Resource {
       ...opts,
       additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret", "clientSecretHash"],
     };
-    super(authConfigShim, name, props, secretOpts, "pulumi-secrets-scheduler", "AuthConfig");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(authConfigShim, name, props, secretOpts, "pulumi-secrets-scheduler", "AuthConfig");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthConfig);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }

@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 // compiled, and loadable by the test runner too.
 import authMountShim from "./shim/auth-mount";
 import type { MountTune } from "../provider/resources/auth-mount";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { MountTune };
 
@@ -79,6 +80,14 @@ export class AuthMount extends pulumi.dynamic.Resource {
       accessor: undefined,
       schemaVersion: undefined,
     };
-    super(authMountShim, name, props, opts, "pulumi-secrets-scheduler", "AuthMount");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(authMountShim, name, props, opts, "pulumi-secrets-scheduler", "AuthMount");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthMount);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }

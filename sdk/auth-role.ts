@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-role")` once
 // compiled, and loadable by the test runner too.
 import authRoleShim from "./shim/auth-role";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** A list given as an array or as a comma-separated string. */
 export type ListInput = pulumi.Input<string | pulumi.Input<string>[]>;
@@ -102,6 +103,14 @@ export class AuthRole extends pulumi.dynamic.Resource {
     // Only keys present in props become outputs, so every declared output is seeded.
     const props: Record<string, unknown> = { schemaVersion: undefined };
     for (const key of ROLE_KEYS) props[key] = args[key];
-    super(authRoleShim, name, props, opts, "pulumi-secrets-scheduler", "AuthRole");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(authRoleShim, name, props, opts, "pulumi-secrets-scheduler", "AuthRole");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthRole);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }

@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job-version-tag";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of a {@link JobVersionTag}. */
 export interface JobVersionTagArgs {
@@ -49,6 +50,14 @@ export class JobVersionTag extends pulumi.dynamic.Resource {
       taggedTime: undefined,
       schemaVersion: undefined,
     };
-    super(shim, name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, JobVersionTag);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }

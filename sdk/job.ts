@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job";
 import type { JobGroupSummary } from "../provider/resources/job-state";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
+import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { JobDefinition, JobGroupSummary };
 
@@ -77,16 +78,12 @@ export class Job extends pulumi.dynamic.Resource {
   declare readonly groups: pulumi.Output<Record<string, JobGroupSummary>>;
   /** The job spec state compares the next desired job with (canonical JSON). */
   declare readonly normalizedJob: pulumi.Output<string>;
-  declare readonly jobspec: pulumi.Output<string | undefined>;
-  declare readonly job: pulumi.Output<JobDefinition | undefined>;
   declare readonly schemaVersion: pulumi.Output<number>;
 
   /** Declares a job; `up` registers it and, for service jobs, waits for its deployment. */
   constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
     const props: Record<string, unknown> = {
       ...args,
-      jobspec: args.jobspec,
-      job: args.job,
       jobId: undefined,
       namespace: args.namespace,
       region: args.region,
@@ -113,6 +110,14 @@ export class Job extends pulumi.dynamic.Resource {
       ...opts,
       additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash"],
     };
-    super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
+    // Registered with stack capture off: see ./stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, Job);
+    } finally {
+      resumeStackTraces(limit);
+    }
   }
 }

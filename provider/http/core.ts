@@ -3,7 +3,7 @@
  * retries, TLS, header names, error mapping and secret redaction all live here once.
  */
 import { createHash } from "node:crypto";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
@@ -82,7 +82,10 @@ function poolFor(conn: ResolvedConnection): PoolEntry {
   const key = poolKey(conn);
   let entry = pools.get(key);
   if (entry === undefined) {
-    const pool = new Pool(conn.origin, {
+    // undici (110 modules) loads with the first pool, not with this module: a preview with nothing to
+    // ask the server never needs it.
+    const { Pool: UndiciPool } = require("undici") as typeof import("undici");
+    const pool = new UndiciPool(conn.origin, {
       connections: 32,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -116,15 +119,22 @@ const SERVICE_LABEL: Record<ServiceName, string> = { secrets: "secrets service",
 /** The HTTP core of one service connection. Cheap to create: pools are shared per origin and TLS setting. */
 export class HttpCore {
   readonly connection: ResolvedConnection;
-  private readonly entry: PoolEntry;
+  private pooled: PoolEntry | undefined;
 
   constructor(service: ServiceName, options: ConnectionOptions = {}) {
     this.connection = resolveConnection(service, options);
-    this.entry = poolFor(this.connection);
-    const onConnect = this.connection.hooks.onConnect;
-    if (onConnect) {
-      this.entry.listeners.add((origin) => onConnect({ service, origin }));
+  }
+
+  /** The pool of this connection, taken (or opened) on first use. */
+  private get entry(): PoolEntry {
+    if (this.pooled === undefined) {
+      const entry = poolFor(this.connection);
+      const onConnect = this.connection.hooks.onConnect;
+      const service = this.connection.service;
+      if (onConnect) entry.listeners.add((origin) => onConnect({ service, origin }));
+      this.pooled = entry;
     }
+    return this.pooled;
   }
 
   /** The undici dispatcher of this connection (for WebSocket upgrades). */

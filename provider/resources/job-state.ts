@@ -19,7 +19,7 @@ export interface JobGroupSummary {
   lost: number;
 }
 
-/** Outputs of a Job: its inputs plus what the server reports. */
+/** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   jobId: string;
   /** The namespace the job lives in (the input, else the job's own, else the connection's, else `default`). */
@@ -97,11 +97,14 @@ function goneAs<T>(value: T): (e: unknown) => T {
   };
 }
 
-/** The source and settings inputs echoed into outputs. */
+/**
+ * The settings inputs echoed into outputs: diff compares them, delete reads `purgeOnDestroy`. The sources
+ * (`jobspec`, `job`, `variables`) are not echoed: no operation reads them back (`inputsHash` and
+ * `normalizedJob` stand for them), the engine keeps the inputs in state anyway, and echoing them made the
+ * source the largest part of every Job's outputs. State written before this still carries them; nothing
+ * depends on them being there or not.
+ */
 const ECHOED: ReadonlyArray<keyof JobInputs> = [
-  "jobspec",
-  "job",
-  "variables",
   "policyOverride",
   "preserveCounts",
   "evalPriority",

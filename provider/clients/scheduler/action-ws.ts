@@ -3,7 +3,7 @@
  * frames. Input frames: the auth frame (first, when `ws_handshake` is on) and resize frames. Output
  * frames: `{stdout: {data: base64}}`, `{stdout: {close: true}}`, `{exited: true, result}`.
  */
-import { WebSocket } from "undici";
+import type { WebSocket } from "undici";
 import { ApiError, UsageError, type ApiErrorCode } from "../../errors";
 import { encodePath, type HttpCore } from "../../http/core";
 import { requireId } from "./base";
@@ -80,7 +80,7 @@ export class ActionSession implements AsyncIterable<ActionEvent> {
 
   /** Closes the socket; the iteration ends after the events already received. */
   close(): void {
-    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(1000);
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(1000);
   }
 
   /** Yields events until the server closes the socket; throws ApiError if it ends abnormally. */
@@ -194,7 +194,8 @@ export async function openActionSession(core: HttpCore, jobId: string, opts: Run
     })
     .replace(/^http/, "ws");
 
-  const ws = new WebSocket(url, { dispatcher: core.dispatcher, headers: handshake ? {} : auth });
+  const { WebSocket: UndiciWebSocket } = require("undici") as typeof import("undici");
+  const ws = new UndiciWebSocket(url, { dispatcher: core.dispatcher, headers: handshake ? {} : auth });
   ws.binaryType = "arraybuffer";
   const session = new ActionSession(ws, path);
 

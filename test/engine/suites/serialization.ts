@@ -33,7 +33,9 @@ export function serializationSuite(get: () => EngineContext): void {
       expect(value.afterImport).toEqual({ undici: false, zod: false });
       expect(value.clientKeys).toContain("SecretsClient");
       expect(value.schedulerClient).toBe("function");
-      expect(value.afterClients).toEqual({ undici: true, zod: true });
+      // The clients' schemas load with them; undici waits for the first request (a provider host that
+      // sends none, a preview with nothing changed, never loads it).
+      expect(value.afterClients).toEqual({ undici: false, zod: true });
     });
 
     it.each(KINDS)("%s is a require of the installed shim, within budget", (kind) => {

@@ -77,7 +77,7 @@ describe("a failing deployment", () => {
     expect(e.id).toBe(state.id);
     expect(server.Version).toBe(2);
     expect(await serverImage("rb")).toBe("app:1");
-    expect(e.properties).toMatchObject({ version: 2, jobModifyIndex: server.JobModifyIndex, jobspec: spec("rb", "app:1") });
+    expect(e.properties).toMatchObject({ version: 2, jobModifyIndex: server.JobModifyIndex, inputsHash: state.outs.inputsHash });
     expect(e.properties.normalizedJob).toBe(state.outs.normalizedJob);
 
     // Back on the program that runs: no change, but the engine plans an update for a resource with init

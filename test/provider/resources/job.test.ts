@@ -92,8 +92,10 @@ describe("Job from a jobspec (service)", () => {
       status: "running",
       deploymentStatus: "successful",
       schemaVersion: 1,
-      jobspec: SERVICE("nginx:1.25"),
     });
+    // The source is not echoed into outputs (state keeps it as an input; inputsHash stands for it).
+    expect(state.outs).not.toHaveProperty("jobspec");
+    expect(state.outs.inputsHash).toMatch(/^[0-9a-f]{32}$/);
     expect(state.outs.allocationIds).toHaveLength(2);
     expect(state.outs.groups.api?.running).toBe(2);
     expect(state.outs.evalId).not.toBe("");

@@ -1,0 +1,344 @@
+// Scale through the real Pulumi CLI: a stack of N Jobs (typed JSON jobs, waitForDeployment false) beside
+// the engine's own floor, a stack of N resources of a trivial inline dynamic provider with the same inputs
+// whose diff sends the same one plan request when the image changes and nothing otherwise. Both run
+// against one devserver (its own process), in a temporary directory, with the packed library installed
+// the way a user's project has it. Repetitions are interleaved (ours and the floor take turns, the order
+// flipping every round) and the table prints medians and ratios. Timing is reported, never asserted.
+//
+// Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
+// without one it says so and skips. Knobs: BENCH_SCALE_N (200), BENCH_SCALE_SMALL_N (2), BENCH_SCALE_REPS (3),
+// BENCH_SCALE_KEEP=1 keeps the temporary directory (it prints the environment to rerun a command by hand).
+"use strict";
+const { execFileSync, spawnSync } = require("node:child_process");
+const { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
+const { Buffer } = require("node:buffer");
+const { tmpdir } = require("node:os");
+const { dirname, join, relative, sep } = require("node:path");
+const { startChild, median, fmt } = require("./lib");
+
+const REPO = join(__dirname, "..");
+const PKG = "pulumi-secrets-scheduler";
+
+/** The directory holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs, or undefined. */
+function findCli() {
+  const given = process.env.BENCH_PULUMI_BIN;
+  if (given) return existsSync(join(given, "pulumi")) ? given : undefined;
+  const r = spawnSync(join(REPO, "scripts", "pulumi-cli.sh"), ["--check"], { encoding: "utf8" });
+  if (r.status !== 0) return undefined;
+  const lines = r.stdout.trim().split("\n");
+  return lines[lines.length - 1] || undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The temporary projects
+
+/** Finds a package the way Node does, upwards from a package or node_modules directory. */
+function resolvePackageDir(fromDir, name) {
+  for (let d = fromDir; ; d = dirname(d)) {
+    const base = d.endsWith(`${sep}node_modules`) ? d : join(d, "node_modules");
+    if (existsSync(join(base, name, "package.json"))) return join(base, name);
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+function collectClosure(pkgDir, seen) {
+  if (seen.has(pkgDir)) return;
+  seen.add(pkgDir);
+  const pj = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  for (const name of Object.keys({ ...pj.dependencies, ...pj.optionalDependencies, ...pj.peerDependencies })) {
+    const found = resolvePackageDir(pkgDir, name);
+    if (found !== undefined) collectClosure(found, seen);
+  }
+}
+
+/**
+ * Packs the built library (dist/, from `npm run bench`'s build) and installs it into `<dir>/node_modules`
+ * as a real directory; its declared dependencies, @pulumi/pulumi and typescript come hard-linked from the
+ * repository's node_modules (a symlink would resolve into the repository, where Pulumi's serializer and the
+ * provider host would not find the package).
+ */
+function installLibrary(dir) {
+  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: REPO, encoding: "utf8" });
+  const tarball = join(dir, JSON.parse(out)[0].filename);
+  const modules = join(dir, "node_modules");
+  const unpack = join(dir, ".unpack");
+  mkdirSync(unpack, { recursive: true });
+  mkdirSync(modules, { recursive: true });
+  execFileSync("tar", ["-xzf", tarball, "-C", unpack]);
+  renameSync(join(unpack, "package"), join(modules, PKG));
+  const pj = JSON.parse(readFileSync(join(modules, PKG, "package.json"), "utf8"));
+  const repoModules = join(REPO, "node_modules");
+  const closure = new Set();
+  for (const name of [...Object.keys(pj.dependencies ?? {}), "@pulumi/pulumi", "typescript"]) {
+    const from = resolvePackageDir(repoModules, name);
+    if (from === undefined) throw new Error(`${name} is not installed in ${repoModules} (run npm ci)`);
+    collectClosure(from, closure);
+  }
+  const byParent = new Map();
+  for (const d of closure) {
+    const rel = relative(repoModules, d);
+    if (rel.split(sep).includes("node_modules")) continue; // nested ones come with their parent
+    const parent = join(modules, dirname(rel));
+    byParent.set(parent, [...(byParent.get(parent) ?? []), d]);
+  }
+  for (const [parent, sources] of byParent) {
+    mkdirSync(parent, { recursive: true });
+    try {
+      execFileSync("cp", ["-al", ...sources, parent]);
+    } catch {
+      execFileSync("cp", ["-a", ...sources, parent]);
+    }
+  }
+}
+
+/** The job both stacks declare: one service group, one task, the image from config. */
+const JOB_DEF = `
+function jobOf(id, image) {
+  return {
+    ID: id,
+    Name: id,
+    Type: "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [
+      {
+        Name: "web",
+        Count: 1,
+        Networks: [{ DynamicPorts: [{ Label: "http", To: 8080 }] }],
+        Tasks: [
+          {
+            Name: "server",
+            Driver: "docker",
+            Config: { image, ports: ["http"], args: ["--port", "8080"] },
+            Env: { MODE: "bench" },
+            Resources: { CPU: 100, MemoryMB: 64 },
+          },
+        ],
+      },
+    ],
+  };
+}
+module.exports = { jobOf };
+`;
+
+const OURS = `
+const pulumi = require("@pulumi/pulumi");
+const { Job } = require("${PKG}");
+const { jobOf } = require("./job-def");
+const cfg = new pulumi.Config();
+const n = cfg.requireNumber("count");
+const image = cfg.require("image");
+const prefix = pulumi.getStack();
+for (let i = 0; i < n; i++) {
+  new Job("job-" + i, { job: jobOf(prefix + "-" + i, image), waitForDeployment: false, purgeOnDestroy: true });
+}
+`;
+
+// The floor: the engine's cost for the same inputs. Address and token are captured by value (a bench stack).
+const FLOOR = `
+const pulumi = require("@pulumi/pulumi");
+const { jobOf } = require("./job-def");
+const cfg = new pulumi.Config();
+const n = cfg.requireNumber("count");
+const image = cfg.require("image");
+const address = cfg.require("address");
+const token = cfg.require("token");
+const prefix = pulumi.getStack();
+const imageOf = (j) => j.TaskGroups[0].Tasks[0].Config.image;
+const provider = {
+  async diff(id, olds, news) {
+    if (imageOf(olds.job) === imageOf(news.job)) return { changes: false };
+    const { request } = require("undici");
+    const res = await request(address + "/v1/job/" + encodeURIComponent(news.job.ID) + "/plan", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-svc-token": token },
+      body: JSON.stringify({ Job: news.job, Diff: true }),
+    });
+    await res.body.text();
+    return { changes: true };
+  },
+  async create(inputs) {
+    return { id: inputs.job.ID, outs: inputs };
+  },
+  async update(id, olds, news) {
+    return { outs: news };
+  },
+  async delete() {},
+};
+class Floor extends pulumi.dynamic.Resource {
+  constructor(name, props, opts) {
+    super(provider, name, props, opts, "bench", "Floor");
+  }
+}
+for (let i = 0; i < n; i++) {
+  new Floor("floor-" + i, { job: jobOf(prefix + "-" + i, image) });
+}
+`;
+
+function writeProject(dir, name, program) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\ndescription: scale benchmark (${name})\n`);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }) + "\n");
+  writeFileSync(join(dir, "job-def.js"), JOB_DEF);
+  writeFileSync(join(dir, "index.js"), program);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Running the CLI
+
+function pulumiEnv(bin, tmp) {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith("SCHEDULER_") || k.startsWith("SECRETS_") || k.startsWith("PULUMI_")) delete env[k];
+  return {
+    ...env,
+    PATH: `${bin}:${process.env.PATH}`,
+    PULUMI_SKIP_UPDATE_CHECK: "1",
+    PULUMI_BACKEND_URL: `file://${join(tmp, "state")}`,
+    PULUMI_CONFIG_PASSPHRASE: "x",
+    PULUMI_HOME: join(tmp, "pulumi-home"),
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+}
+
+/** Runs one pulumi command in a project; resolves to wall seconds; throws with its output on failure. */
+function pulumi(ctx, project, args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync("pulumi", [...args, "--non-interactive", "--color", "never"], {
+    cwd: project.dir,
+    env: ctx.env,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0) {
+    const how = r.error ? `failed to run (${r.error.message})` : r.signal ? `was killed by ${r.signal}` : `exited ${r.status}`;
+    throw new Error(`pulumi ${args.join(" ")} (${project.name}) ${how}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`);
+  }
+  return { secs, stdout: r.stdout };
+}
+
+function initStack(ctx, project, stack, n, dev) {
+  const s = ["--stack", stack];
+  pulumi(ctx, project, ["stack", "init", stack]);
+  pulumi(ctx, project, ["config", "set", "count", String(n), "--plaintext", ...s]);
+  pulumi(ctx, project, ["config", "set", "image", "nginx:1.27", "--plaintext", ...s]);
+  if (project.name === "ours") {
+    pulumi(ctx, project, ["config", "set", `${PKG}:schedulerAddress`, dev.info.urls.scheduler, "--plaintext", ...s]);
+    pulumi(ctx, project, ["config", "set", `${PKG}:schedulerToken`, dev.info.rootTokens.scheduler, "--secret", ...s]);
+  } else {
+    pulumi(ctx, project, ["config", "set", "address", dev.info.urls.scheduler, "--plaintext", ...s]);
+    pulumi(ctx, project, ["config", "set", "token", dev.info.rootTokens.scheduler, "--plaintext", ...s]);
+  }
+}
+
+/** The commands of one round, in order; each leaves the stack as the next one expects. */
+const COMMANDS = [
+  { key: "up", label: "`up`, N creates", run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]).secs },
+  { key: "preview", label: "`preview`, nothing changed (0 HTTP requests)", run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]).secs },
+  { key: "refresh", label: "`refresh`", run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]).secs },
+  {
+    key: "previewChanged",
+    label: "`preview`, all N changed (N plan requests)",
+    run: (ctx, p, s) => {
+      pulumi(ctx, p, ["config", "set", "image", "nginx:1.28", "--plaintext", "--stack", s]);
+      try {
+        return pulumi(ctx, p, ["preview", "--stack", s]).secs;
+      } finally {
+        pulumi(ctx, p, ["config", "set", "image", "nginx:1.27", "--plaintext", "--stack", s]);
+      }
+    },
+  },
+  { key: "destroy", label: "`destroy`", run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]).secs },
+];
+const TABLE_ORDER = ["preview", "refresh", "previewChanged", "up", "destroy"];
+
+/** Bytes of one resource in `pulumi stack export` (inputs + outputs + metadata), averaged over the type. */
+function stateBytes(ctx, project, stack, typeSuffix) {
+  const { stdout } = pulumi(ctx, project, ["stack", "export", "--stack", stack]);
+  const resources = JSON.parse(stdout).deployment.resources ?? [];
+  const mine = resources.filter((r) => typeof r.type === "string" && r.type.endsWith(typeSuffix));
+  if (mine.length === 0) return undefined;
+  const total = mine.reduce((a, r) => a + Buffer.byteLength(JSON.stringify(r)), 0);
+  const outputs = mine.reduce((a, r) => a + Buffer.byteLength(JSON.stringify(r.outputs ?? {})), 0);
+  return { perResource: total / mine.length, outputsPerResource: outputs / mine.length };
+}
+
+/** Runs the rounds for one size; resolves to {key: {ours: [secs], floor: [secs]}} and state sizes. */
+function measure(ctx, n, stack, reps, report) {
+  const times = Object.fromEntries(COMMANDS.map((c) => [c.key, { ours: [], floor: [] }]));
+  let state;
+  let floorState;
+  for (let rep = 0; rep < reps; rep++) {
+    const order = rep % 2 === 0 ? [ctx.ours, ctx.floor] : [ctx.floor, ctx.ours];
+    for (const c of COMMANDS) {
+      for (const p of order) {
+        times[c.key][p.name].push(c.run(ctx, p, stack));
+        if (c.key === "up" && rep === 0) {
+          if (p.name === "ours") state = stateBytes(ctx, p, stack, ":Job");
+          else floorState = stateBytes(ctx, p, stack, ":Floor");
+        }
+      }
+    }
+    report(`  round ${rep + 1}/${reps} at N=${n}: ` + COMMANDS.map((c) => `${c.key} ${fmt(times[c.key].ours[rep], 2)}/${fmt(times[c.key].floor[rep], 2)} s`).join(", "));
+  }
+  return { times, state, floorState };
+}
+
+async function run(report) {
+  const bin = findCli();
+  if (bin === undefined) {
+    report("Skipped: no Pulumi CLI here. Build it with scripts/pulumi-cli.sh (or set BENCH_PULUMI_BIN to a directory holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs).");
+    return;
+  }
+  const n = Number(process.env.BENCH_SCALE_N ?? 200);
+  const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
+  const reps = Number(process.env.BENCH_SCALE_REPS ?? 3);
+  const tmp = mkdtempSync(join(tmpdir(), "pss-scale-"));
+  const dev = await startChild("full");
+  try {
+    installLibrary(tmp);
+    const ctx = { env: pulumiEnv(bin, tmp), ours: { name: "ours", dir: join(tmp, "ours") }, floor: { name: "floor", dir: join(tmp, "floor") } };
+    mkdirSync(join(tmp, "state"), { recursive: true });
+    writeProject(ctx.ours.dir, "ours", OURS);
+    writeProject(ctx.floor.dir, "floor", FLOOR);
+    const stacks = [
+      { n, stack: `n${n}` },
+      { n: small, stack: `n${small}` },
+    ];
+    for (const s of stacks) for (const p of [ctx.ours, ctx.floor]) initStack(ctx, p, s.stack, s.n, dev);
+    if (process.env.BENCH_SCALE_KEEP) {
+      report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack n${n} (the devserver stops with this run)`);
+    }
+    const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
+    report(`Pulumi CLI ${version}, local backend; ${reps} interleaved rounds; medians (ours / floor per round below).`);
+    const big = measure(ctx, n, stacks[0].stack, reps, report);
+    const little = measure(ctx, small, stacks[1].stack, reps, report);
+    report("");
+    report(`| command (N = ${n}) | ours | floor | ratio |`);
+    report("|---|---|---|---|");
+    for (const key of TABLE_ORDER) {
+      const c = COMMANDS.find((x) => x.key === key);
+      const o = median(big.times[key].ours);
+      const f = median(big.times[key].floor);
+      report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} |`);
+    }
+    report("");
+    report(`| command (N = ${small}) | ours | floor | ours - floor |`);
+    report("|---|---|---|---|");
+    for (const key of TABLE_ORDER) {
+      const c = COMMANDS.find((x) => x.key === key);
+      const o = median(little.times[key].ours);
+      const f = median(little.times[key].floor);
+      report(`| ${c.label.replace(/\bN\b/g, String(small))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o - f, 2)} s |`);
+    }
+    if (big.state) {
+      report("");
+      report(`State per Job resource (stack export, after the first up): ${fmt(big.state.perResource)} bytes, of which outputs ${fmt(big.state.outputsPerResource)} bytes` +
+        (big.floorState ? ` (the floor's resource, same inputs echoed as outputs: ${fmt(big.floorState.perResource)} bytes).` : "."));
+    }
+  } finally {
+    await dev.stop();
+    if (!process.env.BENCH_SCALE_KEEP) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+module.exports = { run };
