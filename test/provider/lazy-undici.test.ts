@@ -19,7 +19,8 @@ describe("module loading in the provider host", () => {
     const inputs = checked.inputs as Parameters<typeof job.diff>[2];
     const hash = (await import("../../provider/resources/job-desired.js")).desiredInputsHash;
     const { SchedulerClient } = await import("../../provider/clients/scheduler/index.js");
-    const olds = { jobId: "lazy", namespace: "default", region: "global", inputsHash: hash(inputs, new SchedulerClient({ address: "http://127.0.0.1:9", token: "t" })), normalizedJob: "{}" } as unknown as Parameters<typeof job.diff>[1];
+    const { userInputs } = await import("../../provider/resources/job-identity.js");
+    const olds = { jobId: "lazy", namespace: "default", region: "global", inputsHash: hash(userInputs(inputs), new SchedulerClient({ address: "http://127.0.0.1:9", token: "t" })), normalizedJob: "{}" } as unknown as Parameters<typeof job.diff>[1];
     const d = await job.diff("lazy@default", olds, inputs);
     expect(d.changes).toBe(false);
     expect(undiciLoaded()).toBe(false);

@@ -117,8 +117,8 @@ describe("requests per Job operation (jobspec)", () => {
 
   it("diff with the jobspec unchanged sends none; changed, one parse and one plan", async () => {
     state = await createJob({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true });
-    expect(await requestsOf(async () => job.diff(state.id, state.outs, await checked({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true })))).toEqual([]);
-    const next = await checked({ jobspec: JOBSPEC("nginx:1.28"), waitForDeployment: false, purgeOnDestroy: true });
+    expect(await requestsOf(async () => job.diff(state.id, state.outs, await checked({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true }, state.inputs)))).toEqual([]);
+    const next = await checked({ jobspec: JOBSPEC("nginx:1.28"), waitForDeployment: false, purgeOnDestroy: true }, state.inputs);
     expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual(["POST /v1/jobs/parse", "POST /v1/job/counted-spec/plan"]);
     await job.delete(state.id, state.outs);
   });
