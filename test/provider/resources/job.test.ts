@@ -95,7 +95,7 @@ describe("Job from a jobspec (service)", () => {
     });
     // The source is not echoed into outputs (state keeps it as an input; inputsHash stands for it).
     expect(state.outs).not.toHaveProperty("jobspec");
-    expect(state.outs.inputsHash).toMatch(/^[0-9a-f]{32}$/);
+    expect(state.outs.inputsHash).toMatch(/^hmac-sha256\$[A-Za-z0-9_-]{22}\$[0-9a-f]{64}$/);
     expect(state.outs.allocationIds).toHaveLength(2);
     expect(state.outs.groups.api?.running).toBe(2);
     expect(state.outs.evalId).not.toBe("");
