@@ -119,12 +119,13 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
     if (server === undefined) return { id: "" };
     let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
-    const serverText = serverJobText(server.job);
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
-    // the server's own additions to a job must never look like drift.
-    if ((moved || server.job.Stop === true || kept.normalizedJob === "") && serverText !== kept.normalizedJob) {
-      kept = { ...kept, normalizedJob: serverText, inputsHash: "" };
+    // the server's own additions to a job must never look like drift. (The server's normal form is only
+    // computed then: a refresh that finds nothing moved skips that work.)
+    if (moved || server.job.Stop === true || kept.normalizedJob === "") {
+      const serverText = serverJobText(server.job);
+      if (serverText !== kept.normalizedJob) kept = { ...kept, normalizedJob: serverText, inputsHash: "" };
     }
     return { id, props: buildOutputs(props, ref, server, kept) };
   },
