@@ -22,6 +22,7 @@ import { job } from "../../provider/resources/job";
 import { jobVersionTag } from "../../provider/resources/job-version-tag";
 import { destroyStep, upStep, type Stated } from "../helpers/engine-steps";
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from "../helpers/fault-proxy";
+import { SPEC } from "../helpers/jobspecs";
 
 const SEEDS = Math.max(1, Number(process.env.FAULT_SEEDS ?? 2));
 const impls = {
@@ -34,30 +35,6 @@ const impls = {
 type Kind = keyof typeof impls;
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
-const SPEC = (id: string, image: string) => `
-job "${id}" {
-  datacenters = ["dc1"]
-  type        = "service"
-  group "api" {
-    count = 1
-    update {
-      max_parallel     = 1
-      min_healthy_time = "1s"
-      healthy_deadline = "1m"
-    }
-    task "server" {
-      driver = "docker"
-      config {
-        image = "${image}"
-      }
-      resources {
-        cpu    = 100
-        memory = 64
-      }
-    }
-  }
-}
-`;
 
 /** Per fault kind: steps that met it and succeeded anyway, failed, and converged on the re-run. */
 type Tally = Record<FaultKind | "none", { steps: number; transparent: number; failed: number; converged: number }>;

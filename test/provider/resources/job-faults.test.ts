@@ -10,33 +10,9 @@ import { job as jobImpl } from "../../../provider/resources/job";
 import type { ProviderImpl } from "../../../provider/resources/common";
 import { upStep, type Stated } from "../../helpers/engine-steps";
 import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
+import { SPEC } from "../../helpers/jobspecs";
 
 const job = jobImpl as unknown as ProviderImpl;
-
-const SPEC = (id: string, image: string) => `
-job "${id}" {
-  datacenters = ["dc1"]
-  type        = "service"
-  group "api" {
-    count = 1
-    update {
-      max_parallel     = 1
-      min_healthy_time = "1s"
-      healthy_deadline = "1m"
-    }
-    task "server" {
-      driver = "docker"
-      config {
-        image = "${image}"
-      }
-      resources {
-        cpu    = 100
-        memory = 64
-      }
-    }
-  }
-}
-`;
 
 let dev: DevServer;
 let proxy: FaultProxy;

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { SchedulerClient } from "../../../provider/clients/scheduler";
-import { setStackConfig } from "../../../provider/config";
 import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
@@ -16,6 +15,7 @@ import type { ProviderImpl } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { CORPUS, jobObject, type CorpusCase, type ResourceName } from "./corpus";
+import { pointProvidersAt } from "../../helpers/devserver-config";
 
 let dev: DevServer;
 
@@ -50,12 +50,7 @@ function strings(v: unknown, out: string[] = []): string[] {
 
 beforeAll(async () => {
   dev = await startDevServer({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
-  setStackConfig({
-    secretsAddress: dev.urls.secrets,
-    secretsToken: dev.rootTokens.secrets,
-    schedulerAddress: dev.urls.scheduler,
-    schedulerToken: dev.rootTokens.scheduler,
-  });
+  pointProvidersAt(dev);
   const secrets = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
   for (const p of ["cloud", "team/cloud", "c..d"]) await secrets.mounts.enable(p, { type: "cloud" });
   const scheduler = new SchedulerClient({ address: dev.urls.scheduler, token: dev.rootTokens.scheduler });

@@ -11,12 +11,12 @@ import { startDevServer, type DevServer } from "../../../devserver";
 import { UsageError } from "../../../provider/errors";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { SchedulerClient } from "../../../provider/clients/scheduler";
-import { setStackConfig } from "../../../provider/config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
 import { job } from "../../../provider/resources/job";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { jobObject } from "./corpus";
+import { pointProvidersAt } from "../../helpers/devserver-config";
 
 let dev: DevServer;
 let secrets: SecretsClient;
@@ -24,12 +24,7 @@ let scheduler: SchedulerClient;
 
 beforeAll(async () => {
   dev = await startDevServer({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
-  setStackConfig({
-    secretsAddress: dev.urls.secrets,
-    secretsToken: dev.rootTokens.secrets,
-    schedulerAddress: dev.urls.scheduler,
-    schedulerToken: dev.rootTokens.scheduler,
-  });
+  pointProvidersAt(dev);
   secrets = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {}, retry: { maxAttempts: 1 } });
   scheduler = new SchedulerClient({ address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {}, retry: { maxAttempts: 1 } });
   await secrets.mounts.enable("cloud", { type: "cloud" });
