@@ -84,6 +84,7 @@ export async function show(text: string): Promise<void> {
 
 const MARKER_DIR = "pulumi-secrets-scheduler-shown";
 const MARKER_TTL_MS = 24 * 3600 * 1000;
+let swept = false;
 
 /** The CLI process this host runs under: its pid and, where /proc has it, its start time (pids are reused). */
 function cliProcess(): string {
@@ -113,9 +114,13 @@ export async function showOnce(text: string): Promise<void> {
       if ((e as NodeJS.ErrnoException).code === "EEXIST" && Date.now() - fs.statSync(marker).mtimeMs < MARKER_TTL_MS) return;
       fs.writeFileSync(marker, "");
     }
-    for (const f of fs.readdirSync(dir)) {
-      const p = path.join(dir, f);
-      if (Date.now() - fs.statSync(p).mtimeMs > MARKER_TTL_MS) fs.rmSync(p, { force: true });
+    if (!swept) {
+      // Old markers go once per host process, not once per text: a preview of many changed jobs shows many.
+      swept = true;
+      for (const f of fs.readdirSync(dir)) {
+        const p = path.join(dir, f);
+        if (Date.now() - fs.statSync(p).mtimeMs > MARKER_TTL_MS) fs.rmSync(p, { force: true });
+      }
     }
   } catch {
     // no marker: show it
