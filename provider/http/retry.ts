@@ -46,6 +46,11 @@ export function isBeforeSend(code: string): boolean {
   return CONNECT_CODES.has(code);
 }
 
+/** Exponential backoff with full jitter: a random wait below base × 2^(failures − 1), capped at the maximum. */
+export function jitteredDelay(policy: { baseDelayMs: number; maxDelayMs: number }, failures: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1)));
+}
+
 /**
  * Returns how long to wait before the next attempt, or `undefined` to stop.
  * `failures` counts the failed attempts so far (1 after the first). `idempotent` requests may repeat after
@@ -60,8 +65,7 @@ export function retryDelay(
 ): number | undefined {
   if (failures >= policy.maxAttempts) return undefined;
   if (!isRetryable(policy, outcome, idempotent)) return undefined;
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1));
-  const jittered = Math.floor(random() * ceiling);
+  const jittered = jitteredDelay(policy, failures, random);
   if (outcome.kind === "status" && outcome.retryAfterMs !== undefined) {
     return Math.min(policy.maxDelayMs, Math.max(outcome.retryAfterMs, jittered));
   }

@@ -6,6 +6,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
 import { isOutcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
+import { jitteredDelay } from "../http/retry";
 
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -256,8 +257,7 @@ export async function writeWithReadBack(what: string, write: () => Promise<void>
 
 /** Waits a jittered backoff of the given connection policy before attempt `attempt + 1`. */
 export function backoff(policy: { baseDelayMs: number; maxDelayMs: number }, attempt: number): Promise<void> {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return sleep(Math.floor(Math.random() * ceiling));
+  return sleep(jitteredDelay(policy, attempt));
 }
 
 /** Deterministic JSON text: keys sorted at every level. */
