@@ -65,6 +65,29 @@ export interface ApiResponse<T> {
 
 export { encodePath } from "./path";
 
+/** The two parts of undici the core uses. */
+interface UndiciParts {
+  Pool: typeof import("undici").Pool;
+  request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
+let undici: UndiciParts | undefined;
+
+/**
+ * Loads undici's Pool and its request API with the first pool, never with this module (a preview with
+ * nothing to ask the server needs neither), and only those two: the package's index also loads fetch,
+ * WebSocket, caches, proxies and mocks, 110 modules that took about 110 ms in a provider host, where these
+ * 30 modules take about 23 ms. The paths are those of the pinned undici release (the package has no
+ * exports map); test/provider/http/undici-parts.test.ts checks them against the full package.
+ */
+export function undiciParts(): UndiciParts {
+  if (undici === undefined) {
+    const Pool = require("undici/lib/dispatcher/pool") as UndiciParts["Pool"];
+    const request = require("undici/lib/api/api-request") as UndiciParts["request"];
+    undici = { Pool, request };
+  }
+  return undici;
+}
+
 interface PoolEntry {
   pool: Pool;
   listeners: Set<(origin: string) => void>;
@@ -82,9 +105,7 @@ function poolFor(conn: ResolvedConnection): PoolEntry {
   const key = poolKey(conn);
   let entry = pools.get(key);
   if (entry === undefined) {
-    // undici (110 modules) loads with the first pool, not with this module: a preview with nothing to
-    // ask the server never needs it.
-    const { Pool: UndiciPool } = require("undici") as typeof import("undici");
+    const { Pool: UndiciPool } = undiciParts();
     const pool = new UndiciPool(conn.origin, {
       connections: 32,
       pipelining: 1,
@@ -201,7 +222,7 @@ export class HttpCore {
       let outcome: Outcome;
       let lastError: ApiError;
       try {
-        const res = await this.entry.pool.request({ path, method: opts.method, headers, body, signal });
+        const res = await undiciParts().request.call(this.entry.pool, { path, method: opts.method, headers, body, signal });
         const text = await res.body.text();
         const ms = Date.now() - t0;
         c.hooks.onResponse?.({ service: c.service, method: opts.method, path: opts.path, attempt, status: res.statusCode, ms });
