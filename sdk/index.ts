@@ -4,5 +4,5 @@
 export { AuthMount, type AuthMountArgs, type AuthMountTuneArgs } from "./auth-mount";
 export { AuthConfig, type AuthConfigArgs } from "./auth-config";
 export { AuthRole, type AuthRoleArgs } from "./auth-role";
-export { Job, type JobArgs, type JobDefinition, type JobGroupSummary } from "./job";
+export { Job, type JobArgs, type JobDefinition } from "./job";
 export { JobVersionTag, type JobVersionTagArgs } from "./job-version-tag";

@@ -4,11 +4,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job";
-import type { JobGroupSummary } from "../provider/resources/job-state";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
-export type { JobDefinition, JobGroupSummary };
+export type { JobDefinition };
 
 /** Arguments of a {@link Job}. Set exactly one of `jobspec` and `job`. */
 export interface JobArgs {
@@ -67,15 +66,15 @@ export class Job extends pulumi.dynamic.Resource {
   declare readonly stopped: pulumi.Output<boolean>;
   /** Evaluation of the last registration made by this resource. */
   declare readonly evalId: pulumi.Output<string>;
-  /** ID of the job's latest deployment ("" when it has none). */
+  /**
+   * ID of the job's latest deployment ("" when it has none). A refresh reads it again while it runs and
+   * whenever the job changed; allocations are not outputs (they change with every reschedule): read them
+   * live with the `clients` export.
+   */
   declare readonly deploymentId: pulumi.Output<string>;
   /** Status of the latest deployment (`successful`, `failed`, `running`, ...). */
   declare readonly deploymentStatus: pulumi.Output<string>;
   declare readonly deploymentStatusDescription: pulumi.Output<string>;
-  /** IDs of the job's allocations that are meant to run. */
-  declare readonly allocationIds: pulumi.Output<string[]>;
-  /** Allocation counts per task group. */
-  declare readonly groups: pulumi.Output<Record<string, JobGroupSummary>>;
   /** The job spec state compares the next desired job with (canonical JSON). */
   declare readonly normalizedJob: pulumi.Output<string>;
   declare readonly schemaVersion: pulumi.Output<number>;
@@ -98,8 +97,6 @@ export class Job extends pulumi.dynamic.Resource {
       deploymentId: undefined,
       deploymentStatus: undefined,
       deploymentStatusDescription: undefined,
-      allocationIds: undefined,
-      groups: undefined,
       normalizedJob: undefined,
       schemaVersion: undefined,
     };

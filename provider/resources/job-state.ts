@@ -1,23 +1,21 @@
 /**
- * The Job resource's outputs: every input, what the server reports about the job (version, indexes,
- * status, latest deployment, allocations, per-group counts) and the normal form the next diff compares with.
+ * The Job resource's outputs: the settings inputs, what the server reports about the job (version, indexes,
+ * status, latest deployment) and the normal form the next diff compares with.
+ *
+ * What a refresh reads: the job, and its latest deployment only while that can still change (it has not
+ * finished, or the job changed since it was read). Allocations and per-group counts are not outputs: they
+ * change whenever the scheduler places, reschedules or finishes work, so every refresh would report a
+ * change no Pulumi program made, and two more requests per job would be sent for it (Terraform's Nomad
+ * provider stopped reading allocation IDs into its job resource for the same reason). Scripts that need
+ * them read them live with the typed client (`clients`).
  */
 import type { SchedulerClient } from "../clients/scheduler";
 import { isApiError } from "../errors";
-import type { Deployment, Job, JobSummary } from "../schemas/scheduler";
+import type { Job } from "../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "./common";
 import type { JobInputs } from "./job-inputs";
+import { hasNoDeployment, identityOf } from "./job-normalize";
 import type { JobRef } from "./job-rollout";
-
-/** Allocation counts of one task group. */
-export interface JobGroupSummary {
-  queued: number;
-  starting: number;
-  running: number;
-  complete: number;
-  failed: number;
-  lost: number;
-}
 
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
@@ -36,11 +34,10 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   stopped: boolean;
   /** Evaluation of the last registration made by this resource. */
   evalId: string;
+  /** The job's latest deployment ("" when it has none), as last read (see `readServerState`). */
   deploymentId: string;
   deploymentStatus: string;
   deploymentStatusDescription: string;
-  allocationIds: string[];
-  groups: Record<string, JobGroupSummary>;
   /** Canonical JSON of the job spec state believes runs; diffs compare the desired job with it. */
   normalizedJob: string;
   /** Hash of the inputs `normalizedJob` was derived from ("" when it came from the server). */
@@ -64,29 +61,50 @@ export interface Kept {
   incomplete?: "register" | "rollout";
 }
 
+/** The job's latest deployment as outputs show it ("" everywhere when it has none). */
+export interface DeploymentView {
+  deploymentId: string;
+  deploymentStatus: string;
+  deploymentStatusDescription: string;
+}
+
+/** The view of a job with no deployment (or none read yet). */
+export const NO_DEPLOYMENT: DeploymentView = Object.freeze({ deploymentId: "", deploymentStatus: "", deploymentStatusDescription: "" });
+
 /** What the server reports about a job. */
 export interface JobServerState {
   job: Job;
-  summary?: JobSummary;
-  deployment?: Deployment | null;
-  allocationIds: string[];
+  deployment: DeploymentView;
 }
 
-/** Reads a job and its records; resolves to undefined when the job does not exist (purged or collected). */
-export async function readServerState(client: SchedulerClient, ref: JobRef): Promise<JobServerState | undefined> {
+/** A deployment in one of these states never changes again. */
+const FINISHED_DEPLOYMENT = new Set(["successful", "failed", "cancelled"]);
+
+/**
+ * Reads a job and its latest deployment; resolves to undefined when the job does not exist (purged or
+ * collected). With `kept` (a refresh: the deployment state last read), the deployment is read again only
+ * when it can have changed: the job changed or was stopped since, or the deployment had not finished. A
+ * job's deployments are made by spec changes, so a job at the same index whose deployment finished has the
+ * same latest deployment: a refresh of a settled job sends one request.
+ */
+export async function readServerState(client: SchedulerClient, ref: JobRef, kept?: Partial<JobOutputs>): Promise<JobServerState | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
   const found = await client.jobs.find(ref.jobId, opts);
   if (found === undefined) return undefined;
-  const [summary, deployment, allocs] = await Promise.all([
-    client.records.summary(ref.jobId, opts).then((r) => r.value, goneAs(undefined)),
-    client.records.latestDeployment(ref.jobId, opts).then((r) => r.value, goneAs(undefined)),
-    client.records.allocations(ref.jobId, opts).then((r) => r.value, goneAs([])),
-  ]);
-  const allocationIds = allocs
-    .filter((a) => a.DesiredStatus !== "stop" && a.DesiredStatus !== "evict" && typeof a.ID === "string")
-    .map((a) => a.ID as string)
-    .sort();
-  return { job: found.value, summary, deployment, allocationIds };
+  const job = found.value;
+  if (kept !== undefined && !deploymentMayHaveChanged(job, kept)) {
+    return { job, deployment: { deploymentId: kept.deploymentId ?? "", deploymentStatus: kept.deploymentStatus ?? "", deploymentStatusDescription: kept.deploymentStatusDescription ?? "" } };
+  }
+  const d = await client.records.latestDeployment(ref.jobId, opts).then((r) => r.value, goneAs(undefined));
+  return { job, deployment: { deploymentId: d?.ID ?? "", deploymentStatus: d?.Status ?? "", deploymentStatusDescription: d?.StatusDescription ?? "" } };
+}
+
+/** True when the latest deployment state recorded in `kept` may no longer be the server's. */
+function deploymentMayHaveChanged(job: Job, kept: Partial<JobOutputs>): boolean {
+  if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return true; // state from before it was recorded
+  if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return true;
+  if (hasNoDeployment(identityOf(job))) return false;
+  return !FINISHED_DEPLOYMENT.has(kept.deploymentStatus);
 }
 
 /** A rejection handler: the job vanished between two reads (a concurrent purge) gives `value`; anything else rethrows. */
@@ -125,18 +143,6 @@ export function buildOutputs(
   const job = server.job;
   const echoed: Record<string, unknown> = {};
   for (const k of ECHOED) if (inputs[k] !== undefined) echoed[k] = inputs[k];
-  const groups: Record<string, JobGroupSummary> = {};
-  for (const [name, s] of Object.entries(server.summary?.Summary ?? {})) {
-    groups[name] = {
-      queued: s.Queued ?? 0,
-      starting: s.Starting ?? 0,
-      running: s.Running ?? 0,
-      complete: s.Complete ?? 0,
-      failed: s.Failed ?? 0,
-      lost: s.Lost ?? 0,
-    };
-  }
-  const d = server.deployment ?? undefined;
   const out: JobOutputs = {
     ...(echoed as Partial<JobInputs>),
     jobId: ref.jobId,
@@ -150,11 +156,7 @@ export function buildOutputs(
     statusDescription: job.StatusDescription ?? "",
     stopped: job.Stop === true,
     evalId: kept.evalId,
-    deploymentId: d?.ID ?? "",
-    deploymentStatus: d?.Status ?? "",
-    deploymentStatusDescription: d?.StatusDescription ?? "",
-    allocationIds: server.allocationIds,
-    groups,
+    ...server.deployment,
     normalizedJob: kept.normalizedJob,
     inputsHash: kept.inputsHash,
     ...(kept.incomplete !== undefined ? { incomplete: kept.incomplete } : {}),

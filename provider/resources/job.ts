@@ -17,7 +17,7 @@ import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
-import { buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
+import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
@@ -105,7 +105,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
       const job = { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: index, ...(existing?.Version != null ? { Version: existing.Version } : {}) };
-      const outs = buildOutputs(inputs, ref, { job, allocationIds: [] }, { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" });
+      const outs = buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" });
       throw new ResourceInitError(unfinishedMessage(ref, e), jobResourceId(ref), { ...outs });
     }
     const outs = await rolloutOrInitError(client, ref, inputs, d, reg, priorVersion, undefined);
@@ -115,7 +115,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   async read(id, props) {
     const client = newClient();
     const ref = refOf(id, props);
-    const server = await readServerState(client, ref);
+    const server = await readServerState(client, ref, props);
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
     if (server === undefined) return { id: "" };
     let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
@@ -293,7 +293,7 @@ async function rolloutOrInitError(
     let server = await readServerState(client, ref).catch(() => undefined);
     if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
       // Reading failed too: what the register's answer said is what state can know.
-      server = { job: { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: reg.jobModifyIndex }, allocationIds: [] };
+      server = { job: { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: reg.jobModifyIndex }, deployment: NO_DEPLOYMENT };
     }
     const message =
       `Job "${ref.jobId}" was registered (job modify index ${reg.jobModifyIndex}), but following it failed: ${(e as Error).message}. ` +

@@ -3,6 +3,7 @@ import { stripServerManagedFields } from "../../../provider/clients/scheduler";
 import { setStackConfig } from "../../../provider/config";
 import { isApiError } from "../../../provider/errors";
 import { job } from "../../../provider/resources/job";
+import type { Deployment } from "../../../provider/schemas/scheduler";
 import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
 
 const spec = (id: string, image: string) => `
@@ -41,6 +42,16 @@ async function changeOutside(id: string, image: string): Promise<void> {
   if (!task) throw new Error("no task");
   task.Config = { ...(task.Config ?? {}), image };
   await h.client.jobs.register({ Job: copy });
+}
+
+/** Waits until the job's latest deployment satisfies `ok`, and returns it. */
+async function waitForDeployment(id: string, ok: (d: Deployment | undefined) => boolean): Promise<Deployment> {
+  for (let i = 0; i < 200; i++) {
+    const d = (await h.client.records.latestDeployment(id)).value ?? undefined;
+    if (ok(d) && d !== undefined) return d;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`job ${id}: no such deployment`);
 }
 
 describe("changes made outside Pulumi", () => {
@@ -103,6 +114,23 @@ describe("changes made outside Pulumi", () => {
     const applied = await applyJob(refreshed!, { jobspec: spec("stopped", "app:1") });
     expect(applied.outs.stopped).toBe(false);
     expect((await h.client.jobs.info("stopped")).value.Stop).toBe(false);
+  });
+
+  it("reads the latest deployment again on refresh when the job changed outside Pulumi, and only the job when nothing did", async () => {
+    const state = await createJob({ jobspec: spec("redeployed", "app:1") });
+    expect(state.outs.deploymentStatus).toBe("successful");
+    // Settled: the job alone is read, and state stays as it was.
+    let from = h.server.requestLog.length;
+    const same = await refreshJob(state);
+    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v1/job/redeployed"]);
+    expect(same?.outs).toEqual(state.outs);
+
+    await changeOutside("redeployed", "app:hotfix");
+    const outside = await waitForDeployment("redeployed", (d) => d !== undefined && d.ID !== state.outs.deploymentId && d.Status === "successful");
+    from = h.server.requestLog.length;
+    const moved = await refreshJob(state);
+    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v1/job/redeployed", "GET /v1/job/redeployed/deployment"]);
+    expect(moved?.outs).toMatchObject({ version: 1, deploymentId: outside.ID, deploymentStatus: "successful" });
   });
 
   it("drops a purged job from state on refresh", async () => {

@@ -54,10 +54,9 @@ async function requestsOf(fn: () => Promise<unknown>): Promise<string[]> {
   return h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`);
 }
 
-const sorted = (xs: string[]) => [...xs].sort();
 
-/** The reads that follow a write (create or update) and make up a refresh: the job and its records. */
-const READS = (id: string) => [`GET /v1/job/${id}`, `GET /v1/job/${id}/allocations`, `GET /v1/job/${id}/deployment`, `GET /v1/job/${id}/summary`];
+/** The reads that follow a write (create or update): the job, then its latest deployment. */
+const READS = (id: string) => [`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`];
 
 describe("requests per Job operation (typed JSON job, waitForDeployment false)", () => {
   const id = "counted";
@@ -69,10 +68,10 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     expect(await requestsOf(async () => (inputs = await checked({ job: jobOf(id, "nginx:1.27"), ...settings })))).toEqual([]);
   });
 
-  it("create: a lookup, the register, then the four reads", async () => {
+  it("create: a lookup, the register, then the job and its deployment", async () => {
     const sent = await requestsOf(async () => (state = await createJob({ job: jobOf(id, "nginx:1.27"), ...settings })));
     expect(sent.slice(0, 2)).toEqual([`GET /v1/job/${id}`, "POST /v1/jobs"]);
-    expect(sorted(sent.slice(2))).toEqual(READS(id));
+    expect(sent.slice(2)).toEqual(READS(id));
   });
 
   it("diff with nothing changed sends none", async () => {
@@ -89,22 +88,30 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual([]);
   });
 
-  it("read (refresh) sends the four reads", async () => {
-    expect(sorted(await requestsOf(() => job.read(state.id, state.outs)))).toEqual(READS(id));
+  it("read (refresh) sends the job and its deployment while the deployment runs, then the job alone", async () => {
+    // Not waited for: the deployment was still running when create read it.
+    expect(state.outs.deploymentStatus).not.toBe("successful");
+    expect(await requestsOf(async () => (state = { id: state.id, outs: (await job.read(state.id, state.outs)).props as Stated["outs"] }))).toEqual(READS(id));
+    for (let i = 0; i < 200 && state.outs.deploymentStatus !== "successful"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      state = { id: state.id, outs: (await job.read(state.id, state.outs)).props as Stated["outs"] };
+    }
+    expect(state.outs.deploymentStatus).toBe("successful");
+    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual([`GET /v1/job/${id}`]);
   });
 
-  it("update with the image changed: a plan, the register, then the four reads", async () => {
+  it("update with the image changed: a plan, the register, then the job and its deployment", async () => {
     const next = await checked({ job: jobOf(id, "nginx:1.28"), ...settings });
     let outs: Stated["outs"] | undefined;
     const sent = await requestsOf(async () => (outs = (await job.update(state.id, state.outs, next)).outs as Stated["outs"]));
     state = { id: state.id, outs: outs as Stated["outs"] };
     expect(sent.slice(0, 2)).toEqual([`POST /v1/job/${id}/plan`, "POST /v1/jobs"]);
-    expect(sorted(sent.slice(2))).toEqual(READS(id));
+    expect(sent.slice(2)).toEqual(READS(id));
   });
 
-  it("update with only a setting changed sends only the four reads", async () => {
+  it("update with only a setting changed sends only the two reads", async () => {
     const next = await checked({ job: jobOf(id, "nginx:1.28"), ...settings, deploymentTimeout: "2m" });
-    expect(sorted(await requestsOf(() => job.update(state.id, state.outs, next)))).toEqual(READS(id));
+    expect(await requestsOf(() => job.update(state.id, state.outs, next))).toEqual(READS(id));
   });
 
   it("delete sends one deregister", async () => {
