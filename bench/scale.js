@@ -6,8 +6,9 @@
 // flipping every round) and the table prints medians and ratios. Timing is reported, never asserted.
 //
 // Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
-// without one it says so and skips. Knobs: BENCH_SCALE_N (200), BENCH_SCALE_SMALL_N (2), BENCH_SCALE_REPS (3),
-// BENCH_SCALE_KEEP=1 keeps the temporary directory (it prints the environment to rerun a command by hand).
+// without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_SMALL_N (2),
+// BENCH_SCALE_REPS (3), BENCH_SCALE_SMALL_REPS (7: a command at N=2 takes 1-3 s and varies by a few tenths, so
+// its median needs more rounds; they are cheap), BENCH_SCALE_KEEP=1 keeps the temporary directory (it prints the environment to rerun a command by hand).
 "use strict";
 const { execFileSync, spawnSync } = require("node:child_process");
 const { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
@@ -292,6 +293,7 @@ async function run(report) {
   const n = Number(process.env.BENCH_SCALE_N ?? 200);
   const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
   const reps = Number(process.env.BENCH_SCALE_REPS ?? 3);
+  const smallReps = Number(process.env.BENCH_SCALE_SMALL_REPS ?? 7);
   const tmp = mkdtempSync(join(tmpdir(), "pss-scale-"));
   const dev = await startChild("full");
   try {
@@ -301,7 +303,7 @@ async function run(report) {
     writeProject(ctx.ours.dir, "ours", OURS);
     writeProject(ctx.floor.dir, "floor", FLOOR);
     const stacks = [
-      { n, stack: `n${n}` },
+      ...(n > 0 ? [{ n, stack: `n${n}` }] : []),
       { n: small, stack: `n${small}` },
     ];
     for (const s of stacks) for (const p of [ctx.ours, ctx.floor]) initStack(ctx, p, s.stack, s.n, dev);
@@ -309,17 +311,19 @@ async function run(report) {
       report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack n${n} (the devserver stops with this run)`);
     }
     const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
-    report(`Pulumi CLI ${version}, local backend; ${reps} interleaved rounds; medians (ours / floor per round below).`);
-    const big = measure(ctx, n, stacks[0].stack, reps, report);
-    const little = measure(ctx, small, stacks[1].stack, reps, report);
-    report("");
-    report(`| command (N = ${n}) | ours | floor | ratio |`);
-    report("|---|---|---|---|");
-    for (const key of TABLE_ORDER) {
-      const c = COMMANDS.find((x) => x.key === key);
-      const o = median(big.times[key].ours);
-      const f = median(big.times[key].floor);
-      report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} |`);
+    report(`Pulumi CLI ${version}, local backend; ${reps} interleaved rounds at N=${n}, ${smallReps} at N=${small}; medians (ours / floor per round below).`);
+    const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
+    const little = measure(ctx, small, `n${small}`, smallReps, report);
+    if (big) {
+      report("");
+      report(`| command (N = ${n}) | ours | floor | ratio |`);
+      report("|---|---|---|---|");
+      for (const key of TABLE_ORDER) {
+        const c = COMMANDS.find((x) => x.key === key);
+        const o = median(big.times[key].ours);
+        const f = median(big.times[key].floor);
+        report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} |`);
+      }
     }
     report("");
     report(`| command (N = ${small}) | ours | floor | ours - floor |`);
@@ -330,7 +334,7 @@ async function run(report) {
       const f = median(little.times[key].floor);
       report(`| ${c.label.replace(/\bN\b/g, String(small))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o - f, 2)} s |`);
     }
-    if (big.state) {
+    if (big?.state) {
       report("");
       report(`State per Job resource (stack export, after the first up): ${fmt(big.state.perResource)} bytes, of which outputs ${fmt(big.state.outputsPerResource)} bytes` +
         (big.floorState ? ` (the floor's resource, same inputs echoed as outputs: ${fmt(big.floorState.perResource)} bytes).` : "."));

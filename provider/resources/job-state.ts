@@ -11,10 +11,9 @@
  */
 import type { SchedulerClient } from "../clients/scheduler";
 import { isApiError } from "../errors";
-import type { Job } from "../schemas/scheduler";
+import type { Deployment, Job } from "../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "./common";
 import type { JobInputs } from "./job-inputs";
-import { hasNoDeployment, identityOf } from "./job-normalize";
 import type { JobRef } from "./job-rollout";
 
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
@@ -82,29 +81,35 @@ const FINISHED_DEPLOYMENT = new Set(["successful", "failed", "cancelled"]);
 
 /**
  * Reads a job and its latest deployment; resolves to undefined when the job does not exist (purged or
- * collected). With `kept` (a refresh: the deployment state last read), the deployment is read again only
- * when it can have changed: the job changed or was stopped since, or the deployment had not finished. A
- * job's deployments are made by spec changes, so a job at the same index whose deployment finished has the
- * same latest deployment: a refresh of a settled job sends one request.
+ * collected). With `kept` (a refresh: the deployment state last read), a deployment that had finished is
+ * read again only when the job changed or was stopped since: a job's deployments are made by its spec
+ * changes, so a job at the same index whose deployment finished has the same latest deployment, and a
+ * refresh of a settled job sends one request. Otherwise both are read at once (two requests, one round trip).
  */
 export async function readServerState(client: SchedulerClient, ref: JobRef, kept?: Partial<JobOutputs>): Promise<JobServerState | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
+  const latest = () => client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
+  if (kept === undefined || !deploymentSettled(kept)) {
+    const [found, deployment] = await Promise.all([client.jobs.find(ref.jobId, opts), latest()]);
+    return found === undefined ? undefined : { job: found.value, deployment };
+  }
   const found = await client.jobs.find(ref.jobId, opts);
   if (found === undefined) return undefined;
   const job = found.value;
-  if (kept !== undefined && !deploymentMayHaveChanged(job, kept)) {
-    return { job, deployment: { deploymentId: kept.deploymentId ?? "", deploymentStatus: kept.deploymentStatus ?? "", deploymentStatusDescription: kept.deploymentStatusDescription ?? "" } };
-  }
-  const d = await client.records.latestDeployment(ref.jobId, opts).then((r) => r.value, goneAs(undefined));
-  return { job, deployment: { deploymentId: d?.ID ?? "", deploymentStatus: d?.Status ?? "", deploymentStatusDescription: d?.StatusDescription ?? "" } };
+  if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return { job, deployment: await latest() };
+  return { job, deployment: { deploymentId: kept.deploymentId ?? "", deploymentStatus: kept.deploymentStatus ?? "", deploymentStatusDescription: kept.deploymentStatusDescription ?? "" } };
 }
 
-/** True when the latest deployment state recorded in `kept` may no longer be the server's. */
-function deploymentMayHaveChanged(job: Job, kept: Partial<JobOutputs>): boolean {
-  if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return true; // state from before it was recorded
-  if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return true;
-  if (hasNoDeployment(identityOf(job))) return false;
-  return !FINISHED_DEPLOYMENT.has(kept.deploymentStatus);
+/** True when state holds the job's latest deployment and it can no longer change (while the job stays as it is). */
+function deploymentSettled(kept: Partial<JobOutputs>): boolean {
+  if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return false; // state from before it was recorded
+  if (FINISHED_DEPLOYMENT.has(kept.deploymentStatus)) return true;
+  // Batch and sysbatch jobs (periodic and parameterized ones included) never have deployments.
+  return kept.deploymentId === "" && (kept.type === "batch" || kept.type === "sysbatch");
+}
+
+function viewOf(d: Deployment | null | undefined): DeploymentView {
+  return d == null ? NO_DEPLOYMENT : { deploymentId: d.ID ?? "", deploymentStatus: d.Status ?? "", deploymentStatusDescription: d.StatusDescription ?? "" };
 }
 
 /** A rejection handler: the job vanished between two reads (a concurrent purge) gives `value`; anything else rethrows. */
