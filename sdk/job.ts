@@ -67,12 +67,12 @@ export class Job extends pulumi.dynamic.Resource {
   /** Evaluation of the last registration made by this resource. */
   declare readonly evalId: pulumi.Output<string>;
   /**
-   * ID of the job's latest deployment ("" when it has none). A refresh reads it again while it runs and
-   * whenever the job changed; allocations are not outputs (they change with every reschedule): read them
-   * live with the `clients` export.
+   * ID of the deployment the last `up` followed ("" when none was, e.g. with `waitForDeployment: false`).
+   * A refresh reads it again when the job changed since or the deployment had not finished. Allocations are
+   * not outputs (they change with every reschedule): read them live with the `clients` export.
    */
   declare readonly deploymentId: pulumi.Output<string>;
-  /** Status of the latest deployment (`successful`, `failed`, `running`, ...). */
+  /** Status of that deployment (`successful`, `failed`, `running`, ...). */
   declare readonly deploymentStatus: pulumi.Output<string>;
   declare readonly deploymentStatusDescription: pulumi.Output<string>;
   /** The job spec state compares the next desired job with (canonical JSON). */

@@ -33,7 +33,7 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   stopped: boolean;
   /** Evaluation of the last registration made by this resource. */
   evalId: string;
-  /** The job's latest deployment ("" when it has none), as last read (see `readServerState`). */
+  /** The deployment the last create or update followed ("" when none; see `readServerState`). */
   deploymentId: string;
   deploymentStatus: string;
   deploymentStatusDescription: string;
@@ -79,33 +79,42 @@ export interface JobServerState {
 /** A deployment in one of these states never changes again. */
 const FINISHED_DEPLOYMENT = new Set(["successful", "failed", "cancelled"]);
 
+/** How `readServerState` treats the job's latest deployment. */
+export interface DeploymentRead {
+  /** The resource follows deployments (`waitForDeployment`, the default): without it none is read. */
+  follow: boolean;
+  /** A refresh: the deployment state last recorded, read again only when it may have changed. */
+  kept?: Partial<JobOutputs>;
+}
+
 /**
- * Reads a job and its latest deployment; resolves to undefined when the job does not exist (purged or
- * collected). With `kept` (a refresh: the deployment state last read), a deployment that had finished is
- * read again only when the job changed or was stopped since: a job's deployments are made by its spec
- * changes, so a job at the same index whose deployment finished has the same latest deployment, and a
- * refresh of a settled job sends one request. Otherwise both are read at once (two requests, one round trip).
+ * Reads a job and, for a resource that follows deployments, its latest deployment; resolves to undefined
+ * when the job does not exist (purged or collected). The deployment outputs describe the deployment the
+ * last create or update followed, as Terraform's Nomad provider does (without `waitForDeployment` they stay
+ * empty). A refresh reads it again only when it may have changed: the job changed or was stopped since (a
+ * spec change makes a new deployment), or the deployment state knows of had not finished. So refreshing a
+ * settled job sends one request; when both are needed they are read at once (one round trip).
  */
-export async function readServerState(client: SchedulerClient, ref: JobRef, kept?: Partial<JobOutputs>): Promise<JobServerState | undefined> {
+export async function readServerState(client: SchedulerClient, ref: JobRef, how: DeploymentRead): Promise<JobServerState | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
   const latest = () => client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
-  if (kept === undefined || !deploymentSettled(kept)) {
+  const kept = how.kept;
+  if (how.follow && (kept === undefined || !deploymentSettled(kept))) {
     const [found, deployment] = await Promise.all([client.jobs.find(ref.jobId, opts), latest()]);
     return found === undefined ? undefined : { job: found.value, deployment };
   }
   const found = await client.jobs.find(ref.jobId, opts);
   if (found === undefined) return undefined;
   const job = found.value;
+  if (!how.follow || kept === undefined) return { job, deployment: NO_DEPLOYMENT };
   if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return { job, deployment: await latest() };
   return { job, deployment: { deploymentId: kept.deploymentId ?? "", deploymentStatus: kept.deploymentStatus ?? "", deploymentStatusDescription: kept.deploymentStatusDescription ?? "" } };
 }
 
-/** True when state holds the job's latest deployment and it can no longer change (while the job stays as it is). */
+/** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */
 function deploymentSettled(kept: Partial<JobOutputs>): boolean {
   if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return false; // state from before it was recorded
-  if (FINISHED_DEPLOYMENT.has(kept.deploymentStatus)) return true;
-  // Batch and sysbatch jobs (periodic and parameterized ones included) never have deployments.
-  return kept.deploymentId === "" && (kept.type === "batch" || kept.type === "sysbatch");
+  return kept.deploymentId === "" || FINISHED_DEPLOYMENT.has(kept.deploymentStatus);
 }
 
 function viewOf(d: Deployment | null | undefined): DeploymentView {

@@ -115,7 +115,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   async read(id, props) {
     const client = newClient();
     const ref = refOf(id, props);
-    const server = await readServerState(client, ref, props);
+    const server = await readServerState(client, ref, { follow: followsDeployments(props), kept: props });
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
     if (server === undefined) return { id: "" };
     let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
@@ -290,7 +290,7 @@ async function rolloutOrInitError(
   } catch (e) {
     if (e instanceof ResourceInitError) throw e;
     const kept: Kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash, incomplete: "rollout" };
-    let server = await readServerState(client, ref).catch(() => undefined);
+    let server = await readServerState(client, ref, { follow: followsDeployments(inputs) }).catch(() => undefined);
     if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
       // Reading failed too: what the register's answer said is what state can know.
       server = { job: { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: reg.jobModifyIndex }, deployment: NO_DEPLOYMENT };
@@ -329,8 +329,13 @@ async function finishIncomplete(client: SchedulerClient, ref: JobRef, olds: JobO
   return rolloutOrInitError(client, ref, news, d, { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex }, undefined, undefined);
 }
 
+/** True when the resource follows its deployments (`waitForDeployment`, the default). */
+function followsDeployments(inputs: Partial<JobInputs>): boolean {
+  return inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
+}
+
 async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept): Promise<JobOutputs> {
-  const server = await readServerState(client, ref);
+  const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
   if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
   return buildOutputs(inputs, ref, server, kept);
 }
@@ -353,7 +358,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
       const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });
-      const server = await readServerState(client, ref);
+      const server = await readServerState(client, ref, { follow: true });
       const dep = result.kind === "deployment" || result.kind === "timeout" ? result.deployment : undefined;
       const message = formatRolloutFailure({
         jobId: ref.jobId,

@@ -55,8 +55,8 @@ async function requestsOf(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 
-/** The reads that follow a write (create or update): the job and its latest deployment, sent together. */
-const READS = (id: string) => [`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`];
+/** What a write reads back without waitForDeployment: the job alone (no deployment is followed). */
+const READS = (id: string) => [`GET /v1/job/${id}`];
 const sorted = (xs: string[]) => [...xs].sort();
 
 describe("requests per Job operation (typed JSON job, waitForDeployment false)", () => {
@@ -69,10 +69,11 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     expect(await requestsOf(async () => (inputs = await checked({ job: jobOf(id, "nginx:1.27"), ...settings })))).toEqual([]);
   });
 
-  it("create: a lookup, the register, then the job and its deployment", async () => {
+  it("create: a lookup, the register, then the job", async () => {
     const sent = await requestsOf(async () => (state = await createJob({ job: jobOf(id, "nginx:1.27"), ...settings })));
     expect(sent.slice(0, 2)).toEqual([`GET /v1/job/${id}`, "POST /v1/jobs"]);
-    expect(sorted(sent.slice(2))).toEqual(READS(id));
+    expect(sent.slice(2)).toEqual(READS(id));    // No deployment is followed, so none is recorded.
+    expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "" });
   });
 
   it("diff with nothing changed sends none", async () => {
@@ -89,30 +90,22 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual([]);
   });
 
-  it("read (refresh) sends the job and its deployment while the deployment runs, then the job alone", async () => {
-    // Not waited for: the deployment was still running when create read it.
-    expect(state.outs.deploymentStatus).not.toBe("successful");
-    expect(sorted(await requestsOf(async () => (state = { id: state.id, outs: (await job.read(state.id, state.outs)).props as Stated["outs"] })))).toEqual(READS(id));
-    for (let i = 0; i < 200 && state.outs.deploymentStatus !== "successful"; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      state = { id: state.id, outs: (await job.read(state.id, state.outs)).props as Stated["outs"] };
-    }
-    expect(state.outs.deploymentStatus).toBe("successful");
+  it("read (refresh) sends the job alone", async () => {
     expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual([`GET /v1/job/${id}`]);
   });
 
-  it("update with the image changed: a plan, the register, then the job and its deployment", async () => {
+  it("update with the image changed: a plan, the register, then the job", async () => {
     const next = await checked({ job: jobOf(id, "nginx:1.28"), ...settings });
     let outs: Stated["outs"] | undefined;
     const sent = await requestsOf(async () => (outs = (await job.update(state.id, state.outs, next)).outs as Stated["outs"]));
     state = { id: state.id, outs: outs as Stated["outs"] };
     expect(sent.slice(0, 2)).toEqual([`POST /v1/job/${id}/plan`, "POST /v1/jobs"]);
-    expect(sorted(sent.slice(2))).toEqual(READS(id));
+    expect(sent.slice(2)).toEqual(READS(id));
   });
 
-  it("update with only a setting changed sends only the two reads", async () => {
+  it("update with only a setting changed sends only the job read", async () => {
     const next = await checked({ job: jobOf(id, "nginx:1.28"), ...settings, deploymentTimeout: "2m" });
-    expect(sorted(await requestsOf(() => job.update(state.id, state.outs, next)))).toEqual(READS(id));
+    expect(await requestsOf(() => job.update(state.id, state.outs, next))).toEqual(READS(id));
   });
 
   it("delete sends one deregister", async () => {
@@ -132,10 +125,30 @@ describe("requests per Job operation (jobspec)", () => {
   });
 });
 
+describe("requests per Job operation (waitForDeployment, the default)", () => {
+  const id = "counted-wait";
+  let state: Stated;
+
+  it("create follows the deployment; then refresh reads the job alone, the deployment being finished", async () => {
+    state = await createJob({ job: jobOf(id, "nginx:1.27"), purgeOnDestroy: true });
+    expect(state.outs.deploymentStatus).toBe("successful");
+    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual([`GET /v1/job/${id}`]);
+  });
+
+  it("refresh reads the job and a deployment state knows of that had not finished, at once", async () => {
+    const running = { ...state.outs, deploymentStatus: "running" };
+    let outs: Stated["outs"] | undefined;
+    expect(sorted(await requestsOf(async () => (outs = (await job.read(state.id, running)).props as Stated["outs"])))).toEqual([`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`]);
+    expect(outs?.deploymentStatus).toBe("successful");
+    expect(outs?.deploymentId).toBe(state.outs.deploymentId);
+    await job.delete(state.id, state.outs);
+  });
+});
+
 describe("requests per Job operation (batch job)", () => {
-  it("refresh sends only the job read: batch jobs have no deployments", async () => {
+  it("refresh sends only the job read: a batch job has no deployment to follow", async () => {
     const batch = { ID: "counted-batch", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }] };
-    const state = await createJob({ job: batch, waitForDeployment: false, purgeOnDestroy: true });
+    const state = await createJob({ job: batch, purgeOnDestroy: true });
     expect(state.outs.deploymentId).toBe("");
     expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/job/counted-batch"]);
     await job.delete(state.id, state.outs);
