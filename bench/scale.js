@@ -316,23 +316,30 @@ async function run(report) {
     const little = measure(ctx, small, `n${small}`, smallReps, report);
     if (big) {
       report("");
-      report(`| command (N = ${n}) | ours | floor | ratio |`);
-      report("|---|---|---|---|");
+      report(`| command (N = ${n}) | ours | floor | ratio | median of paired ratios |`);
+      report("|---|---|---|---|---|");
       for (const key of TABLE_ORDER) {
         const c = COMMANDS.find((x) => x.key === key);
-        const o = median(big.times[key].ours);
-        const f = median(big.times[key].floor);
-        report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} |`);
+        const t = big.times[key];
+        const o = median(t.ours);
+        const f = median(t.floor);
+        const paired = median(t.ours.map((x, i) => x / t.floor[i]));
+        report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} | ${fmt(paired, 2)} |`);
       }
     }
     report("");
-    report(`| command (N = ${small}) | ours | floor | ours - floor |`);
-    report("|---|---|---|---|");
+    // Two estimates of the overhead: the difference of the medians, and the median of the rounds' own
+    // differences (ours and the floor ran back to back in each round, so this one cancels what drifts
+    // between rounds; at N=2 a command's time varies by a few tenths from round to round).
+    report(`| command (N = ${small}) | ours | floor | ours - floor | median of paired differences |`);
+    report("|---|---|---|---|---|");
     for (const key of TABLE_ORDER) {
       const c = COMMANDS.find((x) => x.key === key);
-      const o = median(little.times[key].ours);
-      const f = median(little.times[key].floor);
-      report(`| ${c.label.replace(/\bN\b/g, String(small))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o - f, 2)} s |`);
+      const t = little.times[key];
+      const o = median(t.ours);
+      const f = median(t.floor);
+      const paired = median(t.ours.map((x, i) => x - t.floor[i]));
+      report(`| ${c.label.replace(/\bN\b/g, String(small))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o - f, 2)} s | ${fmt(paired, 2)} s |`);
     }
     if (big?.state) {
       report("");
