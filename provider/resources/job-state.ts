@@ -2,8 +2,8 @@
  * The Job resource's outputs: the settings inputs, what the server reports about the job (version, indexes,
  * status, latest deployment) and the normal form the next diff compares with.
  *
- * What a refresh reads: the job, and its latest deployment only while that can still change (it has not
- * finished, or the job changed since it was read). Allocations and per-group counts are not outputs: they
+ * What a refresh reads: the job, and (for a resource that follows deployments) the latest deployment only
+ * when it can have changed (see `readServerState`). Allocations and per-group counts are not outputs: they
  * change whenever the scheduler places, reschedules or finishes work, so every refresh would report a
  * change no Pulumi program made, and two more requests per job would be sent for it (Terraform's Nomad
  * provider stopped reading allocation IDs into its job resource for the same reason). Scripts that need
@@ -108,7 +108,7 @@ export async function readServerState(client: SchedulerClient, ref: JobRef, how:
   const job = found.value;
   if (!how.follow || kept === undefined) return { job, deployment: NO_DEPLOYMENT };
   if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return { job, deployment: await latest() };
-  return { job, deployment: { deploymentId: kept.deploymentId ?? "", deploymentStatus: kept.deploymentStatus ?? "", deploymentStatusDescription: kept.deploymentStatusDescription ?? "" } };
+  return { job, deployment: viewOf({ ID: kept.deploymentId, Status: kept.deploymentStatus, StatusDescription: kept.deploymentStatusDescription }) };
 }
 
 /** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */

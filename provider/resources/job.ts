@@ -349,8 +349,7 @@ interface Previous {
 
 /** Follows the registration (when asked and when the job kind has deployments) and builds the outputs. */
 async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, d: DesiredJob, evalId: string, priorVersion: number | undefined, previous: Previous | undefined): Promise<JobOutputs> {
-  const wait = inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
-  if (wait && evalId !== "" && !hasNoDeployment(d.identity)) {
+  if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
