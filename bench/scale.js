@@ -284,6 +284,25 @@ function measure(ctx, n, stack, reps, report) {
   return { times, state, floorState };
 }
 
+/**
+ * Prints one size's table: the medians of ours and the floor, `op` of the two medians, and the median of
+ * `op` over the rounds (ours and the floor ran back to back in each round, so that one cancels what drifts
+ * between rounds; at N=2 a command's time varies by a few tenths from round to round).
+ */
+function table(report, times, n, label, op, format) {
+  report("");
+  report(`| command (N = ${n}) | ours | floor | ${label} | median of paired ${label === "ratio" ? "ratios" : "differences"} |`);
+  report("|---|---|---|---|---|");
+  for (const key of TABLE_ORDER) {
+    const c = COMMANDS.find((x) => x.key === key);
+    const t = times[key];
+    const o = median(t.ours);
+    const f = median(t.floor);
+    const paired = median(t.ours.map((x, i) => op(x, t.floor[i])));
+    report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${format(op(o, f))} | ${format(paired)} |`);
+  }
+}
+
 async function run(report) {
   const bin = findCli();
   if (bin === undefined) {
@@ -308,39 +327,14 @@ async function run(report) {
     ];
     for (const s of stacks) for (const p of [ctx.ours, ctx.floor]) initStack(ctx, p, s.stack, s.n, dev);
     if (process.env.BENCH_SCALE_KEEP) {
-      report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack n${n} (the devserver stops with this run)`);
+      report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`);
     }
     const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
     report(`Pulumi CLI ${version}, local backend; ${reps} interleaved rounds at N=${n}, ${smallReps} at N=${small}; medians (ours / floor per round below).`);
     const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
     const little = measure(ctx, small, `n${small}`, smallReps, report);
-    if (big) {
-      report("");
-      report(`| command (N = ${n}) | ours | floor | ratio | median of paired ratios |`);
-      report("|---|---|---|---|---|");
-      for (const key of TABLE_ORDER) {
-        const c = COMMANDS.find((x) => x.key === key);
-        const t = big.times[key];
-        const o = median(t.ours);
-        const f = median(t.floor);
-        const paired = median(t.ours.map((x, i) => x / t.floor[i]));
-        report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o / f, 2)} | ${fmt(paired, 2)} |`);
-      }
-    }
-    report("");
-    // Two estimates of the overhead: the difference of the medians, and the median of the rounds' own
-    // differences (ours and the floor ran back to back in each round, so this one cancels what drifts
-    // between rounds; at N=2 a command's time varies by a few tenths from round to round).
-    report(`| command (N = ${small}) | ours | floor | ours - floor | median of paired differences |`);
-    report("|---|---|---|---|---|");
-    for (const key of TABLE_ORDER) {
-      const c = COMMANDS.find((x) => x.key === key);
-      const t = little.times[key];
-      const o = median(t.ours);
-      const f = median(t.floor);
-      const paired = median(t.ours.map((x, i) => x - t.floor[i]));
-      report(`| ${c.label.replace(/\bN\b/g, String(small))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${fmt(o - f, 2)} s | ${fmt(paired, 2)} s |`);
-    }
+    if (big) table(report, big.times, n, "ratio", (a, b) => a / b, (v) => fmt(v, 2));
+    table(report, little.times, small, "ours - floor", (a, b) => a - b, (v) => `${fmt(v, 2)} s`);
     if (big?.state) {
       report("");
       report(`State per Job resource (stack export, after the first up): ${fmt(big.state.perResource)} bytes, of which outputs ${fmt(big.state.outputsPerResource)} bytes` +
