@@ -2,6 +2,8 @@
  * The provider side's entry point, loaded by the SDK's shims inside the dynamic-provider host at call time.
  * Each resource's implementation is required only when first used, so the host loads just what it needs.
  */
+// First: zod is loaded below this line, and its translations need not be (see the module).
+import "./lazy-zod-locales";
 import type { ProviderImpl } from "./resources/common";
 
 export { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
