@@ -10,6 +10,7 @@ import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
 import { certificateHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
 import { resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
+import { PARSE_OPTIONS } from "../schemas/parse-options";
 
 /** An HTTP method the services use. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "HEAD";
@@ -313,7 +314,7 @@ export class HttpCore {
       }
     }
     if (opts.schema === undefined) return data as T;
-    const parsed = opts.schema.safeParse(data);
+    const parsed = opts.schema.safeParse(data, PARSE_OPTIONS);
     if (!parsed.success) {
       throw fail({
         code: "bad_response",

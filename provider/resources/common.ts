@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { isOutcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
+import { PARSE_OPTIONS } from "../schemas/parse-options";
 
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -168,7 +169,7 @@ export function checkInputs<S extends z.ZodType>(
       unknown[k] = v;
     } else known[k] = v;
   }
-  const parsed = schema.safeParse(known);
+  const parsed = schema.safeParse(known, PARSE_OPTIONS);
   if (!parsed.success) {
     const found: Array<{ path: PropertyKey[]; reason: string }> = [];
     issueFailures(parsed.error.issues as unknown as Issue[], [], found);

@@ -7,6 +7,7 @@ import type { HttpCore } from "../../http/core";
 import { CloudJwtClaimsSchema, LoginRequestSchema, LoginResponseSchema, type AuthBlock, type CloudJwtClaims, type LoginRequest } from "../../schemas/secrets";
 import { encodeMount } from "./normalize";
 import { parseRequest } from "./write";
+import { PARSE_OPTIONS } from "../../schemas/parse-options";
 
 /** What to check in the token before sending it. */
 export interface JwtCheckOptions {
@@ -37,7 +38,7 @@ export async function checkJwt(jwt: string, options: JwtCheckOptions = {}): Prom
   } catch {
     throw new UsageError("log in: the jwt is not a well-formed JWT (three base64url parts with a JSON payload)");
   }
-  const parsed = CloudJwtClaimsSchema.safeParse(raw);
+  const parsed = CloudJwtClaimsSchema.safeParse(raw, PARSE_OPTIONS);
   if (!parsed.success) throw new UsageError("log in: the jwt's claims do not have the expected types (aud, iss, exp, nbf, tid, oid, groups)");
   const claims = parsed.data;
   const nowS = (options.now ?? Date.now)() / 1000;

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { UsageError } from "../../errors";
 import type { WriteResponse } from "../../schemas/secrets";
+import { PARSE_OPTIONS } from "../../schemas/parse-options";
 
 /** What a write reports besides success: the service's warnings (for example a TTL it capped). */
 export interface WriteResult {
@@ -13,7 +14,7 @@ export interface WriteResult {
 
 /** Validates a request body before it is sent; throws UsageError naming the bad field (never its value). */
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, PARSE_OPTIONS);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(body)"}: ${i.message}`);
   throw new UsageError(`${operation}: invalid request: ${issues.join("; ")}`);
