@@ -6,18 +6,25 @@
  */
 import { z } from "zod";
 
+// zod schemas are immutable, so every field of a kind shares one instance: the records below have hundreds
+// of fields, and building two instances per field was most of the time it took to load these modules.
+const STR = z.string().nullish();
+const NUM = z.number().nullish();
+const BOOL = z.boolean().nullish();
+const STRING_MAP = z.record(z.string(), z.string()).nullish();
+
 /** A string that may be absent or `null`. */
-export const str = () => z.string().nullish();
+export const str = () => STR;
 /** A number that may be absent or `null`. Go int64 values past 2^53 lose precision in JSON.parse; they stay numbers. */
-export const num = () => z.number().nullish();
+export const num = () => NUM;
 /** A boolean that may be absent or `null`. */
-export const bool = () => z.boolean().nullish();
+export const bool = () => BOOL;
 /** A list that may be absent or `null`. */
 export const list = <T extends z.ZodType>(item: T) => z.array(item).nullish();
 /** A string-keyed map that may be absent or `null`. */
 export const map = <T extends z.ZodType>(value: T) => z.record(z.string(), value).nullish();
 /** A map of strings (Meta, Env). */
-export const stringMap = () => map(z.string());
+export const stringMap = () => STRING_MAP;
 
 /** Blocking-query fields some write responses repeat in their body. */
 export const bodyMetaShape = {
