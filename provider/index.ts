@@ -2,8 +2,7 @@
  * The provider side's entry point, loaded by the SDK's shims inside the dynamic-provider host at call time.
  * Each resource's implementation is required only when first used, so the host loads just what it needs.
  */
-// First: zod is loaded below this line, and its translations need not be (see the module).
-import "./lazy-zod-locales";
+import { deferZodLocales } from "./lazy-zod-locales";
 import type { ProviderImpl } from "./resources/common";
 
 export { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
@@ -28,6 +27,8 @@ export function provider(kind: ProviderKind): ProviderImpl {
   if (cached !== undefined) return cached;
   const path = MODULES[kind];
   if (path === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
+  // Before the resource's code loads zod: its translated messages need not load with it.
+  deferZodLocales();
   const mod = require(path) as Record<string, ProviderImpl>;
   const impl = mod[kind];
   if (impl === undefined) throw new TypeError(`module ${path} does not export "${kind}"`);

@@ -7,7 +7,9 @@
  * This module puts a stand-in for zod's locale index in the module cache: it answers `__esModule` itself
  * and loads the real index on any other access, so `z.locales` works as before, only later. It must run
  * before zod is first required in the process; if zod is already loaded, or its layout differs from the
- * pinned version's, it does nothing.
+ * pinned version's, it does nothing. `provider()` (provider/index.ts) calls it before it loads a resource's
+ * code, so it runs where the providers run (Pulumi's provider host), not in a program that only imports
+ * the package.
  */
 import Module = require("node:module");
 
@@ -51,5 +53,3 @@ export function deferZodLocales(): boolean {
   require.cache[path] = stub;
   return true;
 }
-
-deferZodLocales();

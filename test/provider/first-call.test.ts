@@ -43,10 +43,10 @@ describe("zod's locales in the provider host", () => {
     z.config(z.locales.fr());
     const french = z.string().safeParse(1).error.issues[0].message;
     z.config(z.locales.en());
-    console.log(JSON.stringify({ atLoad, valid, keys, hasFr, french, after: loaded().length, again: typeof mod === "undefined" ? null : mod.deferZodLocales() }));`;
+    console.log(JSON.stringify({ atLoad, valid, keys, hasFr, french, after: loaded().length, installed: typeof installed === "undefined" ? null : installed, again: typeof mod === "undefined" ? null : mod.deferZodLocales() }));`;
 
   it("loads only English with zod, and every locale on first use, as zod itself offers them", () => {
-    const lazy = node(loading(LOCALES) + report) as Record<string, unknown>;
+    const lazy = node(loading(LOCALES) + "const installed = mod.deferZodLocales();" + report) as Record<string, unknown>;
     const eager = node("const mod = undefined;" + report) as Record<string, unknown>;
     expect(lazy["atLoad"]).toEqual(["en.cjs", "index.cjs"]); // the index is the stand-in
     expect((eager["atLoad"] as string[]).length).toBeGreaterThan(60);
@@ -58,6 +58,7 @@ describe("zod's locales in the provider host", () => {
     expect(lazy["french"]).not.toBe(lazy["valid"]);
     expect(lazy["after"]).toBe(eager["after"]);
     // Once zod is loaded, installing again does nothing.
+    expect(lazy["installed"]).toBe(true);
     expect(lazy["again"]).toBe(false);
   });
 

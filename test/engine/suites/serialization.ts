@@ -38,6 +38,14 @@ export function serializationSuite(get: () => EngineContext): void {
       expect(value.afterClients).toEqual({ undici: false, zod: true });
     });
 
+    it("a resource's code loads zod's English messages only; the other locales load on first use", async () => {
+      const { value } = await runChild<{ atLoad: string[]; frenchLocale: string; afterUse: number }>(get().projects[0], "provider-load.cjs");
+      // The index in the cache is provider/lazy-zod-locales.ts's stand-in, not zod's own.
+      expect(value.atLoad).toEqual(["en.cjs", "index.cjs"]);
+      expect(value.frenchLocale).toBe("function");
+      expect(value.afterUse).toBeGreaterThan(60);
+    });
+
     it.each(KINDS)("%s is a require of the installed shim, within budget", (kind) => {
       const ctx = get();
       const s = ctx.serialized[0].kinds[kind];
