@@ -11,12 +11,14 @@ export type { ProviderImpl } from "./resources/common";
 /** The five resource kinds. */
 export type ProviderKind = "authMount" | "authConfig" | "authRole" | "job" | "jobVersionTag";
 
-const MODULES: Readonly<Record<ProviderKind, string>> = Object.freeze({
-  authMount: "./resources/auth-mount",
-  authConfig: "./resources/auth-config",
-  authRole: "./resources/auth-role",
-  job: "./resources/job",
-  jobVersionTag: "./resources/job-version-tag",
+// Each a literal require, so that the bundle of this entry (scripts/bundle-host.js) holds every resource's
+// code; a module still runs only when its kind is first used.
+const MODULES: Readonly<Record<ProviderKind, () => unknown>> = Object.freeze({
+  authMount: () => require("./resources/auth-mount"),
+  authConfig: () => require("./resources/auth-config"),
+  authRole: () => require("./resources/auth-role"),
+  job: () => require("./resources/job"),
+  jobVersionTag: () => require("./resources/job-version-tag"),
 });
 
 const loaded = new Map<ProviderKind, ProviderImpl>();
@@ -25,13 +27,13 @@ const loaded = new Map<ProviderKind, ProviderImpl>();
 export function provider(kind: ProviderKind): ProviderImpl {
   const cached = loaded.get(kind);
   if (cached !== undefined) return cached;
-  const path = MODULES[kind];
-  if (path === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
+  const load = Object.prototype.hasOwnProperty.call(MODULES, kind) ? MODULES[kind] : undefined;
+  if (load === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
   // Before the resource's code loads zod: its translated messages need not load with it.
   deferZodLocales();
-  const mod = require(path) as Record<string, ProviderImpl>;
+  const mod = load() as Record<string, ProviderImpl>;
   const impl = mod[kind];
-  if (impl === undefined) throw new TypeError(`module ${path} does not export "${kind}"`);
+  if (impl === undefined) throw new TypeError(`the module of "${kind}" does not export it`);
   const wrapped = keepProviderOnInitErrors(impl);
   loaded.set(kind, wrapped);
   return wrapped;

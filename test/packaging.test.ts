@@ -26,7 +26,7 @@ interface PackInfo {
 describe("npm pack", () => {
   it("builds dist/ on pack and ships it with the README, and no sources, tests or examples", { timeout: 240_000 }, async () => {
     for (const f of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "index.ts"]) copyFileSync(join(REPO_ROOT, f), join(stage, f));
-    for (const d of ["sdk", "provider", "devserver"]) cpSync(join(REPO_ROOT, d), join(stage, d), { recursive: true });
+    for (const d of ["sdk", "provider", "devserver", "scripts"]) cpSync(join(REPO_ROOT, d), join(stage, d), { recursive: true });
     symlinkSync(join(REPO_ROOT, "node_modules"), join(stage, "node_modules"), "dir");
     expect(existsSync(join(stage, "dist"))).toBe(false);
 
@@ -41,6 +41,9 @@ describe("npm pack", () => {
       "dist/index.js",
       "dist/index.d.ts",
       "dist/provider/index.js",
+      "dist/provider/host.js",
+      "dist/provider/host-bundle.js",
+      "dist/provider/host-bundle.LICENSES.txt",
       "dist/provider/clients/index.js",
       "dist/devserver/index.js",
       "dist/sdk/shim/job.js",

@@ -8,6 +8,7 @@ import { CloudJwtClaimsSchema, LoginRequestSchema, LoginResponseSchema, type Aut
 import { encodeMount } from "./normalize";
 import { parseRequest } from "./write";
 import { PARSE_OPTIONS } from "../../schemas/parse-options";
+import { importJose } from "../../import-esm";
 
 /** What to check in the token before sending it. */
 export interface JwtCheckOptions {
@@ -30,8 +31,8 @@ export interface LoginOptions extends JwtCheckOptions {
  * include the token.
  */
 export async function checkJwt(jwt: string, options: JwtCheckOptions = {}): Promise<CloudJwtClaims> {
-  // jose is ESM-only; a dynamic import keeps this module CommonJS.
-  const { decodeJwt } = await import("jose");
+  // jose is ESM-only; a dynamic import (in a module of its own, see there) keeps this module CommonJS.
+  const { decodeJwt } = await importJose();
   let raw: unknown;
   try {
     raw = decodeJwt(jwt);

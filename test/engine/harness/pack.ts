@@ -1,10 +1,10 @@
 /**
  * Builds and packs the library the way a release does, without touching the repository's `dist/`:
  * teammates build and test in the same work tree, so the harness compiles into a private staging
- * directory (same tsconfig, same `files` list) and runs `npm pack` on that.
+ * directory (same tsconfig, same bundle step, same `files` list) and runs `npm pack` on that.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -44,8 +44,12 @@ export async function packLibrary(workDir: string, label: string): Promise<Packe
   } catch (err) {
     tscErrors = String((err as { stdout?: string }).stdout ?? err);
   }
+  // The second half of `npm run build`: the provider entry's bundle, which resolves packages from the
+  // build's root as a build in the repository does.
+  if (!existsSync(join(stageDir, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(stageDir, "node_modules"), "dir");
+  await run(process.execPath, [join(REPO_ROOT, "scripts", "bundle-host.js"), join(stageDir, "dist")], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
   const buildMs = Date.now() - t0;
-  for (const f of ["dist/provider/index.js", "dist/sdk/shim/make.js"]) {
+  for (const f of ["dist/provider/index.js", "dist/provider/host-bundle.js", "dist/sdk/shim/make.js"]) {
     if (!existsSync(join(stageDir, f))) throw new Error(`build produced no ${f}:\n${tscErrors}`);
   }
   const t1 = Date.now();

@@ -6,7 +6,19 @@ import { describe, expect, it } from "vitest";
 import { runChild } from "../harness/child";
 import { KINDS, record, type EngineContext } from "../harness/context";
 import { hashTree } from "../harness/pack";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+interface ProviderLoad {
+  atLoad: string[];
+  resourceFiles: string[];
+  zodCoreFiles: string[];
+  entryFiles: string[];
+  checked: boolean;
+  frenchLocale: string;
+  afterUse: number;
+}
 
 /** Budget for one serialized provider (perf-floor §4). */
 export const PROVIDER_BUDGET_BYTES = 2048;
@@ -38,12 +50,48 @@ export function serializationSuite(get: () => EngineContext): void {
       expect(value.afterClients).toEqual({ undici: false, zod: true });
     });
 
-    it("a resource's code loads zod's English messages only; the other locales load on first use", async () => {
-      const { value } = await runChild<{ atLoad: string[]; frenchLocale: string; afterUse: number }>(get().projects[0], "provider-load.cjs");
-      // The index in the cache is provider/lazy-zod-locales.ts's stand-in, not zod's own.
-      expect(value.atLoad).toEqual(["en.cjs", "index.cjs"]);
-      expect(value.frenchLocale).toBe("function");
-      expect(value.afterUse).toBeGreaterThan(60);
+    it("a resource's code loads from the one bundled file, with none of zod's translated messages until they are used", async () => {
+      const cache = mkdtempSync(join(tmpdir(), "pss-code-cache-"));
+      try {
+        const { value } = await runChild<ProviderLoad>(get().projects[0], "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
+        // The index in the cache is provider/lazy-zod-locales.ts's stand-in, not zod's own; English is in the bundle.
+        expect(value.atLoad).toEqual(["index.cjs"]);
+        expect(value.resourceFiles).toEqual([]);
+        expect(value.zodCoreFiles).toEqual([]);
+        // From the library's own files, only the loader and the cache's code: the rest is in host-bundle.js.
+        expect(value.entryFiles).toEqual(["code-cache.js", "host.js"]);
+        expect(value.checked).toBe(true);
+        expect(value.frenchLocale).toBe("function");
+        expect(value.afterUse).toBeGreaterThan(60);
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    });
+
+    it("the next host compiles the provider code from the cache the first one wrote", async () => {
+      const cache = mkdtempSync(join(tmpdir(), "pss-code-cache-"));
+      try {
+        const project = get().projects[0];
+        const dir = join(cache, "pulumi-secrets-scheduler");
+        await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
+        const files = readdirSync(dir);
+        expect(files).toHaveLength(1);
+        const file = join(dir, files[0]!);
+        expect(readFileSync(file, "utf8").split("\n")[0]).toBe('{"covered":["check"]}');
+        const before = statSync(file);
+        const { value } = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
+        expect(value.checked).toBe(true);
+        // Accepted and covering the check: not written again (a refused file would be replaced, a new inode).
+        expect(statSync(file).ino).toBe(before.ino);
+        expect(statSync(file).mtimeMs).toBe(before.mtimeMs);
+        // Turned off, nothing is written.
+        const off = mkdtempSync(join(tmpdir(), "pss-code-cache-off-"));
+        await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: "1" } });
+        expect(readdirSync(off)).toEqual([]);
+        rmSync(off, { recursive: true, force: true });
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     });
 
     it.each(KINDS)("%s is a require of the installed shim, within budget", (kind) => {

@@ -1,0 +1,114 @@
+// Part of `npm run build`, after tsc: bundles the provider entry (dist/provider/index.js, the code the
+// dynamic-provider host runs) with zod and undici's HTTP parts into one file, dist/provider/host-bundle.js,
+// which dist/provider/host.js loads for the `pulumi-secrets-scheduler/provider` export, compiled from a
+// V8 code cache kept between processes (provider/code-cache.ts).
+//
+// Why: Pulumi starts a new provider host for every command, and the host loads this code on the first
+// call. In a host-like process on this project's machines (medians of 10): loading the Job code took 37 ms
+// as about 130 separate modules and 20 ms as this file compiled from the cache; a first check 4.1 and
+// 1.9 ms; a first create (undici's parts load with it) 27 and 19 ms.
+//
+// Left outside the bundle, loaded from node_modules as before: undici's index (the action stream's
+// WebSocket), jose and @cdktf/hcl2json (loaded when used), @pulumi/pulumi (the host's own copy), zod's
+// locale index, which provider/lazy-zod-locales.ts defers (zod requires it by a relative path, so it is
+// renamed to the package path the stand-in is installed under), and provider/import-esm.ts.
+//
+// Usage: node scripts/bundle-host.js [dist directory]   (default: this repository's dist/)
+"use strict";
+const { build } = require("esbuild");
+const { readdirSync, readFileSync, writeFileSync } = require("node:fs");
+const { dirname, join, resolve } = require("node:path");
+
+const ROOT = join(__dirname, "..");
+// The build's output directory: dist/, or the one given (the engine tests build into a staging directory).
+const DIST = resolve(process.argv[2] ?? join(ROOT, "dist"));
+const OUT = join(DIST, "provider", "host-bundle.js");
+const EXTERNAL = ["jose", "@cdktf/hcl2json", "@pulumi/pulumi", "@pulumi/pulumi/*", "zod/v4/locales"];
+
+/**
+ * provider/import-esm.ts makes the dynamic imports of ESM-only packages; a script compiled from a code
+ * cache cannot, so that module stays outside, required from beside the bundle.
+ */
+const esmImportsOutside = {
+  name: "esm-imports-outside",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]import-esm(\.js)?$/ }, () => ({ path: "./import-esm.js", external: true }));
+  },
+};
+
+/** undici's index (WebSocket, for the action stream) stays outside; the parts the HTTP core loads by path go in. */
+const undiciIndexOutside = {
+  name: "undici-index-outside",
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: "undici", external: true }));
+  },
+};
+
+/** zod's classic entry requires "../locales/index.cjs": keep it outside, under the package path. */
+const zodLocalesOutside = {
+  name: "zod-locales-outside",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]locales[\\/]index\.cjs$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: "zod/v4/locales", external: true } : undefined,
+    );
+  },
+};
+
+/**
+ * The bundle carries other packages' code (zod, undici's HTTP parts): their licenses go beside it, in
+ * host-bundle.LICENSES.txt, as their licenses ask of every copy.
+ */
+function writeNotices(inputs) {
+  const packages = new Map();
+  for (const input of inputs) {
+    const m = /^(.*node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(input);
+    if (m !== null) packages.set(m[1], true);
+  }
+  const parts = [];
+  for (const rel of [...packages.keys()].sort()) {
+    const dir = join(dirname(DIST), rel);
+    const pj = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const licenseFile = readdirSync(dir).find((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f));
+    if (licenseFile === undefined) throw new Error(`bundle-host: ${pj.name} ships no license file to copy`);
+    parts.push(`${pj.name} ${pj.version} (${pj.license})\n\n${readFileSync(join(dir, licenseFile), "utf8").trim()}\n`);
+  }
+  writeFileSync(
+    join(DIST, "provider", "host-bundle.LICENSES.txt"),
+    `host-bundle.js contains code of these packages, under these licenses:\n\n${parts.join("\n" + "-".repeat(72) + "\n\n")}`,
+  );
+}
+
+async function main() {
+  const result = await build({
+    // Module paths in the bundle are relative to the build's root (its node_modules may be a link to this
+    // repository's, kept as a link), so two builds of the same sources are byte-identical wherever they are.
+    absWorkingDir: dirname(DIST),
+    preserveSymlinks: true,
+    entryPoints: [join(DIST, "provider", "index.js")],
+    outfile: OUT,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: EXTERNAL,
+    plugins: [zodLocalesOutside, esmImportsOutside, undiciIndexOutside],
+    // Not minified: it loaded slower here (29 ms against 27), and stack traces keep their names.
+    minify: false,
+    legalComments: "inline",
+    logLevel: "warning",
+    metafile: true,
+  });
+  // A bundle that pulled in one of the outside packages would load it twice (and break instanceof across them).
+  const inside = Object.keys(result.metafile.inputs).filter((p) => /node_modules[\\/](jose|@cdktf|@pulumi)[\\/]/.test(p));
+  if (inside.length > 0) throw new Error(`bundle-host: these belong outside the bundle: ${inside.join(", ")}`);
+  writeNotices(Object.keys(result.metafile.inputs));
+  const dynamic = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
+    input.imports.filter((i) => i.kind === "dynamic-import").map((i) => `${file} imports ${i.path}`),
+  );
+  if (dynamic.length > 0) throw new Error(`bundle-host: the bundle makes dynamic imports (move them to provider/import-esm.ts): ${dynamic.join("; ")}`);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
