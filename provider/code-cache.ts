@@ -6,10 +6,11 @@
  * code cache V8 made of the bundle after those calls, so it holds the functions they compiled. A host
  * writes the file after the first call of each method the file it found does not cover, so the cache
  * grows to what the commands run, and a host whose calls are all covered writes nothing. Files are
- * written under a temporary name and renamed: a reader sees a whole file or none.
+ * written under a temporary name and renamed: a reader sees a whole file or none. A host that writes a
+ * new file removes the files of other bundles (earlier releases) not written for 30 days.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import Module = require("node:module");
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -95,6 +96,32 @@ function writeCache(file: string, covered: ReadonlySet<Method>, data: Buffer): b
   }
 }
 
+/** A cache file unused this long is removed when a host writes a cache (each release has its own file). */
+export const CACHE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+/** A temporary file this old belongs to a writer that died. */
+const TMP_MAX_AGE_MS = 3600 * 1000;
+
+/** Removes other cache files not written for CACHE_MAX_AGE_MS, and temporary files a dead writer left. */
+function prune(dir: string, keep: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (path === keep || !name.startsWith("host-")) continue;
+    const maxAge = name.endsWith(".v8") ? CACHE_MAX_AGE_MS : name.endsWith(".tmp") ? TMP_MAX_AGE_MS : undefined;
+    if (maxAge === undefined) continue;
+    try {
+      if (now - lstatSync(path).mtimeMs > maxAge) unlinkSync(path);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
+
 /** What happened to the cache, for the tests. */
 export interface CacheEvents {
   /** "off": no usable directory; "none": no file yet; "accepted" / "rejected": V8's verdict on the file. */
@@ -128,7 +155,10 @@ export function loadBundle(bundlePath: string, dir: string | undefined, events: 
   const save = (): void => {
     if (writeCache(file, covered, script.createCachedData())) events.saved?.(file, [...covered]);
   };
-  if (found === undefined || rejected) save();
+  if (found === undefined || rejected) {
+    save();
+    prune(dirname(file), file, Date.now());
+  }
   if (METHODS.every((m) => covered.has(m))) return entry;
 
   // Calls of a method the cache does not cover yet: after the first one settles, save the code it compiled.

@@ -5,7 +5,7 @@
  * bundle here is a small stand-in with the provider entry's shape; the engine suite loads the real one.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -171,6 +171,21 @@ describe("the bundle's code cache", () => {
     const ok = fixture();
     load(ok.bundle, ok.cache, [["check", {}, {}]]);
     expect(readdirSync(ok.cache).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("a host that writes a new cache removes other releases' files not written for 30 days, and dead writers' temporary files", () => {
+    const f = fixture();
+    mkdirSync(f.cache, { mode: 0o700 });
+    const old = Date.now() / 1000 - 31 * 24 * 3600;
+    const stale = ["host-0000000000000000000000000000000000000000.v8", "host-1111111111111111111111111111111111111111.v8.123.tmp"];
+    const kept = ["host-2222222222222222222222222222222222222222.v8", "notes.txt"];
+    for (const name of [...stale, ...kept]) writeFileSync(join(f.cache, name), "x");
+    for (const name of [...stale, "notes.txt"]) utimesSync(join(f.cache, name), old, old);
+    load(f.bundle, f.cache);
+    const left = readdirSync(f.cache);
+    for (const name of stale) expect(left).not.toContain(name);
+    for (const name of kept) expect(left).toContain(name);
+    expect(left).toHaveLength(3); // the two kept and the new cache
   });
 
   it("still loads when the directory cannot be made", () => {
