@@ -331,7 +331,8 @@ async function run(report) {
       report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`);
     }
     const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
-    report(`Pulumi CLI ${version}, local backend; ${reps} interleaved rounds at N=${n}, ${smallReps} at N=${small}; medians (ours / floor per round below).`);
+    const rounds = [...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []), `${smallReps}${n > 0 ? "" : " interleaved rounds"} at N=${small}`].join(", ");
+    report(`Pulumi CLI ${version}, local backend; ${rounds}; medians (ours / floor per round below).`);
     const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
     const little = measure(ctx, small, `n${small}`, smallReps, report);
     if (big) table(report, big.times, n, "ratio", (a, b) => a / b, (v) => fmt(v, 2));
