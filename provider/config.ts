@@ -4,7 +4,7 @@
  * and turned into explicit connection options. Anything unset falls back to the environment.
  */
 import type { ServiceName } from "./errors";
-import type { ConnectionOptions, HeaderStyle } from "./http/settings";
+import { ENV, type ConnectionOptions, type HeaderStyle } from "./http/settings";
 
 /** Namespace of this library's stack config keys, e.g. `pulumi-secrets-scheduler:schedulerAddress`. */
 export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
@@ -106,4 +106,25 @@ export function setConnectionOverrides(values: Pick<ConnectionOptions, "retry" |
 /** Replaces the stored stack config (tests). */
 export function setStackConfig(values: Record<string, string>): void {
   stackConfig = { ...values };
+}
+
+const clients = new Map<string, { key: string; client: unknown }>();
+
+/**
+ * The provider's client of a service for this process, made by `make` from stack config (then the
+ * environment). A provider host runs a whole command: its calls share one client (its settings resolved
+ * once, its pool taken once) as long as the stack config, the connection overrides and the service's
+ * environment variables are what they were; any change makes a new one. A client that cannot be made
+ * (a setting missing or wrong) throws on every call, as before.
+ */
+export function providerClient<T>(service: ServiceName, name: string, make: (options: ConnectionOptions) => T): T {
+  const options = connectionOptions(service);
+  let key = JSON.stringify(options);
+  for (const variable of Object.values(ENV[service])) key += "\0" + (process.env[variable] ?? "\u0001");
+  const slot = `${service}:${name}`;
+  const known = clients.get(slot);
+  if (known !== undefined && known.key === key) return known.client as T;
+  const client = make(options);
+  clients.set(slot, { key, client });
+  return client;
 }

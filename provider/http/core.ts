@@ -129,10 +129,14 @@ function poolFor(conn: ResolvedConnection): PoolEntry {
   return entry;
 }
 
+/** Counts closeConnections calls: an HttpCore holding a pool from before one takes its pool again. */
+let poolsGeneration = 0;
+
 /** Closes every pooled connection of this process (scripts call it before exiting early). */
 export async function closeConnections(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
+  poolsGeneration++;
   await Promise.all(all.map((e) => e.pool.close().catch(() => undefined)));
 }
 
@@ -142,6 +146,7 @@ const SERVICE_LABEL: Record<ServiceName, string> = { secrets: "secrets service",
 export class HttpCore {
   readonly connection: ResolvedConnection;
   private pooled: PoolEntry | undefined;
+  private pooledGeneration = -1;
 
   constructor(service: ServiceName, options: ConnectionOptions = {}) {
     this.connection = resolveConnection(service, options);
@@ -149,12 +154,13 @@ export class HttpCore {
 
   /** The pool of this connection, taken (or opened) on first use. */
   private get entry(): PoolEntry {
-    if (this.pooled === undefined) {
+    if (this.pooled === undefined || this.pooledGeneration !== poolsGeneration) {
       const entry = poolFor(this.connection);
       const onConnect = this.connection.hooks.onConnect;
       const service = this.connection.service;
       if (onConnect) entry.listeners.add((origin) => onConnect({ service, origin }));
       this.pooled = entry;
+      this.pooledGeneration = poolsGeneration;
     }
     return this.pooled;
   }

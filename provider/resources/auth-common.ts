@@ -7,13 +7,13 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
 import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
-import { connectionOptions } from "../config";
+import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
 
 /** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
 export function secretsClient(): SecretsClient {
-  return new SecretsClient(connectionOptions("secrets"));
+  return providerClient("secrets", "SecretsClient", (o) => new SecretsClient(o));
 }
 
 /** Writes a warning to stderr, where the Pulumi CLI shows it. Never pass secret values. */

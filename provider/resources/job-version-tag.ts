@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { SchedulerClient } from "../clients/scheduler";
-import { connectionOptions } from "../config";
+import { providerClient } from "../config";
 import { isApiError, isOutcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
@@ -52,7 +52,7 @@ export interface JobVersionTagOutputs {
 }
 
 function newClient(): SchedulerClient {
-  return new SchedulerClient(connectionOptions("scheduler"));
+  return providerClient("scheduler", "SchedulerClient", (o) => new SchedulerClient(o));
 }
 
 function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): string {

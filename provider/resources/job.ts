@@ -4,7 +4,7 @@
  * deployment and rolled back when that deployment fails.
  */
 import { SchedulerClient } from "../clients/scheduler";
-import { connectionOptions } from "../config";
+import { providerClient } from "../config";
 import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
@@ -24,7 +24,7 @@ const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDe
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 function newClient(): SchedulerClient {
-  return new SchedulerClient(connectionOptions("scheduler"));
+  return providerClient("scheduler", "SchedulerClient", (o) => new SchedulerClient(o));
 }
 
 /** The Job provider. */
