@@ -53,10 +53,14 @@ function privateDir(dir: string): boolean {
   }
 }
 
-/** The cache file of one bundle text under this Node build (V8 itself checks only the text's length). */
-function cacheFile(dir: string, text: string): string {
+/**
+ * The cache file of one bundle text at one path under this Node build. V8 itself checks only the text's
+ * length; the path is in the key because compiled code keeps the file name it was compiled under (stack
+ * traces would name another installation's file).
+ */
+function cacheFile(dir: string, bundlePath: string, text: string): string {
   const h = createHash("sha256");
-  h.update(`${process.version}\0${process.arch}\0${process.versions.v8}\0`).update(text);
+  h.update(`${process.version}\0${process.arch}\0${process.versions.v8}\0${bundlePath}\0`).update(text);
   return join(dir, `host-${h.digest("hex").slice(0, 40)}.v8`);
 }
 
@@ -136,7 +140,7 @@ export interface CacheEvents {
  */
 export function loadBundle(bundlePath: string, dir: string | undefined, events: CacheEvents = {}): Entry {
   const text = readFileSync(bundlePath, "utf8");
-  const file = dir !== undefined && privateDir(dir) ? cacheFile(dir, text) : undefined;
+  const file = dir !== undefined && privateDir(dir) ? cacheFile(dir, bundlePath, text) : undefined;
   const found = file !== undefined ? readCache(file) : undefined;
   // The wrapper Node puts around a CommonJS module, on the first line so that line numbers stay.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${text}\n})`, {

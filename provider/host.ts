@@ -10,7 +10,7 @@
  * create 27 -> 19 ms (medians of 10; the README's Scale section has the whole-command figures).
  *
  * The cache (./code-cache.ts):
- * - is one file per bundle text and Node build, named by a hash of both, in `$NODE_COMPILE_CACHE/
+ * - is one file per bundle text, bundle path and Node build, named by a hash of them, in `$NODE_COMPILE_CACHE/
  *   pulumi-secrets-scheduler` when that is set, else in `<os temp dir>/pulumi-secrets-scheduler-<uid>`;
  * - is written by a host that found none, or one V8 refused, or one that lacks a provider method the host
  *   ran (after that method's first call settles, so it holds the code the call compiled); under a

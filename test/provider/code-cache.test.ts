@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import ts from "typescript";
 import { codeCacheDir } from "../../provider/code-cache";
@@ -65,6 +65,7 @@ out.where = entry.where();
       out.results.push(await entry.provider("job")[m](...args));
     } catch (e) {
       out.results.push({ error: e.message });
+      out.stack = e.stack;
     }
   }
   await new Promise((r) => setImmediate(r));
@@ -76,6 +77,7 @@ interface Loaded {
   saved: string[][];
   results: unknown[];
   where: string;
+  stack?: string;
 }
 
 /** Loads a bundle in a fresh process, makes the calls (method name, then its arguments) and reports the cache's events. */
@@ -136,6 +138,19 @@ describe("the bundle's code cache", () => {
     const again = load(f.bundle, f.cache, [["check", {}, {}]]);
     expect(again.loaded).toEqual(["none"]);
     expect(again.results).toEqual([{ inputs: { n: 2, tag: "b" } }]);
+    expect(readdirSync(f.cache)).toHaveLength(2);
+  });
+
+  it("keys the cache by the bundle's path too: a copy elsewhere has its own, and its errors name its own file", () => {
+    const f = fixture();
+    load(f.bundle, f.cache, [["check", {}, {}]]);
+    const copy = join(root, `copy-${++seq}`);
+    mkdirSync(copy);
+    writeFileSync(join(copy, "helper.js"), readFileSync(join(dirname(f.bundle), "helper.js")));
+    writeFileSync(join(copy, "host-bundle.js"), readFileSync(f.bundle));
+    const other = load(join(copy, "host-bundle.js"), f.cache, [["create", { fail: "where" }]]);
+    expect(other.loaded).toEqual(["none"]);
+    expect(other.stack).toContain(join(copy, "host-bundle.js"));
     expect(readdirSync(f.cache)).toHaveLength(2);
   });
 
