@@ -2,8 +2,9 @@
  * Loads the provider entry's bundle with a V8 code cache kept between processes (./host.ts says why; the
  * README's Scale section what it saves).
  *
- * A cache file holds one line of JSON (which provider methods had run when it was made) and then the
- * code cache V8 made of the bundle after those calls, so it holds the functions they compiled. A host
+ * A cache file holds one line of JSON (which provider methods had run when it was made, and a CRC-32 of
+ * the rest) and then the code cache V8 made of the bundle after those calls, so it holds the functions
+ * they compiled. A host
  * writes the file after the first call of each method the file it found does not cover, so the cache
  * grows to what the commands run, and a host whose calls are all covered writes nothing. Files are
  * written under a temporary name and renamed: a reader sees a whole file or none. A host that writes a
@@ -15,6 +16,7 @@ import Module = require("node:module");
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { crc32 } from "node:zlib";
 import type * as ProviderEntry from "./index";
 
 /** What the bundle exports: the provider entry. */
@@ -75,9 +77,12 @@ function readCache(file: string): { covered: Set<Method>; data: Buffer } | undef
   const eol = raw.indexOf(0x0a);
   if (eol < 0 || eol > 1024) return undefined;
   try {
-    const head = JSON.parse(raw.subarray(0, eol).toString("utf8")) as { covered?: unknown };
+    const head = JSON.parse(raw.subarray(0, eol).toString("utf8")) as { covered?: unknown; crc32?: unknown };
+    const data = raw.subarray(eol + 1);
+    // V8 checks a cache's versions and lengths, not its bytes: a file damaged on disk is not handed to it.
+    if (head.crc32 !== crc32(data)) return undefined;
     const covered = new Set(Array.isArray(head.covered) ? METHODS.filter((m) => (head.covered as unknown[]).includes(m)) : []);
-    return { covered, data: raw.subarray(eol + 1) };
+    return { covered, data };
   } catch {
     return undefined;
   }
@@ -87,7 +92,7 @@ function readCache(file: string): { covered: Set<Method>; data: Buffer } | undef
 function writeCache(file: string, covered: ReadonlySet<Method>, data: Buffer): boolean {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify({ covered: [...covered] }) + "\n"), data]), { mode: 0o600 });
+    writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify({ covered: [...covered], crc32: crc32(data) }) + "\n"), data]), { mode: 0o600 });
     renameSync(tmp, file);
     return true;
   } catch {
@@ -188,7 +193,7 @@ export function loadBundle(bundlePath: string, dir: string | undefined, events: 
       if (typeof f !== "function" || covered.has(m)) continue;
       (wrapped as Record<string, unknown>)[m] = (...args: unknown[]) => {
         const p = f.apply(impl, args);
-        p.then(() => settled(m), () => settled(m));
+        Promise.resolve(p).then(() => settled(m), () => settled(m));
         return p;
       };
     }

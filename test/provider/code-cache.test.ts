@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { crc32 } from "node:zlib";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import ts from "typescript";
@@ -107,7 +108,7 @@ describe("the bundle's code cache", () => {
     const files = readdirSync(f.cache);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^host-[0-9a-f]{40}\.v8$/);
-    expect(readFileSync(join(f.cache, files[0]!), "utf8").split("\n")[0]).toBe('{"covered":["check","create"]}');
+    expect(readFileSync(join(f.cache, files[0]!), "utf8").split("\n")[0]).toMatch(/^\{"covered":\["check","create"\],"crc32":\d+\}$/);
 
     const third = load(f.bundle, f.cache, [["check", {}, { n: 1 }], ["create", { n: 1 }]]);
     expect(third.loaded).toEqual(["accepted"]);
@@ -154,17 +155,26 @@ describe("the bundle's code cache", () => {
     expect(readdirSync(f.cache)).toHaveLength(2);
   });
 
-  it("replaces a file V8 refuses, and ignores one that is not a cache file", () => {
+  it("replaces a file V8 refuses, and ignores one that is not a cache file or whose bytes changed", () => {
     const f = fixture();
     load(f.bundle, f.cache);
     const file = join(f.cache, readdirSync(f.cache)[0]!);
-    writeFileSync(file, Buffer.concat([Buffer.from('{"covered":["check"]}\n'), Buffer.alloc(4096, 7)]));
+    const junk = Buffer.alloc(4096, 7);
+    writeFileSync(file, Buffer.concat([Buffer.from(`{"covered":["check"],"crc32":${crc32(junk)}}\n`), junk]));
     const refused = load(f.bundle, f.cache, [["check", {}, { n: 3 }]]);
     expect(refused.loaded).toEqual(["rejected"]);
     expect(refused.results).toEqual([{ inputs: { n: 6, tag: "a" } }]);
     expect(refused.saved).toEqual([[], ["check"]]); // what the refused file claimed to cover is forgotten with it
 
     writeFileSync(file, "not a cache file");
+    expect(load(f.bundle, f.cache).loaded).toEqual(["none"]);
+    expect(load(f.bundle, f.cache).loaded).toEqual(["accepted"]);
+
+    // One byte of the compiled code changed on disk: not handed to V8 (which would not notice), written anew.
+    const good = readFileSync(file);
+    const damaged = Buffer.from(good);
+    damaged[damaged.length - 100] = (damaged[damaged.length - 100]! + 1) % 256;
+    writeFileSync(file, damaged);
     expect(load(f.bundle, f.cache).loaded).toEqual(["none"]);
     expect(load(f.bundle, f.cache).loaded).toEqual(["accepted"]);
   });
