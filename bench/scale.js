@@ -7,7 +7,8 @@
 //
 // Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
 // without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_SMALL_N (2),
-// BENCH_SCALE_REPS (3), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
+// BENCH_SCALE_REPS (5: refresh, about 1.6 s at N=200, varied from 1.08 to 1.14 in ratio between the rounds
+// of one run here, so 3 rounds left its median to one round), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
 // ours minus the floor in one round spreads from -0.5 to +0.6 s around a true difference of about 0.1 s, so
 // the median needs many rounds; they are cheap), BENCH_SCALE_KEEP=1 keeps the temporary directory (it prints the environment to rerun a command by hand).
 "use strict";
@@ -312,7 +313,7 @@ async function run(report) {
   }
   const n = Number(process.env.BENCH_SCALE_N ?? 200);
   const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
-  const reps = Number(process.env.BENCH_SCALE_REPS ?? 3);
+  const reps = Number(process.env.BENCH_SCALE_REPS ?? 5);
   const smallReps = Number(process.env.BENCH_SCALE_SMALL_REPS ?? 15);
   const tmp = mkdtempSync(join(tmpdir(), "pss-scale-"));
   const dev = await startChild("full");
