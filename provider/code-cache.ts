@@ -4,9 +4,9 @@
  *
  * A cache file holds one line of JSON (which provider methods had run when it was made, and a CRC-32 of
  * the rest) and then the code cache V8 made of the bundle after those calls, so it holds the functions
- * they compiled. A host
- * writes the file after the first call of each method the file it found does not cover, so the cache
- * grows to what the commands run, and a host whose calls are all covered writes nothing. Files are
+ * they compiled. A host writes the file after the first call of each method the file it found does not
+ * cover, so the cache grows to what the commands run, and a host whose calls are all covered writes
+ * nothing. Files are
  * written under a temporary name and renamed: a reader sees a whole file or none. A host that writes a
  * new file removes the files of other bundles (earlier releases) not written for 30 days.
  */
@@ -106,7 +106,7 @@ function writeCache(file: string, covered: ReadonlySet<Method>, data: Buffer): b
 }
 
 /** A cache file unused this long is removed when a host writes a cache (each release has its own file). */
-export const CACHE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+const CACHE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** A temporary file this old belongs to a writer that died. */
 const TMP_MAX_AGE_MS = 3600 * 1000;
 

@@ -108,23 +108,22 @@ export function setStackConfig(values: Record<string, string>): void {
   stackConfig = { ...values };
 }
 
-const clients = new Map<string, { key: string; client: unknown }>();
+const clients = new Map<ServiceName, { key: string; client: unknown }>();
 
 /**
- * The provider's client of a service for this process, made by `make` from stack config (then the
- * environment). A provider host runs a whole command: its calls share one client (its settings resolved
+ * The providers' client of a service for this process (each service has one client class), made by
+ * `make` from stack config (then the environment). A provider host runs a whole command: its calls share one client (its settings resolved
  * once, its pool taken once) as long as the stack config, the connection overrides and the service's
  * environment variables are what they were; any change makes a new one. A client that cannot be made
  * (a setting missing or wrong) throws on every call, as before.
  */
-export function providerClient<T>(service: ServiceName, name: string, make: (options: ConnectionOptions) => T): T {
+export function providerClient<T>(service: ServiceName, make: (options: ConnectionOptions) => T): T {
   const options = connectionOptions(service);
   let key = JSON.stringify(options);
   for (const variable of Object.values(ENV[service])) key += "\0" + (process.env[variable] ?? "\u0001");
-  const slot = `${service}:${name}`;
-  const known = clients.get(slot);
+  const known = clients.get(service);
   if (known !== undefined && known.key === key) return known.client as T;
   const client = make(options);
-  clients.set(slot, { key, client });
+  clients.set(service, { key, client });
   return client;
 }

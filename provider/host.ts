@@ -20,18 +20,13 @@
  * A cache that cannot be read or written is skipped without a word: it only ever saves time. Where the
  * bundle is absent (a build by tsc alone), this loads ./index itself.
  */
-import { lstatSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { BUNDLE_FILE, codeCacheDir, loadBundle, type Entry } from "./code-cache";
 
 function load(): Entry {
   const bundlePath = join(__dirname, BUNDLE_FILE);
-  try {
-    lstatSync(bundlePath);
-  } catch {
-    return require("./index") as Entry;
-  }
-  return loadBundle(bundlePath, codeCacheDir());
+  return existsSync(bundlePath) ? loadBundle(bundlePath, codeCacheDir()) : (require("./index") as Entry);
 }
 
 const entry: Entry = load();

@@ -27,7 +27,7 @@ const loaded = new Map<ProviderKind, ProviderImpl>();
 export function provider(kind: ProviderKind): ProviderImpl {
   const cached = loaded.get(kind);
   if (cached !== undefined) return cached;
-  const load = Object.prototype.hasOwnProperty.call(MODULES, kind) ? MODULES[kind] : undefined;
+  const load = Object.hasOwn(MODULES, kind) ? MODULES[kind] : undefined;
   if (load === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
   // Before the resource's code loads zod: its translated messages need not load with it.
   deferZodLocales();

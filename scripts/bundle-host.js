@@ -59,13 +59,13 @@ const zodLocalesOutside = {
  * host-bundle.LICENSES.txt, as their licenses ask of every copy.
  */
 function writeNotices(inputs) {
-  const packages = new Map();
+  const packages = new Set();
   for (const input of inputs) {
     const m = /^(.*node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(input);
-    if (m !== null) packages.set(m[1], true);
+    if (m !== null) packages.add(m[1]);
   }
   const parts = [];
-  for (const rel of [...packages.keys()].sort()) {
+  for (const rel of [...packages].sort()) {
     const dir = join(dirname(DIST), rel);
     const pj = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     const licenseFile = readdirSync(dir).find((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f));

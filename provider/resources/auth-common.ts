@@ -13,7 +13,7 @@ import { UNKNOWN, checkInputs, containsUnknown } from "./common";
 
 /** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
 export function secretsClient(): SecretsClient {
-  return providerClient("secrets", "SecretsClient", (o) => new SecretsClient(o));
+  return providerClient("secrets", (o) => new SecretsClient(o));
 }
 
 /** Writes a warning to stderr, where the Pulumi CLI shows it. Never pass secret values. */

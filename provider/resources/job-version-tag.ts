@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { SchedulerClient } from "../clients/scheduler";
-import { providerClient } from "../config";
+import type { SchedulerClient } from "../clients/scheduler";
+import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError, isOutcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
@@ -49,10 +49,6 @@ export interface JobVersionTagOutputs {
   /** Set when the last tag write's outcome is unknown: the next `up` tags again. */
   incomplete?: boolean;
   schemaVersion: number;
-}
-
-function newClient(): SchedulerClient {
-  return providerClient("scheduler", "SchedulerClient", (o) => new SchedulerClient(o));
 }
 
 function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): string {

@@ -3,8 +3,8 @@
  * previewed through the scheduler's plan, written with check-and-set, followed to the end of its
  * deployment and rolled back when that deployment fails.
  */
-import { SchedulerClient } from "../clients/scheduler";
-import { providerClient } from "../config";
+import type { SchedulerClient } from "../clients/scheduler";
+import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
@@ -22,10 +22,6 @@ import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } f
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
-
-function newClient(): SchedulerClient {
-  return providerClient("scheduler", "SchedulerClient", (o) => new SchedulerClient(o));
-}
 
 /** The Job provider. */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {

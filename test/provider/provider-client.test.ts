@@ -15,7 +15,7 @@ import { createJob, startHarness, type Harness } from "./resources/job-harness";
 
 let made = 0;
 const scheduler = () =>
-  providerClient("scheduler", "test", (o) => {
+  providerClient("scheduler", (o) => {
     made++;
     return new SchedulerClient(o);
   });
