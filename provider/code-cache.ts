@@ -8,7 +8,8 @@
  * cover, so the cache grows to what the commands run, and a host whose calls are all covered writes
  * nothing. Files are
  * written under a temporary name and renamed: a reader sees a whole file or none. A host that writes a
- * new file removes the files of other bundles (earlier releases) not written for 30 days.
+ * new file removes the files of other bundles (earlier releases, other installations) not written for 30
+ * days, and all but the 16 most recently written.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
@@ -105,12 +106,20 @@ function writeCache(file: string, covered: ReadonlySet<Method>, data: Buffer): b
   }
 }
 
-/** A cache file unused this long is removed when a host writes a cache (each release has its own file). */
+/** A cache file not written this long is removed when a host writes a cache (each release has its own file). */
 const CACHE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+/**
+ * At most this many cache files stay, the most recently written (each installation path has its own file,
+ * and test runs and temporary projects make many): an older one still in use is only written again.
+ */
+const CACHE_MAX_FILES = 16;
 /** A temporary file this old belongs to a writer that died. */
 const TMP_MAX_AGE_MS = 3600 * 1000;
 
-/** Removes other cache files not written for CACHE_MAX_AGE_MS, and temporary files a dead writer left. */
+/**
+ * Removes other cache files not written for CACHE_MAX_AGE_MS or beyond the CACHE_MAX_FILES most recently
+ * written (`keep`, just written, counts among them), and temporary files a dead writer left.
+ */
 function prune(dir: string, keep: string, now: number): void {
   let names: string[];
   try {
@@ -118,17 +127,30 @@ function prune(dir: string, keep: string, now: number): void {
   } catch {
     return;
   }
-  for (const name of names) {
-    const path = join(dir, name);
-    if (path === keep || !name.startsWith("host-")) continue;
-    const maxAge = name.endsWith(".v8") ? CACHE_MAX_AGE_MS : name.endsWith(".tmp") ? TMP_MAX_AGE_MS : undefined;
-    if (maxAge === undefined) continue;
+  const caches: Array<{ path: string; mtimeMs: number }> = [];
+  const remove = (path: string): void => {
     try {
-      if (now - lstatSync(path).mtimeMs > maxAge) unlinkSync(path);
+      unlinkSync(path);
     } catch {
       // gone already, or not ours to remove
     }
+  };
+  for (const name of names) {
+    const path = join(dir, name);
+    if (path === keep || !name.startsWith("host-")) continue;
+    const isCache = name.endsWith(".v8");
+    if (!isCache && !name.endsWith(".tmp")) continue;
+    let mtimeMs: number;
+    try {
+      mtimeMs = lstatSync(path).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (now - mtimeMs > (isCache ? CACHE_MAX_AGE_MS : TMP_MAX_AGE_MS)) remove(path);
+    else if (isCache) caches.push({ path, mtimeMs });
   }
+  caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const c of caches.slice(CACHE_MAX_FILES - 1)) remove(c.path);
 }
 
 /** What happened to the cache, for the tests. */

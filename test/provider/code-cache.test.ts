@@ -213,6 +213,22 @@ describe("the bundle's code cache", () => {
     expect(left).toHaveLength(3); // the two kept and the new cache
   });
 
+  it("keeps at most the 16 most recently written cache files (each installation path has its own)", () => {
+    const f = fixture();
+    mkdirSync(f.cache, { mode: 0o700 });
+    const now = Date.now() / 1000;
+    const names = Array.from({ length: 20 }, (_, i) => `host-${String(i).padStart(40, "0")}.v8`);
+    // Written one minute apart: names[0] the newest.
+    names.forEach((name, i) => {
+      writeFileSync(join(f.cache, name), "x");
+      utimesSync(join(f.cache, name), now - 60 * (i + 1), now - 60 * (i + 1));
+    });
+    load(f.bundle, f.cache);
+    const left = readdirSync(f.cache).sort();
+    expect(left).toHaveLength(16);
+    expect(left).toEqual([...names.slice(0, 15)].concat(left.filter((n) => !names.includes(n))).sort());
+  });
+
   it("still loads when the directory cannot be made", () => {
     const f = fixture();
     const blocker = join(root, `file-${++seq}`);
