@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
-import { certificateHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
+import { certificateHint, invalidRequestHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
 import { resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
@@ -252,6 +252,11 @@ export class HttpCore {
         if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+        // The HTTP library refused to build the request (a header or the path it cannot carry): nothing
+        // was sent, and every attempt would fail the same way.
+        if (netCode === "UND_ERR_INVALID_ARG") {
+          throw fail({ code: "transport", attempts: attempt, hint: invalidRequestHint(), requestSent: false, cause: { code: netCode } });
+        }
         const certificate = !timedOut && isCertificateFailure(netCode);
         const beforeSend = !timedOut && isBeforeSend(netCode);
         lastError = fail({
