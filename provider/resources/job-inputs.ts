@@ -44,6 +44,12 @@ export const JobInputsSchema = z.strictObject({
   onDeploymentFailure: z.enum(["revert", "fail"]).optional(),
   purgeOnDestroy: z.boolean().optional(),
   adopt: z.boolean().optional(),
+  /**
+   * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
+   * `variables.<name>`), so the provider keeps their values out of the text it shows (job-secrets.ts).
+   * Never compared by `diff`.
+   */
+  secretInputs: z.array(z.string()).optional(),
 });
 
 /** The Job inputs as the provider receives them. */
