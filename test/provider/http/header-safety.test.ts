@@ -65,6 +65,14 @@ describe("control characters in connection settings", () => {
     expect(thrown(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: dev.urls.scheduler, SCHEDULER_TOKEN_HEADER: "X Token" } })).message).toMatch(
       /token header name \(from SCHEDULER_TOKEN_HEADER\) is not a valid HTTP header name/,
     );
+    setStackConfig({ schedulerAddress: dev.urls.scheduler, schedulerTokenHeader: "X-Token\n" });
+    try {
+      expect(thrown(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).message).toMatch(
+        /token header name \(from stack config `pulumi-secrets-scheduler:schedulerTokenHeader`\) is not a valid HTTP header name/,
+      );
+    } finally {
+      setStackConfig({});
+    }
     expect(thrown(() => new HttpCore("secrets", { address: dev.urls.secrets, headerNames: { namespace: "X-Ns:" }, env: {} })).message).toMatch(
       /namespace header name \(from the `headerNames.namespace` option\)/,
     );
