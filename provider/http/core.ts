@@ -152,7 +152,7 @@ export class HttpCore {
   constructor(service: ServiceName, options: ConnectionOptions = {}) {
     this.connection = resolveConnection(service, options);
     const c = this.connection;
-    if (!c.tls.rejectUnauthorized) {
+    if (!c.tls.rejectUnauthorized && c.origin.startsWith("https:")) {
       printWarningOnce(
         `tls-off ${c.service} ${c.origin}`,
         `TLS certificate verification is off for the ${SERVICE_LABEL[c.service]} at ${c.origin} (${settingSource(c, "dangerouslySkipTlsVerify")}): ` +

@@ -80,6 +80,8 @@ describe("TLS verification off", () => {
     expect(lines[0]).toMatch(/^warning: TLS certificate verification is off for the scheduler at https:\/\/192\.0\.2\.20:4646 \(the `dangerouslySkipTlsVerify` option\)/);
     expect(lines[0]).not.toContain(TOKEN);
     new HttpCore("scheduler", { address: "https://192.0.2.21:4646", dangerouslySkipTlsVerify: false, env: {} });
+    // Over plain http there is no TLS to turn off (the token warning covers http).
+    new HttpCore("scheduler", { address: "http://127.0.0.1:4646", dangerouslySkipTlsVerify: true, env: {} });
     expect(lines).toHaveLength(1);
   });
 });
