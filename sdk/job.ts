@@ -83,6 +83,9 @@ export class Job extends pulumi.dynamic.Resource {
   constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
     const props: Record<string, unknown> = {
       ...args,
+      // Which sources are secret: the provider host gets secrets unwrapped, and needs this to keep their values
+      // out of the plan it shows (provider/resources/job-secrets.ts). Left out when nothing is secret.
+      secretInputs: secretInputsOf(args),
       jobId: undefined,
       namespace: args.namespace,
       region: args.region,
@@ -117,4 +120,42 @@ export class Job extends pulumi.dynamic.Resource {
       resumeStackTraces(limit);
     }
   }
+}
+
+/**
+ * Resolves to the names of the secret sources of a Job (`jobspec`, `job`, `variables`, `variables.<name>`
+ * for one secret value of a plain variables map), or undefined when none is secret. The names hold no value,
+ * so they are not secret themselves. A source whose secretness cannot be read counts as secret.
+ */
+export async function secretInputsOf(args: Pick<JobArgs, "jobspec" | "job" | "variables">): Promise<string[] | undefined> {
+  const names: string[] = [];
+  if (args.jobspec !== undefined && (await isSecretInput(args.jobspec))) names.push("jobspec");
+  if (args.job !== undefined && (await isSecretInput(args.job))) names.push("job");
+  const vars = args.variables;
+  if (vars !== undefined && vars !== null) {
+    if (isPlainMap(vars)) {
+      for (const key of Object.keys(vars).sort()) {
+        if (await isSecretInput(vars[key])) names.push(`variables.${key}`);
+      }
+    } else if (await isSecretInput(vars)) {
+      names.push("variables");
+    }
+  }
+  return names.length > 0 ? names : undefined;
+}
+
+async function isSecretInput(v: unknown): Promise<boolean> {
+  if (v === undefined || v === null) return false;
+  try {
+    return await pulumi.isSecret(pulumi.output(v));
+  } catch {
+    return true;
+  }
+}
+
+function isPlainMap(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== "object" || Array.isArray(v) || pulumi.Output.isInstance(v)) return false;
+  if (typeof (v as { then?: unknown }).then === "function") return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }

@@ -8,8 +8,9 @@ import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
-import { certificateHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
-import { resolveConnection, type ConnectionOptions, type ResolvedConnection } from "./settings";
+import { certificateHint, invalidRequestHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
+import { howToSet, resolveConnection, settingSource, type ConnectionOptions, type ResolvedConnection } from "./settings";
+import { isLoopbackHost, printWarningOnce } from "./warnings";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
 /** An HTTP method the services use. */
@@ -150,6 +151,15 @@ export class HttpCore {
 
   constructor(service: ServiceName, options: ConnectionOptions = {}) {
     this.connection = resolveConnection(service, options);
+    const c = this.connection;
+    if (!c.tls.rejectUnauthorized && c.origin.startsWith("https:")) {
+      printWarningOnce(
+        `tls-off ${c.service} ${c.origin}`,
+        `TLS certificate verification is off for the ${SERVICE_LABEL[c.service]} at ${c.origin} (${settingSource(c, "dangerouslySkipTlsVerify")}): ` +
+          "anyone on the network path can pose as the service and read the token. Use it only with a throwaway test cluster; give the CA instead " +
+          `(${howToSet(c.service, "caCert", c.optionsFrom)}).`,
+      );
+    }
   }
 
   /** The pool of this connection, taken (or opened) on first use. */
@@ -185,6 +195,13 @@ export class HttpCore {
     if (c.token === undefined) {
       if (c.service === "scheduler") return {};
       throw new ConfigError(`${operation}: the ${SERVICE_LABEL[c.service]} token is not set: use ${c.tokenSource}.`);
+    }
+    if (c.origin.startsWith("http:") && !isLoopbackHost(new URL(c.origin).hostname)) {
+      printWarningOnce(
+        `plain-http ${c.service} ${c.origin}`,
+        `the ${SERVICE_LABEL[c.service]} token is sent over plain http to ${c.origin}, which is not this machine: anyone on the network ` +
+          `path can read it. Use an https:// address (${settingSource(c, "address")}).`,
+      );
     }
     return { [c.headers.token]: c.token };
   }
@@ -252,6 +269,11 @@ export class HttpCore {
         if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+        // The HTTP library refused to build the request (a header or the path it cannot carry): nothing
+        // was sent, and every attempt would fail the same way.
+        if (netCode === "UND_ERR_INVALID_ARG") {
+          throw fail({ code: "transport", attempts: attempt, hint: invalidRequestHint(), requestSent: false, cause: { code: netCode } });
+        }
         const certificate = !timedOut && isCertificateFailure(netCode);
         const beforeSend = !timedOut && isBeforeSend(netCode);
         lastError = fail({

@@ -68,6 +68,11 @@ export function transportHint(c: Conn, code: string): string {
   return `could not reach ${c.origin} (${code}); check the address (from ${settingSource(c, "address")}) and that the ${LABEL[c.service]} is running`;
 }
 
+/** The hint of a request the HTTP library refused to send (a header value or name, or the path, it cannot carry). */
+export function invalidRequestHint(): string {
+  return "the request was refused before it was sent: a header or the path holds a character HTTP cannot carry (a line break or another control character); check the connection settings and inputs";
+}
+
 /** The hint of a connection lost after the request was sent: the service may have acted on a write. */
 export function lostAfterSendHint(c: Conn, code: string, write: boolean): string {
   return `the connection to ${c.origin} was lost after the request was sent (${code})` + (write ? `; the ${LABEL[c.service]} may or may not have applied it` : "");

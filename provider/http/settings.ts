@@ -268,8 +268,21 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     throw new ConfigError(`The ${LABEL[service]} header style (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`);
   }
   const base = style === "real" ? REAL_HEADERS[service] : SPEC_HEADERS;
-  const tokenHeader = options.headerNames?.token ?? env[names.tokenHeader];
+  const tokenHeaderEnv = options.headerNames?.token === undefined ? env[names.tokenHeader] : undefined;
+  const tokenHeader = options.headerNames?.token ?? tokenHeaderEnv;
+  if (options.headerNames?.token !== undefined) origins.tokenHeader = explicit;
+  else if (tokenHeaderEnv !== undefined && tokenHeaderEnv !== "") origins.tokenHeader = "env";
   const headers: HeaderNames = { ...base, ...definedOnly(options.headerNames ?? {}), ...(tokenHeader ? { token: tokenHeader } : {}) };
+  // A header name or value that HTTP cannot carry would fail every attempt inside the HTTP library, and
+  // look like a connection lost after sending: refuse it here, naming the setting and never the value.
+  for (const [k, name] of Object.entries(headers) as Array<[keyof HeaderNames, string]>) {
+    if (name === "" && k === "requestMarker") continue;
+    if (!HEADER_NAME.test(name)) {
+      const which = k !== "token" ? `the \`headerNames.${k}\` option` : origins.tokenHeader === "option" ? "the `headerNames.token` option" : source("tokenHeader");
+      throw new ConfigError(`The ${LABEL[service]} ${k} header name (from ${which}) is not a valid HTTP header name: use letters, digits and !#$%&'*+-.^_\`|~ only.`);
+    }
+  }
+  if (token !== undefined) refuseControlCharacters(token, `The ${LABEL[service]} token (from ${source("token")})`);
 
   const ca = readPem(pick("caCert", options.caCert), "CA bundle", source("caCert"));
   const cert = readPem(pick("clientCert", options.clientCert), "client certificate", source("clientCert"));
@@ -289,6 +302,11 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     throw new ConfigError(`The ${LABEL[service]} timeout (${source("timeoutMs")}) must be a positive number of milliseconds.`);
   }
 
+  const namespace = pick("namespace", options.namespace);
+  if (namespace !== undefined) refuseControlCharacters(namespace, `The ${LABEL[service]} namespace (from ${source("namespace")})`);
+  const region = service === "scheduler" ? pick("region", options.region) : undefined;
+  if (region !== undefined) refuseControlCharacters(region, `The ${LABEL[service]} region (from ${source("region")})`);
+
   return {
     service,
     origin: url.origin,
@@ -298,8 +316,8 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     tokenSource: howToSet(service, "token", from),
     optionsFrom: from,
     origins,
-    namespace: pick("namespace", options.namespace),
-    region: service === "scheduler" ? pick("region", options.region) : undefined,
+    namespace,
+    region,
     tls: {
       ...(ca !== undefined ? { ca } : {}),
       ...(cert !== undefined ? { cert } : {}),
@@ -318,6 +336,24 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
 export function settingSource(conn: Pick<ResolvedConnection, "service" | "optionsFrom" | "origins">, setting: SettingName): string {
   const o = conn.origins[setting];
   return o === undefined ? howToSet(conn.service, setting, conn.optionsFrom) : describeOrigin(conn.service, setting, o);
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** True when a text holds a control character (CR, LF, NUL, tab, DEL, ...), which no header value or name may. */
+export function hasControlCharacter(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(text);
+}
+
+/** Throws a ConfigError naming `what` (never the value) when `value` holds a control character. */
+function refuseControlCharacters(value: string, what: string): void {
+  if (!hasControlCharacter(value)) return;
+  throw new ConfigError(
+    `${what} holds a control character (a line break, CR or LF, a tab or another), which an HTTP header or query cannot carry; ` +
+      "remove it (often a trailing newline from the file the value was read from).",
+  );
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
+import { printWarning } from "../http/warnings";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
 
@@ -18,7 +19,7 @@ export function secretsClient(): SecretsClient {
 
 /** Writes a warning to stderr, where the Pulumi CLI shows it. Never pass secret values. */
 export function warn(resource: string, id: string, message: string): void {
-  console.error(`warning: ${resource} ${id}: ${message}`);
+  printWarning(`${resource} ${id}: ${message}`);
 }
 
 /** Writes the service's warnings of a write to stderr. */

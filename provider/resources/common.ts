@@ -3,11 +3,20 @@
  * schema version, and the init error that keeps a half-finished object in state.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { z } from "zod";
+import { z as zod, type z } from "zod";
 import { isOutcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
+import { hasControlCharacter } from "../http/settings";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
+
+/**
+ * A name the requests carry (a namespace, a region): non-empty, without control characters. A line break
+ * would otherwise fail every attempt inside the HTTP library instead of naming the input at check.
+ */
+export function requestName(): z.ZodType<string> {
+  return zod.string().min(1).refine((s) => !hasControlCharacter(s), "must not hold a control character (a line break, CR or LF, a tab or another)");
+}
 
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../schemas/scheduler";
-import { checkInputs, containsUnknown, copyInputs, shownKey } from "./common";
+import { checkInputs, containsUnknown, copyInputs, requestName, shownKey } from "./common";
 import { checkJobObject } from "./job-validate";
 
 /** Defaults of the settings the inputs may leave out. */
@@ -33,8 +33,8 @@ export const JobInputsSchema = z.strictObject({
   variables: z
     .union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))])
     .optional(),
-  namespace: z.string().min(1).optional(),
-  region: z.string().min(1).optional(),
+  namespace: requestName().optional(),
+  region: requestName().optional(),
   policyOverride: z.boolean().optional(),
   preserveCounts: z.boolean().optional(),
   /** 1–100; 0 (as the API takes it) means the job's own priority. */
@@ -44,6 +44,12 @@ export const JobInputsSchema = z.strictObject({
   onDeploymentFailure: z.enum(["revert", "fail"]).optional(),
   purgeOnDestroy: z.boolean().optional(),
   adopt: z.boolean().optional(),
+  /**
+   * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
+   * `variables.<name>`), so the provider keeps their values out of the text it shows (job-secrets.ts).
+   * Never compared by `diff`.
+   */
+  secretInputs: z.array(z.string()).optional(),
 });
 
 /** The Job inputs as the provider receives them. */

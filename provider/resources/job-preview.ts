@@ -4,6 +4,7 @@
  * Pulumi CLI shows.
  */
 import type { AllocMetric, DesiredUpdates, FieldDiff, JobDiff, ObjectDiff, PlanResponse, TaskDiff } from "../schemas/scheduler";
+import { NO_SECRETS, SECRET_SHOWN, maskText, masksField, type SecretMask } from "./job-secrets";
 
 /** What the formatter needs to know besides the plan. */
 export interface PlanContext {
@@ -11,17 +12,20 @@ export interface PlanContext {
   namespace: string;
   /** The JobModifyIndex state recorded; a different server index means someone else changed the job. */
   stateJobModifyIndex?: number;
+  /** What of the text is secret (see job-secrets.ts); default: nothing. */
+  mask?: SecretMask;
 }
 
 const MARK: Record<string, string> = { Added: "+", Deleted: "-", Edited: "~", None: " " };
 
 /** Returns the preview text of a plan: per group what would be placed, updated, stopped or fail to place. */
 export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
+  const mask = ctx.mask ?? NO_SECRETS;
   const lines: string[] = [];
   const diff = plan.Diff ?? undefined;
   const type = diff?.Type ?? "None";
   lines.push(`Scheduler plan for job "${ctx.jobId}" in namespace "${ctx.namespace}": ${describeType(type)}`);
-  if (diff) pushFields(lines, "  ", diff.Fields, diff.Objects);
+  if (diff) pushFields(lines, mask, "  ", diff.Fields, diff.Objects);
 
   const updates = plan.Annotations?.DesiredTGUpdates ?? {};
   const failed = plan.FailedTGAllocs ?? {};
@@ -33,8 +37,8 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
     const gType = g?.Type && g.Type !== "None" ? ` (${g.Type})` : "";
     lines.push(`  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${name}"${gType}: ${describeUpdates(counts)}`);
     if (g) {
-      pushFields(lines, "      ", g.Fields, g.Objects);
-      for (const t of g.Tasks ?? []) pushTask(lines, t);
+      pushFields(lines, mask, "      ", g.Fields, g.Objects);
+      for (const t of g.Tasks ?? []) pushTask(lines, mask, t);
     }
     const metric = failed[name];
     if (metric) pushFailure(lines, metric);
@@ -58,7 +62,7 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
         "The update will be refused until you run `pulumi refresh`.",
     );
   }
-  return lines.join("\n") + "\n";
+  return maskText(lines.join("\n") + "\n", mask);
 }
 
 function describeType(type: string): string {
@@ -113,15 +117,16 @@ export function describeUpdates(u: DesiredUpdates | undefined): string {
   return parts.length > 0 ? parts.join(", ") : "no allocation changes";
 }
 
-function pushTask(lines: string[], t: TaskDiff): void {
+function pushTask(lines: string[], mask: SecretMask, t: TaskDiff): void {
   if (!t.Type || t.Type === "None") return;
   const notes = (t.Annotations ?? []).length > 0 ? ` [${(t.Annotations ?? []).join(", ")}]` : "";
   lines.push(`      ${MARK[t.Type] ?? "~"} Task "${t.Name ?? ""}" (${t.Type})${notes}`);
-  pushFields(lines, "          ", t.Fields, t.Objects);
+  pushFields(lines, mask, "          ", t.Fields, t.Objects);
 }
 
 function pushFields(
   lines: string[],
+  mask: SecretMask,
   indent: string,
   fields: FieldDiff[] | null | undefined,
   objects: ObjectDiff[] | null | undefined,
@@ -131,15 +136,16 @@ function pushFields(
     if (!f.Type || f.Type === "None") continue;
     const name = prefix + (f.Name ?? "");
     const notes = (f.Annotations ?? []).length > 0 ? ` (${(f.Annotations ?? []).join(", ")})` : "";
+    const shown = (v: string | null | undefined): string => (masksField(mask, name, v ?? "") ? SECRET_SHOWN : quote(v));
     let text: string;
-    if (f.Type === "Added") text = `${name}: ${quote(f.New)}`;
-    else if (f.Type === "Deleted") text = `${name}: ${quote(f.Old)}`;
-    else text = `${name}: ${quote(f.Old)} => ${quote(f.New)}`;
+    if (f.Type === "Added") text = `${name}: ${shown(f.New)}`;
+    else if (f.Type === "Deleted") text = `${name}: ${shown(f.Old)}`;
+    else text = `${name}: ${shown(f.Old)} => ${shown(f.New)}`;
     lines.push(`${indent}${MARK[f.Type] ?? "~"} ${text}${notes}`);
   }
   for (const o of objects ?? []) {
     if (!o.Type || o.Type === "None") continue;
-    pushFields(lines, indent, o.Fields, o.Objects, `${prefix}${o.Name ?? ""}.`);
+    pushFields(lines, mask, indent, o.Fields, o.Objects, `${prefix}${o.Name ?? ""}.`);
   }
 }
 

@@ -10,7 +10,7 @@ import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError, isOutcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, requestName, type ProviderImpl } from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
@@ -19,7 +19,7 @@ export const JobVersionTagInputsSchema = z.strictObject({
     .min(1, "jobId must not be empty")
     .refine((s) => !s.includes("/"), 'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)')
     .refine((s) => s === "" || segmentProblem(s) === undefined, 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text'),
-  namespace: z.string().min(1).optional(),
+  namespace: requestName().optional(),
   name: z
     .string()
     .min(1, "name must not be empty")

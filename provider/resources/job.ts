@@ -15,6 +15,7 @@ import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, repl
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
 import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
+import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./job-secrets";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
@@ -23,8 +24,8 @@ import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } f
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
-/** The Job provider. */
-export const job: ProviderImpl<JobInputs, JobOutputs> = {
+/** The Job provider, before secret values are masked out of its errors. */
+const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   async check(olds, news) {
     const res = checkJobInputs(news);
     if (res.inputs === undefined || (res.failures ?? []).length > 0) return res;
@@ -54,7 +55,9 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const desired = await resolveDesired(client, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
-      await show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
+      const mask = secretMaskOf(news);
+      const what = reasons.map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`).join(", ");
+      await show(maskText(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${what}.`, mask));
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
     if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
@@ -172,6 +175,23 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
 };
 
 /**
+ * The Job provider. No error it throws holds a secret variable's value (job-secrets.ts): the engine prints
+ * errors, and the host prints the stacks of failed `check`s and `diff`s.
+ */
+export const job: ProviderImpl<JobInputs, JobOutputs> = {
+  check: (olds, news) => masked(jobImpl.check(olds, news), secretMaskOf(news as Partial<JobInputs>)),
+  diff: (id, olds, news) => masked(jobImpl.diff(id, olds, news), secretMaskOf(news)),
+  create: (inputs) => masked(jobImpl.create(inputs), secretMaskOf(inputs)),
+  read: (id, props) => masked(jobImpl.read(id, props), secretMaskOf(props)),
+  update: (id, olds, news) => masked(jobImpl.update(id, olds, news), secretMaskOf(news)),
+  delete: (id, props) => masked(jobImpl.delete(id, props), secretMaskOf(props)),
+};
+
+function masked<T>(p: Promise<T>, mask: SecretMask): Promise<T> {
+  return p.catch((e: unknown) => Promise.reject(maskError(e, mask)));
+}
+
+/**
  * After a failed rollout the engine keeps the failure as the resource's init errors, and it plans an update
  * for such a resource even when `diff` finds no change: the preview shows `~ Job (update)` with no changed
  * property. Says why, when that is the case; the update only reads the job back (nothing is registered).
@@ -221,12 +241,12 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask: secretMaskOf(inputs) }));
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
-    if (preview) await show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    if (preview) await show(maskText(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`, secretMaskOf(inputs)));
     return "some";
   }
 }
@@ -349,7 +369,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
-    if (result.ok && result.note) await show(`Job "${ref.jobId}": ${result.note}.`);
+    if (result.ok && result.note) await show(maskText(`Job "${ref.jobId}": ${result.note}.`, secretMaskOf(inputs)));
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
       const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });

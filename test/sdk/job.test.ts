@@ -43,6 +43,31 @@ describe("Job", () => {
     expect(rec.secretOutputs.get("secret-var")).toEqual(expect.arrayContaining(["normalizedJob", "inputsHash"]));
   });
 
+  it("tells the provider which sources are secret (secretInputs), holding no value; nothing secret: no such input", async () => {
+    const plain = new Job("plain-vars", { jobspec: 'job "p" {}', variables: { image: "nginx" } });
+    await outputValue(plain.jobId);
+    expect(rec.registered.find((x) => x.name === "plain-vars")?.inputs).not.toHaveProperty("secretInputs");
+
+    const oneVar = new Job("one-secret-var", { jobspec: 'job "o" {}', variables: { count: 2, db_password: pulumi.secret("pw-in-sdk-1"), image: pulumi.output("nginx") } });
+    await outputValue(oneVar.jobId);
+    const r1 = rec.registered.find((x) => x.name === "one-secret-var");
+    expect(r1?.inputs.secretInputs).toEqual(["variables.db_password"]);
+
+    const wholeVars = new Job("whole-secret-vars", { jobspec: 'job "w" {}', variables: pulumi.secret({ db_password: "pw-in-sdk-2" }) });
+    await outputValue(wholeVars.jobId);
+    expect(rec.registered.find((x) => x.name === "whole-secret-vars")?.inputs.secretInputs).toEqual(["variables"]);
+
+    const spec = new Job("secret-spec-flag", { jobspec: pulumi.secret('job "s" {}') });
+    await outputValue(spec.jobId);
+    expect(rec.registered.find((x) => x.name === "secret-spec-flag")?.inputs.secretInputs).toEqual(["jobspec"]);
+
+    const obj = new Job("secret-job-flag", { job: { ID: "j", Meta: { token: pulumi.secret("pw-in-sdk-3") } } as never });
+    await outputValue(obj.jobId);
+    const r4 = rec.registered.find((x) => x.name === "secret-job-flag");
+    expect(r4?.inputs.secretInputs).toEqual(["job"]);
+    expect(JSON.stringify(r4?.inputs.secretInputs)).not.toContain("pw-in-sdk");
+  });
+
   it("does not change the caller's args object", () => {
     const args = { job: { ID: "api" } };
     new Job("api", args);
