@@ -4,9 +4,10 @@
 // compile cache where the running Node has one: provider/host.ts).
 //
 // Why: Pulumi starts a new provider host for every command, and the host loads this code on the first
-// call. In a host-like process on this project's machines (medians of 10): loading the Job code took 37 ms
-// as about 130 separate modules and 20 ms as this file compiled from the cache; a first check 4.1 and
-// 1.9 ms; a first create (undici's parts load with it) 27 and 19 ms.
+// call. In a host-like process on this project's (shared, busy) machine, medians of 2 x 21 interleaved
+// runs, loading the Job code on Node 20 took 235-240 ms as about 130 separate modules against 195-197 ms
+// as this one file (CPU 162-170 and 137-143 ms); on Node 22 with Node's compile cache warm, 197-206
+// against 144-189 ms. The README's "Files the provider host keeps" has the table.
 //
 // Left outside the bundle, loaded from node_modules as before: undici's index (the action stream's
 // WebSocket), jose and @cdktf/hcl2json (loaded when used), @pulumi/pulumi (the host's own copy), zod's
