@@ -1,32 +1,71 @@
 /**
  * What `pulumi-secrets-scheduler/provider` loads at run time: the provider entry (./index) as the one file
- * scripts/bundle-host.js builds from it (with zod and undici's HTTP parts), compiled with a V8 code cache
- * that is kept between processes.
+ * scripts/bundle-host.js builds from it (with zod and undici's HTTP parts), loaded with a plain `require`.
  *
  * Pulumi starts a new dynamic-provider host for every command, and the host loads this library's provider
- * code on the command's first call. Compiling that code, and the functions the first calls run, was most
- * of what a command with a few resources paid beyond the engine's own cost. From the cache, in a
- * host-like process here: loading the Job code 37 -> 20 ms, its first check 4.1 -> 1.9 ms, its first
- * create 27 -> 19 ms (medians of 10; the README's Scale section has the whole-command figures).
- *
- * The cache (./code-cache.ts):
- * - is one file per bundle text, bundle path and Node build, named by a hash of them, in `$NODE_COMPILE_CACHE/
- *   pulumi-secrets-scheduler` when that is set, else in `<os temp dir>/pulumi-secrets-scheduler-<uid>`;
- * - is written by a host that found none, or one V8 refused, or one that lacks a provider method the host
- *   ran (after that method's first call settles, so it holds the code the call compiled); under a
- *   temporary name, then renamed, so a reader never sees half a file;
- * - is used only from a directory that is this user's alone (not a link, not writable by others);
- * - is off when NODE_DISABLE_COMPILE_CACHE is set, as Node's own compile cache is.
- * A cache that cannot be read or written is skipped without a word: it only ever saves time. Where the
- * bundle is absent (a build by tsc alone), this loads ./index itself.
+ * code on the command's first call, so its load time is paid per command. One file loads faster than the
+ * ~130 modules it replaces (the README's Scale section has figures). Where the running Node has its own
+ * compile cache (`module.enableCompileCache`, Node >= 22.1), it is turned on first, so later commands
+ * compile the bundle from the code V8 cached:
+ * - in `$NODE_COMPILE_CACHE` when the user set it (Node's own setting; Node has then turned the cache on
+ *   for the whole process already);
+ * - else in this user's private directory `<cache home>/pulumi-secrets-scheduler/compile-cache` (./user-cache.ts
+ *   checks it: a real directory, owned by this user, mode 0700), never a shared temporary directory;
+ * - not at all when NODE_DISABLE_COMPILE_CACHE is set, or on Node 20 (no compile cache there).
+ * Node reads, checks and writes the cache files itself; this module never touches them. Node writes them at
+ * exit; `flushCompileCache` (Node >= 22.10) writes them right after the load, as a host the engine kills
+ * may never exit normally. Where the bundle is absent (a build by tsc alone), this loads ./index itself.
  */
 import { existsSync } from "node:fs";
+import Module = require("node:module");
 import { join } from "node:path";
-import { BUNDLE_FILE, codeCacheDir, loadBundle, type Entry } from "./code-cache";
+import { privateDir } from "./user-cache";
+import type * as ProviderEntry from "./index";
+
+type Entry = typeof ProviderEntry;
+
+/** The bundle's file name, beside ./host.js. */
+const BUNDLE_FILE = "host-bundle.js";
+
+/** Node's compile-cache functions; absent on Node 20 (and the project's @types/node is 20's). */
+interface CompileCacheApi {
+  enableCompileCache?: (dir?: string) => { status: number; message?: string; directory?: string };
+  flushCompileCache?: () => void;
+}
+
+/**
+ * Turns Node's compile cache on for this process (see above); returns the directory Node uses, or
+ * undefined when it is off.
+ */
+function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const api = Module as unknown as CompileCacheApi;
+  if (typeof api.enableCompileCache !== "function") return undefined;
+  if (env["NODE_DISABLE_COMPILE_CACHE"]) return undefined;
+  const own = env["NODE_COMPILE_CACHE"];
+  const dir = own !== undefined && own !== "" ? undefined : privateDir("compile-cache", env);
+  if (dir === undefined && (own === undefined || own === "")) return undefined;
+  try {
+    // Without a directory Node takes NODE_COMPILE_CACHE (and has normally enabled it at start already).
+    const result = dir === undefined ? api.enableCompileCache() : api.enableCompileCache(dir);
+    return result.directory;
+  } catch {
+    return undefined;
+  }
+}
 
 function load(): Entry {
   const bundlePath = join(__dirname, BUNDLE_FILE);
-  return existsSync(bundlePath) ? loadBundle(bundlePath, codeCacheDir()) : (require("./index") as Entry);
+  if (!existsSync(bundlePath)) return require("./index") as Entry;
+  const cached = enableCompileCache() !== undefined;
+  const entry = require(bundlePath) as Entry;
+  if (cached) {
+    try {
+      (Module as unknown as CompileCacheApi).flushCompileCache?.();
+    } catch {
+      // written at exit instead, or not at all: it only ever saves time
+    }
+  }
+  return entry;
 }
 
 const entry: Entry = load();

@@ -1,17 +1,18 @@
 // Part of `npm run build`, after tsc: bundles the provider entry (dist/provider/index.js, the code the
 // dynamic-provider host runs) with zod and undici's HTTP parts into one file, dist/provider/host-bundle.js,
-// which dist/provider/host.js loads for the `pulumi-secrets-scheduler/provider` export, compiled from a
-// V8 code cache kept between processes (provider/code-cache.ts).
+// which dist/provider/host.js loads for the `pulumi-secrets-scheduler/provider` export (with Node's own
+// compile cache where the running Node has one: provider/host.ts).
 //
 // Why: Pulumi starts a new provider host for every command, and the host loads this code on the first
-// call. In a host-like process on this project's machines (medians of 10): loading the Job code took 37 ms
-// as about 130 separate modules and 20 ms as this file compiled from the cache; a first check 4.1 and
-// 1.9 ms; a first create (undici's parts load with it) 27 and 19 ms.
+// call. In a host-like process on this project's (shared, busy) machine, medians of 2 x 21 interleaved
+// runs, loading the Job code on Node 20 took 235-240 ms as about 130 separate modules against 195-197 ms
+// as this one file (CPU 162-170 and 137-143 ms); on Node 22 with Node's compile cache warm, 197-206
+// against 144-189 ms. The README's "Files the provider host keeps" has the table.
 //
 // Left outside the bundle, loaded from node_modules as before: undici's index (the action stream's
 // WebSocket), jose and @cdktf/hcl2json (loaded when used), @pulumi/pulumi (the host's own copy), zod's
 // locale index, which provider/lazy-zod-locales.ts defers (zod requires it by a relative path, so it is
-// renamed to the package path the stand-in is installed under), and provider/import-esm.ts.
+// renamed to the package path the stand-in is installed under).
 //
 // Usage: node scripts/bundle-host.js [dist directory]   (default: this repository's dist/)
 "use strict";
@@ -24,17 +25,6 @@ const ROOT = join(__dirname, "..");
 const DIST = resolve(process.argv[2] ?? join(ROOT, "dist"));
 const OUT = join(DIST, "provider", "host-bundle.js");
 const EXTERNAL = ["jose", "@cdktf/hcl2json", "@pulumi/pulumi", "@pulumi/pulumi/*", "zod/v4/locales"];
-
-/**
- * provider/import-esm.ts makes the dynamic imports of ESM-only packages; a script compiled from a code
- * cache cannot, so that module stays outside, required from beside the bundle.
- */
-const esmImportsOutside = {
-  name: "esm-imports-outside",
-  setup(b) {
-    b.onResolve({ filter: /[\\/]import-esm(\.js)?$/ }, () => ({ path: "./import-esm.js", external: true }));
-  },
-};
 
 /** undici's index (WebSocket, for the action stream) stays outside; the parts the HTTP core loads by path go in. */
 const undiciIndexOutside = {
@@ -91,7 +81,7 @@ async function main() {
     format: "cjs",
     target: "node20",
     external: EXTERNAL,
-    plugins: [zodLocalesOutside, esmImportsOutside, undiciIndexOutside],
+    plugins: [zodLocalesOutside, undiciIndexOutside],
     // Not minified: it loaded slower here (29 ms against 27), and stack traces keep their names.
     minify: false,
     legalComments: "inline",
@@ -102,10 +92,12 @@ async function main() {
   const inside = Object.keys(result.metafile.inputs).filter((p) => /node_modules[\\/](jose|@cdktf|@pulumi)[\\/]/.test(p));
   if (inside.length > 0) throw new Error(`bundle-host: these belong outside the bundle: ${inside.join(", ")}`);
   writeNotices(Object.keys(result.metafile.inputs));
+  // jose is ESM-only: its dynamic import must stay an import() (a require of it fails on Node 20).
   const dynamic = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
-    input.imports.filter((i) => i.kind === "dynamic-import").map((i) => `${file} imports ${i.path}`),
+    input.imports.filter((i) => i.kind === "dynamic-import" && i.path !== "jose").map((i) => `${file} imports ${i.path}`),
   );
-  if (dynamic.length > 0) throw new Error(`bundle-host: the bundle makes dynamic imports (move them to provider/import-esm.ts): ${dynamic.join("; ")}`);
+  if (dynamic.length > 0) throw new Error(`bundle-host: unexpected dynamic imports in the bundle: ${dynamic.join("; ")}`);
+  if (!/\bimport\("jose"\)/.test(readFileSync(OUT, "utf8"))) throw new Error("bundle-host: jose's import() was rewritten; Node 20 cannot require it");
 }
 
 main().catch((e) => {

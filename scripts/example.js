@@ -226,7 +226,8 @@ function prepareProject(exampleDir, project, tarball) {
   const libPkg = JSON.parse(fs.readFileSync(path.join(lib, "package.json"), "utf8"));
   const names = new Set([
     ...Object.keys(libPkg.dependencies || {}),
-    ...Object.keys(libPkg.peerDependencies || {}),
+    // As npm does: optional peers (the devserver's HCL parser, which runs in this process) are left out.
+    ...Object.keys(libPkg.peerDependencies || {}).filter((n) => !(libPkg.peerDependenciesMeta || {})[n]?.optional),
     ...Object.keys(pkg.dependencies).filter((n) => n !== "pulumi-secrets-scheduler"),
     ...Object.keys(pkg.devDependencies || {}),
   ]);

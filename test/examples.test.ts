@@ -44,7 +44,7 @@ beforeAll(async () => {
   dev = await startDevServer();
   const first = projects.get("quickstart");
   if (first === undefined) throw new Error("quickstart was not prepared");
-  host = await ProviderHost.start(first, scrubbedEnv());
+  host = await ProviderHost.start(first, scrubbedEnv(join(workDir, "cache-home")));
   await host.configure({
     "pulumi-secrets-scheduler:secretsAddress": dev.urls.secrets,
     "pulumi-secrets-scheduler:secretsToken": secretValue(dev.rootTokens.secrets),

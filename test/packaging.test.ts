@@ -4,7 +4,7 @@
  * repository's own `dist/` is neither used nor touched, and checks the tarball's file list.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -13,6 +13,8 @@ import { REPO_ROOT } from "./engine/harness/pack";
 
 const run = promisify(execFile);
 const stage = realpathSync(mkdtempSync(join(tmpdir(), "pss-pack-")));
+/** The tarball the first test packs; the others use it. */
+let tarball = "";
 
 afterAll(() => {
   rmSync(stage, { recursive: true, force: true });
@@ -59,5 +61,70 @@ describe("npm pack", () => {
     expect(files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md" && f !== "LICENSE")).toEqual([]);
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
     expect(existsSync(join(stage, info[0]?.filename ?? "missing.tgz"))).toBe(true);
+    tarball = join(stage, info[0]?.filename ?? "missing.tgz");
+  });
+
+  /** Unpacks the tarball as `<dir>/node_modules/pulumi-secrets-scheduler` (no dependencies); returns the package dir. */
+  async function unpackInto(dir: string): Promise<string> {
+    const unpack = join(dir, ".unpack");
+    mkdirSync(unpack, { recursive: true });
+    await run("tar", ["-xzf", tarball, "-C", unpack]);
+    const lib = join(dir, "node_modules", "pulumi-secrets-scheduler");
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    renameSync(join(unpack, "package"), lib);
+    return lib;
+  }
+
+  // Needs the registry (or npm's cache) for the packages' metadata: npm works out the whole tree.
+  it("a plain npm install of the tarball does not install the devserver's HCL parser (an optional peer dependency)", { timeout: 300_000 }, async () => {
+    expect(tarball).not.toBe("");
+    const project = join(stage, "plain-install");
+    const lib = await unpackInto(join(stage, "plain-install-manifest"));
+    const pkg = JSON.parse(readFileSync(join(lib, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    expect(Object.keys(pkg.dependencies ?? {})).not.toContain("@cdktf/hcl2json");
+    expect(pkg.peerDependencies?.["@cdktf/hcl2json"]).toBe("0.21.0");
+    expect(pkg.peerDependenciesMeta?.["@cdktf/hcl2json"]?.optional).toBe(true);
+
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "plain-install", private: true }));
+    // npm's default peer handling (npm >= 7 installs required peers, not optional ones); the tree only.
+    await run("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball], {
+      cwd: project,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
+    const installed = Object.keys(lock.packages);
+    for (const p of ["node_modules/pulumi-secrets-scheduler", "node_modules/jose", "node_modules/undici", "node_modules/zod", "node_modules/@pulumi/pulumi"]) expect(installed, p).toContain(p);
+    expect(installed.filter((p) => p.includes("@cdktf/"))).toEqual([]);
+  });
+
+  it("without the HCL parser, the devserver's parse route says what to install", { timeout: 60_000 }, async () => {
+    expect(tarball).not.toBe("");
+    // Outside the stage, whose node_modules (the repository's) has the parser.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "pss-no-parser-")));
+    try {
+      await unpackInto(dir);
+      const script = `
+        const { startDevServer } = require("pulumi-secrets-scheduler/devserver");
+        startDevServer().then(async (s) => {
+          const res = await fetch(s.urls.scheduler + "/v1/jobs/parse", {
+            method: "POST",
+            headers: { "X-Svc-Token": s.rootTokens.scheduler, "Content-Type": "application/json" },
+            body: JSON.stringify({ JobHCL: 'job "web" {}' }),
+          });
+          process.stdout.write(JSON.stringify({ status: res.status, body: await res.text() }));
+          await s.close();
+        });`;
+      const { stdout } = await run(process.execPath, ["-e", script], { cwd: dir });
+      const out = JSON.parse(stdout) as { status: number; body: string };
+      expect(out.status).toBe(500);
+      expect(out.body).toContain("npm install --save-dev --save-exact @cdktf/hcl2json@0.21.0");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -34,8 +34,21 @@ const ROOT_GLOBAL = "__parse_terraform_config_wasm__";
 
 let exported: Record<string, unknown> | undefined;
 
+/** The parser's package: an optional peer dependency of this library, needed only by the devserver's HCL path. */
+const PARSER_PACKAGE = "@cdktf/hcl2json";
+const PARSER_VERSION = "0.21.0";
+
 function packageDir(): string {
-  return path.dirname(require.resolve("@cdktf/hcl2json/package.json"));
+  try {
+    return path.dirname(require.resolve(`${PARSER_PACKAGE}/package.json`));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
+    throw new Error(
+      `the devserver parses HCL jobspecs with ${PARSER_PACKAGE}, an optional peer dependency of pulumi-secrets-scheduler that is not installed; ` +
+        `install it where the devserver runs: npm install --save-dev --save-exact ${PARSER_PACKAGE}@${PARSER_VERSION} (jobs given as JSON need nothing)`,
+      { cause: e },
+    );
+  }
 }
 
 function load(): Record<string, unknown> {

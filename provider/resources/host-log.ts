@@ -13,13 +13,17 @@
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
- * the plugin script execs node) in a marker file under the temp directory, so the update part of an `up`
- * does not repeat the text its preview part showed.
+ * the plugin script execs node) in a marker file, so the update part of an `up` does not repeat the text
+ * its preview part showed. The markers live in this user's private directory
+ * `<cache home>/pulumi-secrets-scheduler/shown` (../user-cache.ts: a real directory owned by this user,
+ * mode 0700), never in a shared temporary directory; a marker is made with O_CREAT|O_EXCL|O_NOFOLLOW and
+ * never rewritten, and only an empty regular file of this user's counts. Where that directory cannot be
+ * had, or a marker cannot be made, the text is shown: a plan shown twice is better than one not shown.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { privateDir } from "../user-cache";
 
 interface LogClient {
   log(req: unknown, cb: (err: Error | null) => void): void;
@@ -82,9 +86,10 @@ export async function show(text: string): Promise<void> {
   console.error(body);
 }
 
-const MARKER_DIR = "pulumi-secrets-scheduler-shown";
+const MARKER_DIR = "shown";
 const MARKER_TTL_MS = 24 * 3600 * 1000;
-let swept = false;
+/** Marker directories swept of old markers by this process (once each: a preview of many jobs shows many). */
+const swept = new Set<string>();
 
 /** The CLI process this host runs under: its pid and, where /proc has it, its start time (pids are reused). */
 function cliProcess(): string {
@@ -98,32 +103,52 @@ function cliProcess(): string {
   return `${process.ppid}-${start}`;
 }
 
+/** Removes markers older than MARKER_TTL_MS (by lstat: a link is removed, never followed). */
+function sweep(dir: string): void {
+  const now = Date.now();
+  for (const f of fs.readdirSync(dir)) {
+    const p = path.join(dir, f);
+    try {
+      if (now - fs.lstatSync(p).mtimeMs > MARKER_TTL_MS) fs.unlinkSync(p);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/**
+ * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
+ * when a marker of this user's, younger than a day, says it was. True whenever no marker can be trusted.
+ */
+export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = privateDir(MARKER_DIR, env);
+  if (dir === undefined) return true;
+  const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
+  try {
+    if (!swept.has(dir)) {
+      swept.add(dir);
+      sweep(dir);
+    }
+    const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    fs.closeSync(fs.openSync(marker, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600));
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") return true;
+  }
+  try {
+    const st = fs.lstatSync(marker);
+    const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
+    return !(st.isFile() && mine && st.size === 0 && Date.now() - st.mtimeMs < MARKER_TTL_MS);
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Shows a text once per Pulumi CLI run (see above); outside the dynamic-provider host, always. Where the
- * marker cannot be written, the text is shown.
+ * marker cannot be made or trusted, the text is shown.
  */
 export async function showOnce(text: string): Promise<void> {
-  if (engineOf() === null) return show(text);
-  try {
-    const dir = path.join(os.tmpdir(), MARKER_DIR);
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
-    try {
-      fs.writeFileSync(marker, "", { flag: "wx" });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST" && Date.now() - fs.statSync(marker).mtimeMs < MARKER_TTL_MS) return;
-      fs.writeFileSync(marker, "");
-    }
-    if (!swept) {
-      // Old markers go once per host process, not once per text: a preview of many changed jobs shows many.
-      swept = true;
-      for (const f of fs.readdirSync(dir)) {
-        const p = path.join(dir, f);
-        if (Date.now() - fs.statSync(p).mtimeMs > MARKER_TTL_MS) fs.rmSync(p, { force: true });
-      }
-    }
-  } catch {
-    // no marker: show it
-  }
+  if (engineOf() !== null && !claimShowing(text)) return;
   return show(text);
 }

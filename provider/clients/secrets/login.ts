@@ -8,7 +8,6 @@ import { CloudJwtClaimsSchema, LoginRequestSchema, LoginResponseSchema, type Aut
 import { encodeMount } from "./normalize";
 import { parseRequest } from "./write";
 import { PARSE_OPTIONS } from "../../schemas/parse-options";
-import { importJose } from "../../import-esm";
 
 /** What to check in the token before sending it. */
 export interface JwtCheckOptions {
@@ -31,8 +30,8 @@ export interface LoginOptions extends JwtCheckOptions {
  * include the token.
  */
 export async function checkJwt(jwt: string, options: JwtCheckOptions = {}): Promise<CloudJwtClaims> {
-  // jose is ESM-only; a dynamic import (in a module of its own, see there) keeps this module CommonJS.
-  const { decodeJwt } = await importJose();
+  // jose is ESM-only; a dynamic import keeps this module CommonJS (Node 20 cannot require an ES module).
+  const { decodeJwt } = await import("jose");
   let raw: unknown;
   try {
     raw = decodeJwt(jwt);

@@ -18,13 +18,14 @@ export function runChild<T>(
   project: EngineProject,
   script: string,
   args: readonly string[] = [],
-  options: { input?: string; env?: Record<string, string> } = {},
+  options: { input?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<ChildResult<T>> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(project.node, [join(project.dir, script), ...args], {
       cwd: project.dir,
-      env: { ...process.env, ...options.env },
+      // An undefined value removes the variable.
+      env: Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined)),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

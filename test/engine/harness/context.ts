@@ -95,7 +95,7 @@ export async function setUpEngine(): Promise<EngineContext> {
     "aws:region": "us-east-1",
   };
   // No SECRETS_*/SCHEDULER_* in the host's environment: connection settings must come from Configure.
-  const host = await ProviderHost.start(projects[0], scrubbedEnv());
+  const host = await ProviderHost.start(projects[0], scrubbedEnv(join(workDir, "cache-home")));
   const accepts = await host.configure(stackConfig);
   report.host = { startMs: host.startMs, acceptSecrets: accepts };
   return {
@@ -112,10 +112,15 @@ export async function setUpEngine(): Promise<EngineContext> {
   };
 }
 
-/** The environment minus the services' connection variables, so only stack config can point at them. */
-export function scrubbedEnv(): NodeJS.ProcessEnv {
+/**
+ * The environment minus the services' connection variables, so only stack config can point at them; with
+ * `cacheHome`, that as XDG_CACHE_HOME, so the host's compile cache and plan markers stay in the test's
+ * directory and not in the user's cache home.
+ */
+export function scrubbedEnv(cacheHome?: string): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(SECRETS|SCHEDULER)_/.test(k)) out[k] = v;
+  if (cacheHome !== undefined) out["XDG_CACHE_HOME"] = cacheHome;
   return out;
 }
 

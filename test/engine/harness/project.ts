@@ -117,7 +117,9 @@ async function linkInstall(tarball: string, dir: string, repoModules: string): P
   const target = join(dir, "node_modules", PACKAGE_NAME);
   renameSync(join(unpack, "package"), target);
   const pkg = readPackageJson(target);
-  const names = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), "typescript"];
+  // As npm does: optional peers (the devserver's HCL parser) are not installed unless the project asks.
+  const peers = Object.keys(pkg.peerDependencies ?? {}).filter((n) => pkg.peerDependenciesMeta?.[n]?.optional !== true);
+  const names = [...Object.keys(pkg.dependencies ?? {}), ...peers, "typescript"];
   const closure = new Set<string>();
   for (const name of names) {
     const from = resolvePackageDir(repoModules, name);
@@ -146,6 +148,7 @@ function readPackageJson(pkgDir: string): {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 } {
   return JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as ReturnType<typeof readPackageJson>;
 }

@@ -57,7 +57,7 @@ async function restore(ctx: EngineContext, set: string, round: string): Promise<
   copyFileSync(join(FIXTURES, set, "devserver.json"), file);
   const dev = await startDevServer({ persistPath: file });
   // A new host per round, as each CLI command starts one (and providers are configured once per host).
-  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv());
+  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv(join(ctx.workDir, "cache-home")));
   await host.configure(stackConfig(dev));
   ctx.secrets.push(dev.rootTokens.secrets, dev.rootTokens.scheduler, index.env.clientSecret);
   return { dev, host, env: { ...index.env, ...scenarioClients(dev.urls, dev.rootTokens) } };
@@ -77,7 +77,7 @@ async function recordFixtures(ctx: EngineContext, set: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const persist = join(ctx.workDir, `${set}-record.json`);
   const dev = await startDevServer({ persistPath: persist });
-  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv());
+  const host = await ProviderHost.start(ctx.projects[0], scrubbedEnv(join(ctx.workDir, "cache-home")));
   try {
     await host.configure(stackConfig(dev));
     const env = { mount: "fixture-cloud", jobId: "fixture-web", clientSecret: "fixture-client-secret-not-real" };

@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { runChild } from "../harness/child";
 import { KINDS, record, type EngineContext } from "../harness/context";
 import { hashTree } from "../harness/pack";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
 interface ProviderLoad {
   atLoad: string[];
@@ -18,6 +18,10 @@ interface ProviderLoad {
   checked: boolean;
   frenchLocale: string;
   afterUse: number;
+  node: string;
+  compileCache: boolean;
+  compileCacheDir: string | null;
+  jwtAudience: string;
 }
 
 /** Budget for one serialized provider (perf-floor §4). */
@@ -51,46 +55,92 @@ export function serializationSuite(get: () => EngineContext): void {
     });
 
     it("a resource's code loads from the one bundled file, with none of zod's translated messages until they are used", async () => {
-      const cache = mkdtempSync(join(tmpdir(), "pss-code-cache-"));
+      const home = mkdtempSync(join(tmpdir(), "pss-cache-home-"));
       try {
-        const { value } = await runChild<ProviderLoad>(get().projects[0], "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
+        const { value } = await runChild<ProviderLoad>(get().projects[0], "provider-load.cjs", [], { env: { XDG_CACHE_HOME: home, NODE_COMPILE_CACHE: undefined } });
         // The index in the cache is provider/lazy-zod-locales.ts's stand-in, not zod's own; English is in the bundle.
         expect(value.atLoad).toEqual(["index.cjs"]);
         expect(value.resourceFiles).toEqual([]);
         expect(value.zodCoreFiles).toEqual([]);
-        // From the library's own files, only the loader and the cache's code: the rest is in host-bundle.js.
-        expect(value.entryFiles).toEqual(["code-cache.js", "host.js"]);
+        // From the library's own files, only the loader and its cache-directory check: the rest is in host-bundle.js.
+        expect(value.entryFiles).toEqual(["host-bundle.js", "host.js", "user-cache.js"]);
         expect(value.checked).toBe(true);
         expect(value.frenchLocale).toBe("function");
         expect(value.afterUse).toBeGreaterThan(60);
+        // jose is ESM-only: its dynamic import works from CommonJS on every supported Node (no vm.Script in between).
+        expect(value.jwtAudience).toBe("load");
       } finally {
-        rmSync(cache, { recursive: true, force: true });
+        rmSync(home, { recursive: true, force: true });
       }
     });
 
-    it("the next host compiles the provider code from the cache the first one wrote", async () => {
-      const cache = mkdtempSync(join(tmpdir(), "pss-code-cache-"));
+    it("Node's own compile cache, where Node has one, goes to a private directory in the user's cache home and nowhere in the temp directory", async () => {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), "pss-compile-cache-")));
+      const home = join(base, "cache-home");
+      const tmp = join(base, "tmp");
+      mkdirSync(tmp, { mode: 0o700 });
+      const dir = join(home, "pulumi-secrets-scheduler", "compile-cache");
+      const env = { XDG_CACHE_HOME: home, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+      const files = (d: string): Map<string, number> => {
+        const out = new Map<string, number>();
+        for (const e of readdirSync(d, { recursive: true, withFileTypes: true })) if (e.isFile()) out.set(join(e.parentPath, e.name), statSync(join(e.parentPath, e.name)).mtimeMs);
+        return out;
+      };
       try {
         const project = get().projects[0];
-        const dir = join(cache, "pulumi-secrets-scheduler");
-        await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
-        const files = readdirSync(dir);
-        expect(files).toHaveLength(1);
-        const file = join(dir, files[0]!);
-        expect(readFileSync(file, "utf8").split("\n")[0]).toMatch(/^\{"covered":\["check"\],"crc32":\d+\}$/);
-        const before = statSync(file);
-        const { value } = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: cache } });
-        expect(value.checked).toBe(true);
-        // Accepted and covering the check: not written again (a refused file would be replaced, a new inode).
-        expect(statSync(file).ino).toBe(before.ino);
-        expect(statSync(file).mtimeMs).toBe(before.mtimeMs);
-        // Turned off, nothing is written.
-        const off = mkdtempSync(join(tmpdir(), "pss-code-cache-off-"));
-        await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: "1" } });
-        expect(readdirSync(off)).toEqual([]);
-        rmSync(off, { recursive: true, force: true });
+        const first = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" } });
+        expect(first.value.checked).toBe(true);
+        expect(first.value.jwtAudience).toBe("load");
+        expect(readdirSync(tmp)).toEqual([]);
+        record(get(), "compileCache", "node", first.value.node);
+        if (!first.value.compileCache) {
+          // Node 20: no compile cache, and nothing is made for one.
+          expect(first.value.compileCacheDir).toBeNull();
+          expect(existsSync(dir)).toBe(false);
+          return;
+        }
+        const st = lstatSync(dir);
+        expect(st.isDirectory()).toBe(true);
+        expect(st.mode & 0o777).toBe(0o700);
+        expect(st.uid).toBe(process.getuid?.());
+        expect(first.value.compileCacheDir?.startsWith(dir + sep)).toBe(true);
+        const bundle = (verdict: string): RegExp => new RegExp(`cache for \\S*/pulumi-secrets-scheduler/dist/provider/host-bundle\\.js ${verdict}`);
+        expect(first.stderr).toMatch(bundle("was not initialized"));
+        const written = files(dir);
+        expect(written.size).toBeGreaterThan(0);
+
+        // The next host compiles the bundle from it; Node rewrites nothing it accepted.
+        const second = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" } });
+        expect(second.value.checked).toBe(true);
+        expect(second.value.jwtAudience).toBe("load");
+        expect(second.stderr).toMatch(bundle("was accepted"));
+        expect(files(dir)).toEqual(written);
+        expect(readdirSync(tmp)).toEqual([]);
+
+        // Turned off as for Node's own cache: nothing is made.
+        const offHome = join(base, "off-home");
+        const off = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: "1" } });
+        expect(off.value.compileCacheDir).toBeNull();
+        expect(existsSync(offHome)).toBe(false);
+
+        // NODE_COMPILE_CACHE, Node's own setting, is honoured: the cache goes there and nothing to the cache home.
+        const own = join(base, "own");
+        const ownHome = join(base, "own-home");
+        const chosen = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: ownHome, NODE_COMPILE_CACHE: own } });
+        expect(chosen.value.compileCacheDir?.startsWith(own + sep)).toBe(true);
+        expect(existsSync(join(ownHome, "pulumi-secrets-scheduler", "compile-cache"))).toBe(false);
+
+        // A cache directory others can write is not used.
+        const openHome = join(base, "open-home");
+        mkdirSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"), { recursive: true });
+        chmodSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"), 0o777);
+        const open = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: openHome } });
+        expect(open.value.checked).toBe(true);
+        expect(open.value.compileCacheDir).toBeNull();
+        expect(readdirSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"))).toEqual([]);
+        expect(readdirSync(tmp)).toEqual([]);
       } finally {
-        rmSync(cache, { recursive: true, force: true });
+        rmSync(base, { recursive: true, force: true });
       }
     });
 

@@ -1,0 +1,120 @@
+/**
+ * The plan markers of provider/resources/host-log.ts (issue 20): `showOnce` remembers a shown plan in a
+ * marker file so the update part of `pulumi up` does not repeat its preview's plan. The markers live in
+ * this user's private directory under the cache home, never in the shared temporary directory; a planted
+ * link is never followed, a directory or file someone else could have planted is not trusted (the plan is
+ * shown), and an existing entry is never rewritten.
+ */
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimShowing } from "../../provider/resources/host-log";
+
+const isRoot = process.getuid?.() === 0;
+let base = "";
+let home = "";
+let tmp = "";
+let savedTmp: string | undefined;
+const dir = (): string => join(home, "pulumi-secrets-scheduler", "shown");
+const env = (): NodeJS.ProcessEnv => ({ XDG_CACHE_HOME: home });
+const days = (n: number): Date => new Date(Date.now() - n * 24 * 3600 * 1000);
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "pss-host-log-")));
+  home = join(base, "cache");
+  mkdirSync(home, { mode: 0o700 });
+  // os.tmpdir() follows TMPDIR: an empty directory of its own shows whether anything lands there.
+  tmp = join(base, "tmp");
+  mkdirSync(tmp, { mode: 0o700 });
+  savedTmp = process.env["TMPDIR"];
+  process.env["TMPDIR"] = tmp;
+});
+
+afterEach(() => {
+  if (savedTmp === undefined) delete process.env["TMPDIR"];
+  else process.env["TMPDIR"] = savedTmp;
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe("plan markers", () => {
+  it("a text is shown once per CLI run, from a private directory under the cache home, nothing in the temp directory", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(false);
+    expect(claimShowing("plan B", env())).toBe(true);
+    const st = lstatSync(dir());
+    expect(st.isDirectory()).toBe(true);
+    expect(st.mode & 0o777).toBe(0o700);
+    expect(st.uid).toBe(process.getuid?.());
+    expect(readdirSync(dir())).toHaveLength(2);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("a planted link in place of a marker is never followed: its target is neither written nor truncated, and the plan is shown", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    const [name] = readdirSync(dir());
+    const victim = join(base, "victim");
+    writeFileSync(victim, "precious");
+    // An old target: the earlier code rewrote markers older than a day, through the link.
+    utimesSync(victim, days(2), days(2));
+    unlinkSync(join(dir(), name!));
+    symlinkSync(victim, join(dir(), name!));
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(lstatSync(join(dir(), name!)).isSymbolicLink()).toBe(true);
+  });
+
+  it("a marker directory that is a link is not used: nothing is made in its target, the plan is shown each time", () => {
+    const elsewhere = join(base, "elsewhere");
+    mkdirSync(elsewhere, { mode: 0o700 });
+    mkdirSync(join(home, "pulumi-secrets-scheduler"), { mode: 0o700 });
+    symlinkSync(elsewhere, dir());
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("a marker directory others can write is not trusted: the plan is shown each time and nothing is written there", () => {
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    chmodSync(dir(), 0o777);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(dir())).toEqual([]);
+  });
+
+  it.runIf(isRoot)("a marker directory owned by another user is not trusted", () => {
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    chownSync(dir(), 65534, 65534);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(dir())).toEqual([]);
+  });
+
+  it.runIf(isRoot)("a marker another user owns does not suppress the plan", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    const [name] = readdirSync(dir());
+    chownSync(join(dir(), name!), 65534, 65534);
+    expect(claimShowing("plan A", env())).toBe(true);
+  });
+
+  it("an existing marker is never rewritten; one older than a day no longer counts", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    const [name] = readdirSync(dir());
+    const marker = join(dir(), name!);
+    const first = lstatSync(marker);
+    expect(claimShowing("plan A", env())).toBe(false);
+    const again = lstatSync(marker);
+    expect([again.ino, again.mtimeMs, again.size]).toEqual([first.ino, first.mtimeMs, 0]);
+    utimesSync(marker, days(2), days(2));
+    // A marker past its age no longer counts (the pid may have been reused).
+    expect(claimShowing("plan A", env())).toBe(true);
+  });
+
+  it("without a usable cache home the plan is shown each time", () => {
+    writeFileSync(join(base, "not-a-dir"), "");
+    expect(claimShowing("plan A", { XDG_CACHE_HOME: join(base, "not-a-dir") })).toBe(true);
+    expect(claimShowing("plan A", { XDG_CACHE_HOME: join(base, "not-a-dir") })).toBe(true);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
