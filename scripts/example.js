@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// `npm run example [-- <quickstart|rollback|json-job|all>...] [--keep]`: runs examples end to end with the
+// `npm run example [-- <quickstart|rollback|json-job|root|all>...] [--keep]`: runs examples end to end with the
 // Pulumi CLI against the devserver, printing each step. It builds and packs the library, installs the
 // tarball into a temporary copy of the example (so the program loads the library from node_modules, as a
 // user's project does), starts the devserver, uses a local file backend with a passphrase in the same
 // temporary directory, and runs the steps in examples/<name>/flow.json (preview, up, an edit whose preview
 // shows the scheduler's plan, up, refresh, destroy). Nothing outside the temporary directory is touched.
+//
+// `root` is the repository's own project (the root Pulumi.yaml, program examples/root/index.ts): it runs in
+// place, from the repository root, with the library this checkout builds (found by the package's
+// self-reference, not installed), the stack's config file in the temporary directory (--config-file), so
+// nothing is written into the repository either.
 //
 // The CLI: `pulumi` from the PATH; else the copy scripts/pulumi-cli.sh built before; else, with Go on the
 // PATH, that script builds it (asking first in an interactive terminal; in CI or without a terminal it just
@@ -20,7 +25,7 @@ const path = require("node:path");
 const readline = require("node:readline");
 
 const REPO = path.join(__dirname, "..");
-const EXAMPLES = ["quickstart", "rollback", "json-job"];
+const EXAMPLES = ["quickstart", "rollback", "json-job", "root"];
 const INSTALL_HELP = `Install the Pulumi CLI (or Go 1.26, for scripts/pulumi-cli.sh to build it), then run this again:
   Linux, macOS:  curl -fsSL https://get.pulumi.com | sh      (then open a new shell, or add ~/.pulumi/bin to PATH)
   macOS:         brew install pulumi/tap/pulumi
@@ -117,11 +122,20 @@ async function runExample(name, { keep, env: baseEnv }) {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pss-example-${name}-`)));
   let server;
   try {
-    step(`${name}: install the packed library into a copy of examples/${name}`);
-    const packed = run("npm", ["pack", "--silent", "--pack-destination", work, "--ignore-scripts"], { cwd: REPO, capture: true });
-    const tarball = path.join(work, lastLine(packed));
-    const project = path.join(work, "project");
-    prepareProject(path.join(REPO, "examples", name), project, tarball);
+    let project = REPO;
+    // The root project's stack config goes to the temporary directory, not beside the repository's Pulumi.yaml.
+    // Its stack has a name of its own, so that a stack of the user's in the repository is never touched.
+    const stackName = name === "root" ? "example-root" : "dev";
+    const configFile = name === "root" ? ["--config-file", path.join(work, `Pulumi.${stackName}.yaml`)] : [];
+    if (name === "root") {
+      step("root: the repository's own project, in place: Pulumi.yaml runs examples/root/index.ts with this checkout's dist/");
+    } else {
+      step(`${name}: install the packed library into a copy of examples/${name}`);
+      const packed = run("npm", ["pack", "--silent", "--pack-destination", work, "--ignore-scripts"], { cwd: REPO, capture: true });
+      const tarball = path.join(work, lastLine(packed));
+      project = path.join(work, "project");
+      prepareProject(path.join(REPO, "examples", name), project, tarball);
+    }
 
     const { startDevServer } = require(path.join(REPO, "dist", "devserver"));
     server = await startDevServer();
@@ -129,7 +143,15 @@ async function runExample(name, { keep, env: baseEnv }) {
 
     const env = pulumiEnv(work, baseEnv);
     const pulumi = (argv, opts = {}) => runAsync("pulumi", argv, { cwd: project, env, ...opts });
-    await pulumi(["stack", "init", "dev", "--non-interactive"]);
+    const besideProject = path.join(project, `Pulumi.${stackName}.yaml`);
+    if (configFile.length > 0 && fs.existsSync(besideProject)) throw new Error(`${besideProject} exists; move it away first`);
+    await pulumi(["stack", "init", stackName, "--non-interactive"]);
+    if (configFile.length > 0) {
+      // `stack init` has no --config-file: it writes the stack's file (the passphrase's salt) beside
+      // Pulumi.yaml, which moves at once to where the other commands read it.
+      fs.copyFileSync(besideProject, configFile[1]);
+      fs.rmSync(besideProject);
+    }
     const stackConfig = {
       "pulumi-secrets-scheduler:secretsAddress": { value: server.urls.secrets },
       "pulumi-secrets-scheduler:secretsToken": { value: server.rootTokens.secrets, secret: true },
@@ -137,12 +159,12 @@ async function runExample(name, { keep, env: baseEnv }) {
       "pulumi-secrets-scheduler:schedulerToken": { value: server.rootTokens.scheduler, secret: true },
       ...flow.config,
     };
-    await setConfig(pulumi, stackConfig);
+    await setConfig(pulumi, stackConfig, configFile);
 
     console.log(`\nexample: ${flow.description}`);
     for (const [i, s] of flow.steps.entries()) {
-      if (s.config) await setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])));
-      const argv = commandArgs(s);
+      if (s.config) await setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])), configFile);
+      const argv = [...commandArgs(s), ...configFile];
       const edit = s.config ? ` (after pulumi config set ${Object.entries(s.config).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       step(`[${i + 1}/${flow.steps.length}] ${s.title}: pulumi ${argv.join(" ")}${edit}`);
       const t0 = Date.now();
@@ -153,7 +175,8 @@ async function runExample(name, { keep, env: baseEnv }) {
       if (!s.expectFailure && !ok) throw new Error(`step ${i + 1} failed (exit ${res.status})`);
       if (s.expectFailure) console.log("example: that failure was the point of this step");
     }
-    await pulumi(["stack", "rm", "dev", "--yes", "--non-interactive"], { allowFailure: true });
+    // --preserve-config: stack rm would otherwise delete Pulumi.<stack>.yaml beside Pulumi.yaml.
+    await pulumi(["stack", "rm", stackName, "--yes", "--non-interactive", "--preserve-config"], { allowFailure: true });
     console.log(`\nexample: ${name} finished`);
     return true;
   } catch (err) {
@@ -169,7 +192,7 @@ async function runExample(name, { keep, env: baseEnv }) {
 function commandArgs(s) {
   switch (s.command) {
     case "preview":
-      return ["preview", "--diff", "--non-interactive"];
+      return ["preview", "--diff", "--non-interactive", ...(s.expectNoChanges ? ["--expect-no-changes"] : [])];
     case "up":
       return ["up", "--yes", "--non-interactive"];
     case "refresh":
@@ -181,11 +204,11 @@ function commandArgs(s) {
   }
 }
 
-async function setConfig(pulumi, entries) {
+async function setConfig(pulumi, entries, configFile = []) {
   for (const [key, { value, secret }] of Object.entries(entries)) {
     // The value goes on stdin (`--` would put tokens on the process list). Plain values need --plaintext:
     // the CLI refuses values it thinks look like secrets (an address with a port) without one of the two.
-    await pulumi(["config", "set", key, secret ? "--secret" : "--plaintext", "--non-interactive"], { input: String(value), quiet: true });
+    await pulumi(["config", "set", key, secret ? "--secret" : "--plaintext", "--non-interactive", ...configFile], { input: String(value), quiet: true });
   }
 }
 

@@ -173,6 +173,10 @@ describe("README code blocks", () => {
     }
     const libraryVars = new Set<string>([...Object.values(ENV.secrets), ...Object.values(ENV.scheduler)]);
     const configKeys = new Set([...Object.values(CONFIG_KEYS.secrets), ...Object.values(CONFIG_KEYS.scheduler)].map((k) => `${CONFIG_NAMESPACE}:${k}`));
+    // The root project's own keys: the ones its program (examples/root/index.ts) reads.
+    for (const m of readFileSync(join(ROOT, "examples/root/index.ts"), "utf8").matchAll(/\bconfig\.(?:get|require)(?:Secret|Number|Boolean)?\("(\w+)"\)/g)) {
+      if (m[1] !== undefined) configKeys.add(m[1]);
+    }
     // Flags of the Pulumi CLI commands the README may use (https://www.pulumi.com/docs/iac/cli/commands/).
     const common = ["--yes", "-y", "--stack", "-s", "--cwd", "-C", "--non-interactive", "--skip-preview", "--diff", "--expect-no-changes"];
     const pulumiFlags: Record<string, string[]> = {
@@ -218,7 +222,7 @@ describe("README code blocks", () => {
         }
         if (sub === "config set" || sub === "config rm") {
           const key = words.slice(3).find((w) => !w.startsWith("--"));
-          expect(configKeys.has(key ?? ""), `${at}: ${key} is not a stack config key of this library`).toBe(true);
+          expect(configKeys.has(key ?? ""), `${at}: ${key} is not a stack config key of this library or the root project`).toBe(true);
         }
       } else if (words[0] === "node" || /^(\.\/)?scripts\//.test(words[0] ?? "")) {
         const file = words[0] === "node" ? words[1] : words[0];

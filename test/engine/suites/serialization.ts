@@ -6,9 +6,11 @@ import { describe, expect, it } from "vitest";
 import { runChild } from "../harness/child";
 import { KINDS, record, type EngineContext } from "../harness/context";
 import { hashTree } from "../harness/pack";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
+import { promisify } from "node:util";
 
 interface ProviderLoad {
   atLoad: string[];
@@ -183,6 +185,19 @@ export function serializationSuite(get: () => EngineContext): void {
         expect(text).not.toContain(ctx.workDir);
         expect(text).not.toMatch(/\/(tmp|home|root|work)\//);
       }
+    });
+
+    it("from a program inside the package itself (the root Pulumi.yaml), a shim serialized by value runs in the host (issue 22)", async () => {
+      // The build's staging directory is such a package: package.json (name and exports), dist/ and
+      // node_modules. A program directory in it with no package.json loads the library by self-reference.
+      const program = join(get().packs[0].stageDir, "program");
+      mkdirSync(program, { recursive: true });
+      copyFileSync(join(__dirname, "..", "harness", "self-ref", "self-reference.cjs"), join(program, "self-reference.cjs"));
+      const { stdout } = await promisify(execFile)(process.execPath, ["self-reference.cjs"], { cwd: program, maxBuffer: 16 * 1024 * 1024 });
+      const out = JSON.parse(stdout) as { byReference: boolean; error?: string; calls: { check?: { inputKeys: string[]; failures: unknown[] } } };
+      expect(out.byReference, "not from node_modules: serialized by value").toBe(false);
+      expect(out.error).toBeUndefined();
+      expect(out.calls.check).toEqual({ inputKeys: ["path", "type"], failures: [] });
     });
 
     it("evaluates like the host does and yields all seven methods", async () => {
