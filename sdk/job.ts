@@ -25,6 +25,21 @@ export interface JobArgs {
   policyOverride?: pulumi.Input<boolean>;
   /** Keep the running task group counts over the spec's (for autoscaled groups). */
   preserveCounts?: pulumi.Input<boolean>;
+  /**
+   * Keep the running task resources (CPU, cores, memory, memory max) over the spec's, for vertically
+   * scaled tasks. With this or `preserveCounts`, a job that was only scaled since the last `up` is updated
+   * on its current index instead of failing as "changed outside Pulumi".
+   */
+  preserveResources?: pulumi.Input<boolean>;
+  /** Batch and sysbatch jobs: `up` waits until the job's allocations finished, and fails naming failed ones. */
+  waitForCompletion?: pulumi.Input<boolean>;
+  /**
+   * Batch and sysbatch jobs: once finished and garbage-collected by the scheduler, the job stays in the
+   * stack as done (refresh keeps it, the next `up` does not register it again) until it or `triggers` changes.
+   */
+  runOnce?: pulumi.Input<boolean>;
+  /** Any change of this map runs the job again: its hash goes into the job's meta, so a new version is registered. */
+  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** Priority (1-100) of the evaluations this resource's registrations create; 0 or unset: the job's priority. */
   evalPriority?: pulumi.Input<number>;
   /** Wait for the deployment of a service job to finish (default true). */

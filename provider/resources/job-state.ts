@@ -139,6 +139,10 @@ function goneAs<T>(value: T): (e: unknown) => T {
 const ECHOED: ReadonlyArray<keyof JobInputs> = [
   "policyOverride",
   "preserveCounts",
+  "preserveResources",
+  "waitForCompletion",
+  "runOnce",
+  "triggers",
   "evalPriority",
   "waitForDeployment",
   "deploymentTimeout",

@@ -19,8 +19,11 @@ import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
+import { preserveOf, scaleBase, scaledNote } from "./job-scale";
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
+/** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
+const BATCH_SCALE_SETTINGS = ["preserveResources", "waitForCompletion", "runOnce", "triggers"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 /** The Job provider. */
@@ -43,7 +46,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
     const news = userInputs(checked);
-    const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
@@ -59,7 +62,11 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     }
     if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const ref = refOfDesired(desired);
-    const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
+    const base = await scaleBase(client, ref, olds, news, desired);
+    const how = preserveOf(news);
+    if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
+    if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
+    const planned = await planChange(client, ref, base.desired, news, base.index);
     return { changes: planned !== "none" || settingsChanged };
   },
 
@@ -132,23 +139,29 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
     if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) return { outs: await refreshed(client, ref, news, kept) };
-    const d = await resolveDesired(client, news);
+    const resolved = await resolveDesired(client, news);
     if (olds.incomplete !== undefined) {
-      const finished = await finishIncomplete(client, ref, olds, news, d);
+      const finished = await finishIncomplete(client, ref, olds, news, resolved);
       if (finished !== undefined) return { outs: finished };
     }
-    const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), d.identity);
+    const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), resolved.identity);
     if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
+    // preserveCounts/preserveResources: the running counts/resources are kept, and a job moved only by
+    // scaling is registered over on its current index (job-scale.ts).
+    const base = await scaleBase(client, ref, olds, news, resolved);
+    const d = base.desired;
+    const how = preserveOf(news);
+    if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
     const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
     if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
-    if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
+    if ((await planChange(client, ref, d, news, base.index, false)) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
     }
     let reg: Registered;
     try {
-      reg = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
+      reg = await register(client, ref, d, news, base.index);
     } catch (e) {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
@@ -156,7 +169,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
     }
     const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
-    return { outs: await rolloutOrInitError(client, ref, news, d, reg, olds.version, previous) };
+    return { outs: await rolloutOrInitError(client, ref, news, d, reg, base.priorVersion, previous) };
   },
 
   async delete(id, props) {
