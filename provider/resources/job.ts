@@ -20,6 +20,7 @@ import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
 import { preserveOf, scaleBase, scaledNote } from "./job-scale";
+import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./job-batch";
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
 /** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
@@ -55,6 +56,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const desired = await resolveDesired(client, news);
+    assertBatchSettings(desired.identity, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
       await show(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${reasons.map((r) => `${r.field} ${r.old} -> ${r.new}`).join(", ")}.`);
@@ -74,6 +76,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const inputs = userInputs(checked);
     const client = newClient();
     const d = await resolveDesired(client, inputs);
+    assertBatchSettings(d.identity, inputs);
     const ref = refOfDesired(d);
     const opts = { namespace: ref.namespace, region: ref.region };
     const existing = (await client.jobs.find(ref.jobId, opts))?.value;
@@ -119,8 +122,9 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, props);
     const server = await readServerState(client, ref, { follow: followsDeployments(props), kept: props });
-    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
-    if (server === undefined) return { id: "" };
+    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
+    // unless runOnce keeps a finished batch job as done (job-batch.ts).
+    if (server === undefined) return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
     let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
@@ -138,8 +142,12 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
-    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) return { outs: await refreshed(client, ref, news, kept) };
+    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) {
+      if (olds.collected === true && keptAsCollected({ ...olds, runOnce: news.runOnce })) return { outs: collectedOutputs(news, ref, olds) };
+      return { outs: await refreshed(client, ref, news, kept) };
+    }
     const resolved = await resolveDesired(client, news);
+    assertBatchSettings(resolved.identity, news);
     if (olds.incomplete !== undefined) {
       const finished = await finishIncomplete(client, ref, olds, news, resolved);
       if (finished !== undefined) return { outs: finished };
@@ -161,7 +169,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     }
     let reg: Registered;
     try {
-      reg = await register(client, ref, d, news, base.index);
+      // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).
+      reg = await register(client, ref, d, news, olds.collected === true ? 0 : base.index);
     } catch (e) {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
@@ -387,6 +396,16 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
       const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
       const props: JobOutputs = { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }), rolloutFailed: true };
       throw new ResourceInitError(message, jobResourceId(ref), { ...props });
+    }
+  }
+  if (inputs.waitForCompletion === true && evalId !== "") {
+    const done = await waitForCompletion(client, ref, evalId, new Deadline(deploymentTimeoutMs(inputs)));
+    if (done.ok) await show(`Job "${ref.jobId}": ${done.note}.`);
+    else {
+      const server = await readServerState(client, ref, { follow: false });
+      if (server === undefined) throw new Error(done.message);
+      const props: JobOutputs = { ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }), rolloutFailed: true };
+      throw new ResourceInitError(done.message, jobResourceId(ref), { ...props });
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });
