@@ -13,7 +13,7 @@
 // does it); else the install instructions. The devserver runs in this process, so every `pulumi` command
 // runs as an asynchronous child: the event loop keeps serving the provider's requests meanwhile.
 "use strict";
-/* global Buffer */
+/* global Buffer, fetch */
 const { spawn, spawnSync } = require("node:child_process");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
