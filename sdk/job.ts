@@ -90,6 +90,8 @@ export class Job extends pulumi.dynamic.Resource {
   /** Status of that deployment (`successful`, `failed`, `running`, ...). */
   declare readonly deploymentStatus: pulumi.Output<string>;
   declare readonly deploymentStatusDescription: pulumi.Output<string>;
+  /** runOnce: true once the finished batch job was garbage-collected by the scheduler (kept in the stack as done). */
+  declare readonly collected: pulumi.Output<boolean | undefined>;
   /** The job spec state compares the next desired job with (canonical JSON). */
   declare readonly normalizedJob: pulumi.Output<string>;
   declare readonly schemaVersion: pulumi.Output<number>;
@@ -114,6 +116,7 @@ export class Job extends pulumi.dynamic.Resource {
       deploymentStatusDescription: undefined,
       normalizedJob: undefined,
       schemaVersion: undefined,
+      collected: undefined,
     };
     // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
     // internal, so they are always kept secret rather than only when an input is (the engine re-marks only

@@ -53,6 +53,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
+      // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
+      if (settingsChanged) assertBatchSettings(storedIdentity(olds, stored), news);
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const desired = await resolveDesired(client, news);

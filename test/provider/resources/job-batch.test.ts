@@ -82,6 +82,13 @@ describe("waitForCompletion", () => {
     const e = await rejection(() => createJob({ jobspec: service, waitForCompletion: true }));
     expect(e.message).toContain('Job "svc-wait": waitForCompletion apply only to batch and sysbatch jobs that run themselves, not to a service job.');
     expect(await allocations("svc-wait")).toEqual([]);
+    // Turned on later for a service job whose spec did not change: refused at preview too.
+    const svc = await createJob({ jobspec: service });
+    const late = await rejection(() => applyJob(svc, { jobspec: service, runOnce: true }));
+    expect(late.message).toContain("runOnce apply only to batch and sysbatch jobs");
+    const periodic = BATCH("per-wait").replace('type = "batch"', 'type = "batch"\n  periodic {\n    crons = ["0 3 * * *"]\n  }');
+    const p = await rejection(() => createJob({ jobspec: periodic, waitForCompletion: true }));
+    expect(p.message).toContain("not to a periodic batch job (its runs are child jobs the scheduler launches)");
   });
 });
 
