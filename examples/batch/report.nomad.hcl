@@ -5,7 +5,7 @@ variable "fail" {
   default = "false"
 }
 
-job "report" {
+job "nightly-report" {
   type = "batch"
 
   group "report" {
