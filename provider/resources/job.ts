@@ -7,7 +7,7 @@ import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
-import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
@@ -47,7 +47,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
     const news = userInputs(checked);
-    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+    // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
+    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();

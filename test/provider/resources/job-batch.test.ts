@@ -144,13 +144,19 @@ describe("runOnce and triggers", () => {
     const state = await createJob({ ...base, triggers: { run: "1" } });
     const same = await applyJob(state, { ...base, triggers: { run: "1" } });
     expect(same.step).toBe("same");
-    const next = await applyJob(same, { ...base, triggers: { run: "2" } });
+    // The same map with its keys in another order is no change.
+    const two = await applyJob(same, { ...base, triggers: { run: "1", at: "x" } });
+    expect(two.step).toBe("update");
+    const swapped = await job.diff(two.id, { ...two.outs, triggers: { at: "x", run: "1" } }, await checked({ ...base, triggers: { run: "1", at: "x" } }, two.inputs));
+    expect(swapped.changes).toBe(false);
+    const next = await applyJob(two, { ...base, triggers: { run: "2" } });
     expect(next.step).toBe("update");
-    expect(next.outs.version).toBe(1);
+    expect(next.outs.version).toBe(2);
     const allocs = await allocations("hourly");
     expect(allocs.map((a) => [a.JobVersion, a.ClientStatus])).toEqual([
       [0, "complete"],
       [1, "complete"],
+      [2, "complete"],
     ]);
   });
 });
