@@ -170,6 +170,9 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
       if (name === "batch") {
         expect(all).toContain('Job "web" was scaled outside Pulumi');
         expect(all).toMatch(/allocation [0-9a-f]{8} \(group "report", task "build": Exit Code: 1/);
+        for (const line of ["constraint ${node.unique.name} != devserver-node-0 filtered 1 node", "constraint ${node.unique.name} != devserver-node-1 filtered 1 node", "memory exhausted on 1 node"]) {
+          expect(all).toContain(line);
+        }
       }
       // The quickstart teaches by example: no warning about its own resources.
       if (name === "quickstart") expect(all).not.toMatch(/warning: AuthRole/);

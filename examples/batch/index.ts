@@ -5,6 +5,8 @@
 //   (the scheduler garbage-collects the finished report)
 //   pulumi refresh && pulumi up            # the report stays done: nothing runs again
 //   pulumi config set dataset 2026-11-25   # then `pulumi up`: a new trigger value runs the report again
+//   pulumi config set avoidA devserver-node-0 (and avoidB, webMemory 9000): `pulumi preview` lists every
+//                                          # constraint that filtered nodes and the exhausted memory
 //   pulumi config set failReport true      # then `pulumi up` fails, naming the failed allocation
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -24,7 +26,12 @@ const report = new Job("report", {
 
 const web = new Job("web", {
   jobspec: fs.readFileSync(path.join(__dirname, "web.nomad.hcl"), "utf8"),
-  variables: { image: config.get("image") ?? "nginx:1.25" },
+  variables: {
+    image: config.get("image") ?? "nginx:1.25",
+    avoid_a: config.get("avoidA") ?? "none",
+    avoid_b: config.get("avoidB") ?? "none",
+    memory: config.getNumber("webMemory") ?? 64,
+  },
   preserveCounts: true,
   deploymentTimeout: "2m",
 });
