@@ -145,9 +145,13 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
+    // runOnce: a finished batch job the scheduler collected (seen by a refresh, or gone now) stays done
+    // while its spec does not change; when it changes, it is registered anew.
+    const runsOnce = keptAsCollected({ ...olds, runOnce: news.runOnce });
+    const collected = (k: Kept): JobOutputs | undefined => (runsOnce ? collectedOutputs(news, ref, { ...olds, ...k }) : undefined);
     if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) {
-      if (olds.collected === true && keptAsCollected({ ...olds, runOnce: news.runOnce })) return { outs: collectedOutputs(news, ref, olds) };
-      return { outs: await refreshed(client, ref, news, kept) };
+      if (runsOnce && olds.collected === true) return { outs: collectedOutputs(news, ref, olds) };
+      return { outs: await refreshed(client, ref, news, kept, collected) };
     }
     const resolved = await resolveDesired(client, news);
     assertBatchSettings(resolved.identity, news);
@@ -164,16 +168,17 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     const how = preserveOf(news);
     if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
     const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
-    if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
+    if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same, collected) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
     if ((await planChange(client, ref, d, news, base.index, false)) === "none") {
-      return { outs: await refreshed(client, ref, news, same) };
+      return { outs: await refreshed(client, ref, news, same, collected) };
     }
+    const gone = runsOnce && (olds.collected === true || (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
     let reg: Registered;
     try {
       // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).
-      reg = await register(client, ref, d, news, olds.collected === true ? 0 : base.index);
+      reg = await register(client, ref, d, news, gone ? 0 : base.index);
     } catch (e) {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
@@ -355,8 +360,10 @@ function followsDeployments(inputs: Partial<JobInputs>): boolean {
   return inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
 }
 
-async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept): Promise<JobOutputs> {
+async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept, whenGone?: (k: Kept) => JobOutputs | undefined): Promise<JobOutputs> {
   const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
+  const instead = server === undefined ? whenGone?.(kept) : undefined;
+  if (instead !== undefined) return instead;
   if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
   return buildOutputs(inputs, ref, server, kept);
 }

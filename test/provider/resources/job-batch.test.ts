@@ -109,6 +109,13 @@ describe("runOnce and triggers", () => {
     expect(direct.step).toBe("same");
     expect(registers(h.server, from)).toBe(0);
     expect(await h.client.jobs.find("once")).toBeUndefined();
+    // A jobspec only reformatted is the same job: no change; with a setting changed too, it stays done.
+    const reformatted = { ...inputs, jobspec: `# the same report\n${BATCH("once")}` };
+    expect((await applyJob(direct, reformatted)).step).toBe("same");
+    const again = await applyJob(direct, { ...reformatted, deploymentTimeout: "3m" });
+    expect(again.step).toBe("update");
+    expect(again.outs).toMatchObject({ collected: true, status: "dead" });
+    expect(registers(h.server, from)).toBe(0);
   });
 
   it("without runOnce, refresh drops a collected job (the next up would run it again)", async () => {
@@ -137,6 +144,16 @@ describe("runOnce and triggers", () => {
     const meta = (await h.client.jobs.find("nightly"))?.value.Meta ?? {};
     expect(meta[TRIGGERS_META]).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.stringify(meta)).not.toContain("2026-11-25");
+  });
+
+  it("runs a collected runOnce job again when its triggers change, without a refresh first", async () => {
+    const base = { jobspec: BATCH("weekly"), waitForCompletion: true, runOnce: true };
+    const state = await createJob({ ...base, triggers: { week: "47" } });
+    control().gc();
+    const next = await applyJob(state, { ...base, triggers: { week: "48" } });
+    expect(next.step).toBe("update");
+    expect(next.outs.status).toBe("dead");
+    expect((await allocations("weekly")).map((a) => a.ClientStatus)).toEqual(["complete"]);
   });
 
   it("runs a finished job that is still there again when its triggers change (a new version)", async () => {
