@@ -177,3 +177,23 @@ describe("runOnce and triggers", () => {
     ]);
   });
 });
+
+describe("on an older scheduler release", () => {
+  // Last in this file: it points the providers at its own devserver.
+  it("needs nothing 1.6.5 lacks: waits, keeps a collected job done, and re-runs on a trigger", async () => {
+    const old = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1, batchMs: 50, release: "1.6.5" } });
+    try {
+      const base = { jobspec: BATCH("legacy"), waitForCompletion: true, runOnce: true };
+      const state = await createJob({ ...base, triggers: { n: "1" } });
+      expect(state.outs.status).toBe("dead");
+      (old.server as StartedDevServer).schedulerControl?.gc();
+      const kept = await refreshJob(state);
+      expect(kept?.outs.collected).toBe(true);
+      const next = await applyJob(kept as NonNullable<typeof kept>, { ...base, triggers: { n: "2" } });
+      expect(next.step).toBe("update");
+      expect(next.outs.status).toBe("dead");
+    } finally {
+      await old.close();
+    }
+  });
+});

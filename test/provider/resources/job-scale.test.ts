@@ -143,3 +143,22 @@ describe("autoscaler-safe updates", () => {
     expect(e.message).toContain("was changed outside Pulumi");
   });
 });
+
+describe("on an older scheduler release", () => {
+  // Last in this file: it points the providers at its own devserver.
+  it("a 1.6.5 scheduler scaled between two ups is updated on its current index too", async () => {
+    const old = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1, release: "1.6.5" } });
+    try {
+      const state = await createJob({ jobspec: SPEC("legacy", "nginx:1.25"), preserveCounts: true, preserveResources: true });
+      await old.client.jobs.scale("legacy", { Count: 4, Target: { Group: "api" }, Message: "autoscaler" });
+      await (old.server as StartedDevServer).schedulerControl?.idle();
+      const next = await applyJob(state, { jobspec: SPEC("legacy", "nginx:1.26"), preserveCounts: true, preserveResources: true });
+      expect(next.step).toBe("update");
+      const after = (await old.client.jobs.info("legacy")).value as Record<string, unknown>;
+      expect(group(after).Count).toBe(4);
+      expect((task(after).Config as Record<string, unknown>).image).toBe("nginx:1.26");
+    } finally {
+      await old.close();
+    }
+  });
+});
