@@ -171,7 +171,11 @@ export function failureReasons(m: AllocMetric): string[] {
   for (const [dc, available] of sorted(m.NodesAvailable)) if (available === 0) out.push(`no nodes are available in datacenter ${JSON.stringify(dc)}`);
   for (const [dim, nodes] of sorted(m.DimensionExhausted)) out.push(`${dim} exhausted on ${count(nodes, "node")}`);
   for (const [cls, nodes] of sorted(m.ClassExhausted)) out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
-  for (const [c, nodes] of sorted(m.ConstraintFiltered)) out.push(`constraint ${c} filtered ${count(nodes, "node")}`);
+  for (const [c, nodes] of sorted(m.ConstraintFiltered)) {
+    // The scheduler skips further nodes of a node class it already found ineligible under this key.
+    if (c === "computed class ineligible") out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
+    else out.push(`constraint ${c} filtered ${count(nodes, "node")}`);
+  }
   for (const [cls, nodes] of sorted(m.ClassFiltered)) out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);
   for (const q of m.QuotaExhausted ?? []) out.push(`quota exhausted: ${q}`);
   return out;

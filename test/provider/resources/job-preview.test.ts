@@ -133,6 +133,10 @@ describe("formatPlan", () => {
       ].join("\n"),
     );
     expect(formatPlan({ FailedTGAllocs: { api: { NodesEvaluated: 0, NodesInPool: 0 } } }, ctx)).toContain("        - no nodes were eligible for evaluation\n");
+    const classed = { api: { NodesEvaluated: 3, ConstraintFiltered: { "${attr.kernel.name} = windows": 1, "computed class ineligible": 2 } } };
+    expect(summarizeFailedPlacements(classed)).toBe(
+      'group "api": 1 allocation could not be placed (constraint ${attr.kernel.name} = windows filtered 1 node; 2 more nodes of the same node class skipped (computed class ineligible))',
+    );
     expect(summarizeFailedPlacements(plan.FailedTGAllocs)).toBe(
       'group "api": 2 allocations could not be placed (no nodes are available in datacenter "dc2"; cpu exhausted on 1 node; memory exhausted on 1 node; ' +
         'node class "large" exhausted on 2 nodes; constraint ${attr.kernel.name} = windows filtered 2 nodes; constraint ${meta.rack} = r1 filtered 1 node; ' +
