@@ -31,7 +31,7 @@ export interface JobArgs {
    * on its current index instead of failing as "changed outside Pulumi".
    */
   preserveResources?: pulumi.Input<boolean>;
-  /** Batch and sysbatch jobs: `up` waits until the job's allocations finished, and fails naming failed ones. */
+  /** Batch and sysbatch jobs: `up` waits until the job's allocations finished (at most `deploymentTimeout`), and fails naming failed ones. */
   waitForCompletion?: pulumi.Input<boolean>;
   /**
    * Batch and sysbatch jobs: once finished and garbage-collected by the scheduler, the job stays in the
