@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run example [-- <quickstart|rollback|json-job|root|all>...] [--keep]`: runs examples end to end with the
+// `npm run example [-- <quickstart|rollback|json-job|batch|root|all>...] [--keep]`: runs examples end to end with the
 // Pulumi CLI against the devserver, printing each step. It builds and packs the library, installs the
 // tarball into a temporary copy of the example (so the program loads the library from node_modules, as a
 // user's project does), starts the devserver, uses a local file backend with a passphrase in the same
 // temporary directory, and runs the steps in examples/<name>/flow.json (preview, up, an edit whose preview
-// shows the scheduler's plan, up, refresh, destroy). Nothing outside the temporary directory is touched.
+// shows the scheduler's plan, up, refresh, destroy; a step with `scheduler` instead of `command` changes the
+// job through the scheduler's API, as an autoscaler or the garbage collector would). Nothing outside the
+// temporary directory is touched.
 //
 // `root` is the repository's own project (the root Pulumi.yaml, program examples/root/index.ts): it runs in
 // place, from the repository root, with the library this checkout builds (found by the package's
@@ -16,7 +18,7 @@
 // does it); else the install instructions. The devserver runs in this process, so every `pulumi` command
 // runs as an asynchronous child: the event loop keeps serving the provider's requests meanwhile.
 "use strict";
-/* global Buffer */
+/* global Buffer, fetch */
 const { spawn, spawnSync } = require("node:child_process");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
@@ -25,7 +27,7 @@ const path = require("node:path");
 const readline = require("node:readline");
 
 const REPO = path.join(__dirname, "..");
-const EXAMPLES = ["quickstart", "rollback", "json-job", "root"];
+const EXAMPLES = ["quickstart", "rollback", "json-job", "batch", "root"];
 const INSTALL_HELP = `Install the Pulumi CLI (or Go 1.26, for scripts/pulumi-cli.sh to build it), then run this again:
   Linux, macOS:  curl -fsSL https://get.pulumi.com | sh      (then open a new shell, or add ~/.pulumi/bin to PATH)
   macOS:         brew install pulumi/tap/pulumi
@@ -163,6 +165,11 @@ async function runExample(name, { keep, env: baseEnv }) {
 
     console.log(`\nexample: ${flow.description}`);
     for (const [i, s] of flow.steps.entries()) {
+      if (s.scheduler) {
+        // A change made outside Pulumi, through the scheduler's API (what an autoscaler or the GC does).
+        step(`[${i + 1}/${flow.steps.length}] ${s.title}: ${await schedulerAction(server, s.scheduler)}`);
+        continue;
+      }
       if (s.config) await setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])), configFile);
       const argv = [...commandArgs(s), ...configFile];
       const edit = s.config ? ` (after pulumi config set ${Object.entries(s.config).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
@@ -189,12 +196,41 @@ async function runExample(name, { keep, env: baseEnv }) {
   }
 }
 
+/**
+ * Runs a flow step's `scheduler` action against the devserver's scheduler API with its root token, then
+ * waits until the simulation is idle; returns what was done, as a line. Actions: `scale` (`{job, group,
+ * count}`: POST /v1/job/:job/scale) and `gc` (PUT /v1/system/gc).
+ */
+async function schedulerAction(server, action) {
+  const call = async (method, urlPath, body) => {
+    const res = await fetch(`${server.urls.scheduler}${urlPath}`, {
+      method,
+      headers: { authorization: `Bearer ${server.rootTokens.scheduler}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${urlPath} returned ${res.status}: ${await res.text()}`);
+  };
+  let done;
+  if (action.scale) {
+    const { job, group, count } = action.scale;
+    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, { Target: { Group: group }, Count: count, Message: "scaled outside Pulumi by the example flow" });
+    done = `POST /v1/job/${job}/scale (group ${group} to ${count})`;
+  } else if (action.gc) {
+    await call("PUT", "/v1/system/gc");
+    done = "PUT /v1/system/gc";
+  } else {
+    throw new Error(`flow step has an unknown scheduler action ${JSON.stringify(action)}`);
+  }
+  await server.schedulerControl?.idle();
+  return done;
+}
+
 function commandArgs(s) {
   switch (s.command) {
     case "preview":
       return ["preview", "--diff", "--non-interactive", ...(s.expectNoChanges ? ["--expect-no-changes"] : [])];
     case "up":
-      return ["up", "--yes", "--non-interactive"];
+      return ["up", "--yes", "--non-interactive", ...(s.expectNoChanges ? ["--expect-no-changes"] : [])];
     case "refresh":
       return ["refresh", "--yes", "--non-interactive", ...(s.expectNoChanges ? ["--expect-no-changes"] : [])];
     case "destroy":

@@ -25,6 +25,21 @@ export interface JobArgs {
   policyOverride?: pulumi.Input<boolean>;
   /** Keep the running task group counts over the spec's (for autoscaled groups). */
   preserveCounts?: pulumi.Input<boolean>;
+  /**
+   * Keep the running task resources (CPU, cores, memory, memory max) over the spec's, for vertically
+   * scaled tasks. With this or `preserveCounts`, a job that was only scaled since the last `up` is updated
+   * on its current index instead of failing as "changed outside Pulumi".
+   */
+  preserveResources?: pulumi.Input<boolean>;
+  /** Batch and sysbatch jobs: `up` waits until the job's allocations finished (at most `deploymentTimeout`), and fails naming failed ones. */
+  waitForCompletion?: pulumi.Input<boolean>;
+  /**
+   * Batch and sysbatch jobs: once finished and garbage-collected by the scheduler, the job stays in the
+   * stack as done (refresh keeps it, the next `up` does not register it again) until it or `triggers` changes.
+   */
+  runOnce?: pulumi.Input<boolean>;
+  /** Any change of this map runs the job again: its hash goes into the job's meta, so a new version is registered. */
+  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** Priority (1-100) of the evaluations this resource's registrations create; 0 or unset: the job's priority. */
   evalPriority?: pulumi.Input<number>;
   /** Wait for the deployment of a service job to finish (default true). */
@@ -75,6 +90,8 @@ export class Job extends pulumi.dynamic.Resource {
   /** Status of that deployment (`successful`, `failed`, `running`, ...). */
   declare readonly deploymentStatus: pulumi.Output<string>;
   declare readonly deploymentStatusDescription: pulumi.Output<string>;
+  /** runOnce: true once the finished batch job was garbage-collected by the scheduler (kept in the stack as done). */
+  declare readonly collected: pulumi.Output<boolean | undefined>;
   /** The job spec state compares the next desired job with (canonical JSON). */
   declare readonly normalizedJob: pulumi.Output<string>;
   declare readonly schemaVersion: pulumi.Output<number>;
@@ -102,6 +119,7 @@ export class Job extends pulumi.dynamic.Resource {
       deploymentStatusDescription: undefined,
       normalizedJob: undefined,
       schemaVersion: undefined,
+      collected: undefined,
     };
     // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
     // internal, so they are always kept secret rather than only when an input is (the engine re-marks only

@@ -6,7 +6,7 @@
  *
  * Opt-in, so `npm test` stays fast and needs no CLI: `npm run test:cli` (or EXAMPLES_CLI_RUN=1). The CLI is
  * `pulumi` on the PATH, else the one scripts/pulumi-cli.sh built. Opted in (or in CI) without a CLI, the
- * tests fail instead of skipping. EXAMPLES_CLI=<name,...> limits the examples run (default: all three).
+ * tests fail instead of skipping. EXAMPLES_CLI=<name,...> limits the examples run (default: all four).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -31,14 +31,37 @@ function findCli(): string | undefined {
 }
 const CLI_DIR = OPTED_IN ? findCli() : undefined;
 const NO_CLI = "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
-const chosen = (process.env.EXAMPLES_CLI ?? "quickstart,rollback,json-job").split(",").filter((s) => s !== "");
+const chosen = (process.env.EXAMPLES_CLI ?? "quickstart,rollback,json-job,batch").split(",").filter((s) => s !== "");
 
 interface FlowStep {
   title: string;
-  command: "preview" | "up" | "refresh" | "destroy";
+  command?: "preview" | "up" | "refresh" | "destroy";
   config?: Record<string, string>;
   expectNoChanges?: boolean;
   expectFailure?: boolean;
+  /** A change made outside Pulumi through the scheduler's API, instead of a command (as scripts/example.js). */
+  scheduler?: { scale?: { job: string; group: string; count: number }; gc?: boolean };
+}
+
+/** Runs a step's scheduler action against the devserver's API with its root token; waits until the simulation is idle. */
+async function schedulerAction(dev: Awaited<ReturnType<typeof startDevServer>>, action: NonNullable<FlowStep["scheduler"]>): Promise<void> {
+  const call = async (method: string, path: string, body?: unknown): Promise<void> => {
+    const res = await fetch(`${dev.urls.scheduler}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${dev.rootTokens.scheduler}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} returned ${res.status}: ${await res.text()}`);
+  };
+  if (action.scale) {
+    const { job, group, count } = action.scale;
+    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, { Target: { Group: group }, Count: count, Message: "scaled outside Pulumi by the example flow" });
+  } else if (action.gc) {
+    await call("PUT", "/v1/system/gc");
+  } else {
+    throw new Error(`unknown scheduler action ${JSON.stringify(action)}`);
+  }
+  await dev.schedulerControl?.idle();
 }
 
 interface Flow {
@@ -73,15 +96,17 @@ async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): 
   const onOutput = (out: string): void => log(out);
   switch (step.command) {
     case "preview": {
-      const r = await stack.preview({ diff: true, onOutput });
+      const r = await stack.preview({ diff: true, onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) });
       return changes(r.changeSummary);
     }
     case "up":
-      return changes((await stack.up({ onOutput })).summary.resourceChanges);
+      return changes((await stack.up({ onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
     case "refresh":
       return changes((await stack.refresh({ onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
     case "destroy":
       return changes((await stack.destroy({ onOutput })).summary.resourceChanges);
+    default:
+      throw new Error(`step "${step.title}" has neither a command nor a scheduler action`);
   }
 }
 
@@ -120,6 +145,10 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
       await stack.setAllConfig(config);
       let previewed: { step: string; counts: Record<string, number> } | undefined;
       for (const step of flow.steps) {
+        if (step.scheduler !== undefined) {
+          await schedulerAction(dev, step.scheduler);
+          continue;
+        }
         if (step.config) for (const [k, v] of Object.entries(step.config)) await stack.setConfig(k, { value: v });
         const run = runStep(stack, step, (s) => output.push(s));
         if (step.expectFailure) {
@@ -131,12 +160,20 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
         if (step.command === "up" && previewed !== undefined) {
           expect(counts, `"${step.title}" did what "${previewed.step}" showed`).toEqual(previewed.counts);
         }
-        if (step.command === "refresh" && step.expectNoChanges) expect(counts, step.title).toEqual({});
+        if (step.expectNoChanges) expect(counts, step.title).toEqual({});
         previewed = step.command === "preview" ? { step: step.title, counts } : undefined;
       }
       const all = output.join("");
       // The quickstart's edit shows the scheduler's plan in the preview.
       if (name === "quickstart") expect(all).toContain('Scheduler plan for job "web"');
+      // The batch example: the scale between two ups is recognised, and the failed report names its allocation.
+      if (name === "batch") {
+        expect(all).toContain('Job "web" was scaled outside Pulumi');
+        expect(all).toMatch(/allocation [0-9a-f]{8} \(group "report", task "build": Exit Code: 1/);
+        for (const line of ["constraint ${node.unique.name} != devserver-node-0 filtered 1 node", "constraint ${node.unique.name} != devserver-node-1 filtered 1 node", "memory exhausted on 1 node"]) {
+          expect(all).toContain(line);
+        }
+      }
       // The quickstart teaches by example: no warning about its own resources.
       if (name === "quickstart") expect(all).not.toMatch(/warning: AuthRole/);
       for (const token of Object.values(dev.rootTokens)) expect(all).not.toContain(token);

@@ -7,7 +7,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../devserver";
+import { startDevServer, type DevServer, type StartedDevServer } from "../devserver";
 import { SchedulerClient } from "../provider/clients/scheduler";
 import { SecretsClient } from "../provider/clients/secrets";
 import { runChild } from "./engine/harness/child";
@@ -38,7 +38,7 @@ let host: ProviderHost | undefined;
 beforeAll(async () => {
   workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-examples-")));
   const pack = await packLibrary(workDir, "examples");
-  for (const name of ["quickstart", "rollback", "json-job"]) {
+  for (const name of ["quickstart", "rollback", "json-job", "batch"]) {
     projects.set(name, await createProject({ tarball: pack.tarball, dir: join(workDir, name), install: "link", template: join(REPO_ROOT, "examples", name) }));
   }
   dev = await startDevServer();
@@ -136,6 +136,21 @@ describe("examples/json-job", () => {
     const report = byName(run, "Job", "report").inputs.job as Props;
     expect(report).toMatchObject({ ID: "report", Type: "batch", ParameterizedJob: { MetaRequired: ["customer"] } });
     expect(byName(run, "Job", "cache").inputs.jobspec).toBeUndefined();
+  });
+});
+
+describe("examples/batch", () => {
+  it("declares a batch report waited on, run once per dataset, and an autoscaled service", async () => {
+    const run = await runExample("batch", { dataset: "2026-11-24" });
+    expect(count(run, "Job")).toBe(2);
+    const report = byName(run, "Job", "report").inputs;
+    expect(report).toMatchObject({ waitForCompletion: true, runOnce: true, triggers: { dataset: "2026-11-24" }, variables: { fail: "false" } });
+    expect(String(report.jobspec)).toMatch(/type\s*=\s*"batch"/);
+    expect(byName(run, "Job", "web").inputs).toMatchObject({ preserveCounts: true, variables: { image: "nginx:1.25" } });
+  });
+
+  it("needs a dataset in stack config", async () => {
+    await expect(runExample("batch", {})).rejects.toThrow(/dataset/);
   });
 });
 
@@ -290,6 +305,34 @@ describe("examples against the devserver through the provider host (no CLI)", ()
     const versions = (await scheduler.versions.versions("api")).value.Versions ?? [];
     const tag = versions.find((v) => (v as { VersionTag?: { Name?: string } | null }).VersionTag?.Name === "v1");
     expect(tag?.Version).toBe(tagged);
+    await destroy(stack);
+  });
+
+  it("batch: up waits for the report; a scale between two ups; the GC keeps the report done; a new dataset runs it again", async () => {
+    const { scheduler } = clients();
+    const control = (dev as StartedDevServer | undefined)?.schedulerControl;
+    if (control === undefined) throw new Error("no scheduler control");
+    const stack = new Map<string, Live>();
+    const config = { dataset: "2026-11-24", image: "nginx:1.25" };
+    await up(await runExample("batch", config), stack);
+    expect(stack.get("Job/report")?.outs.status).toBe("dead");
+    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual(["complete"]);
+
+    await scheduler.jobs.scale("web", { Target: { Group: "web" }, Count: 3, Message: "autoscaler" });
+    await control.idle();
+    const shown = hostOf().output.length;
+    expect(await up(await runExample("batch", { ...config, image: "nginx:1.26" }), stack)).toEqual(["update Job/web"]);
+    expect(hostOf().output.slice(shown)).toContain('Job "web" was scaled outside Pulumi');
+    const web = (await scheduler.jobs.info("web")).value;
+    expect(web.TaskGroups?.[0]?.Count).toBe(3);
+
+    control.gc();
+    expect(await scheduler.jobs.find("nightly-report")).toBeUndefined();
+    expect(await refreshDrift(await runExample("batch", { ...config, image: "nginx:1.26" }), stack)).toEqual([]);
+    expect(stack.get("Job/report")?.outs.collected).toBe(true);
+    expect(await up(await runExample("batch", { ...config, image: "nginx:1.26" }), stack)).toEqual([]);
+    expect(await up(await runExample("batch", { dataset: "2026-11-25", image: "nginx:1.26" }), stack)).toEqual(["update Job/report"]);
+    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual(["complete"]);
     await destroy(stack);
   });
 

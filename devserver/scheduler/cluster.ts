@@ -2,6 +2,7 @@
 // and where new allocations fit (bin packing on CPU and memory), with the failure metrics the real
 // scheduler reports when they do not. Used by evaluations (for real) and by plan (dry run).
 import { createHash } from "node:crypto";
+import { constraintKey, firstFailed, groupConstraints } from "./constraints";
 import { num, obj, objs, str, strs, type JsonObject } from "./json";
 import type { GroupPlan } from "./reconcile";
 import type { AllocRecord } from "./store";
@@ -105,7 +106,7 @@ export interface Placement {
 /** Result of fitting a job's new allocations onto the node pool. */
 export interface PlacementResult {
   readonly placements: Placement[];
-  /** Placement failures per group (first failure's metrics, later ones coalesced). */
+  /** Placement failures per group (first failure's metrics, later ones coalesced); every constraint that filtered a node and every exhausted dimension is counted. */
   readonly failed: Record<string, AllocMetric>;
   /** Allocations per group that could not be placed. */
   readonly queued: Record<string, number>;
@@ -155,6 +156,8 @@ export function placeAll(job: JsonObject, plans: readonly GroupPlan[], nodes: re
     if (g === undefined) continue;
     queued[p.name] = 0;
     const ask = groupAsk(g);
+    // System jobs skip nodes their constraints rule out (no failure); other jobs count them as filtered.
+    const constraints = system ? [] : groupConstraints(job, g);
     const wanted: { canary: boolean; replaces?: AllocRecord }[] = [
       ...p.destructive.map((r) => ({ canary: false, replaces: r })),
       ...Array.from({ length: p.canary }, () => ({ canary: true })),
@@ -166,11 +169,20 @@ export function placeAll(job: JsonObject, plans: readonly GroupPlan[], nodes: re
       let best: Node | undefined;
       let bestUsed = -1;
       const dims: Record<string, number> = {};
+      const filteredBy: Record<string, number> = {};
+      let filtered = 0;
       let exhausted = 0;
       let evaluated = 0;
       for (const n of eligible) {
         if (system && taken.has(n.ID)) continue;
         evaluated++;
+        const failedConstraint = firstFailed(n, constraints);
+        if (failedConstraint !== undefined) {
+          filtered++;
+          const key = constraintKey(failedConstraint);
+          filteredBy[key] = (filteredBy[key] ?? 0) + 1;
+          continue;
+        }
         const u = usage.get(n.ID) ?? { cpu: 0, memoryMB: 0 };
         const dim = u.cpu + ask.cpu > n.CPU ? "cpu" : u.memoryMB + ask.memoryMB > n.MemoryMB ? "memory" : undefined;
         if (dim !== undefined) {
@@ -195,6 +207,8 @@ export function placeAll(job: JsonObject, plans: readonly GroupPlan[], nodes: re
         m.NodesEvaluated = evaluated;
         m.NodesInPool = pool.length;
         for (const n of eligible) m.NodesAvailable[n.Datacenter] = (m.NodesAvailable[n.Datacenter] ?? 0) + 1;
+        m.NodesFiltered = filtered;
+        m.ConstraintFiltered = Object.keys(filteredBy).length > 0 ? filteredBy : null;
         m.NodesExhausted = exhausted;
         m.DimensionExhausted = Object.keys(dims).length > 0 ? dims : null;
         m.AllocationTime = Number(process.hrtime.bigint() - started);

@@ -4,6 +4,7 @@
 // write index so blocking queries wake up.
 import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";
+import { failingTasks } from "./batch";
 import { eligibleNodes, findGroup, nodeUsage, placeAll, type Node, type Placement } from "./cluster";
 import { Deployments } from "./deployments";
 import { num, str, nowNanos, type JsonObject } from "./json";
@@ -285,8 +286,14 @@ export class Engine {
       for (const id of ids) {
         const r = this.store.allocs.get(id);
         if (!r || r.alloc.DesiredStatus !== "run" || r.alloc.ClientStatus !== "running") continue;
+        const failing = failingTasks(r.job, r.alloc.TaskGroup);
+        const ok: typeof r.alloc.TaskStates = {};
+        const bad: typeof r.alloc.TaskStates = {};
+        for (const [name, st] of Object.entries(r.alloc.TaskStates)) (failing.has(name) ? bad : ok)[name] = st;
+        const failed = Object.keys(bad).length > 0;
         Object.assign(r.alloc, {
-          ClientStatus: "complete", ClientDescription: "All tasks have completed", TaskStates: finishTaskStates(r.alloc.TaskStates, "completed"),
+          ClientStatus: failed ? "failed" : "complete", ClientDescription: failed ? "Failed tasks" : "All tasks have completed",
+          TaskStates: { ...finishTaskStates(ok, "completed"), ...finishTaskStates(bad, "failed") },
           ModifyIndex: index, ModifyTime: nowNanos(),
         });
         const entry = this.store.getJob(r.alloc.Namespace, r.alloc.JobID);

@@ -7,10 +7,14 @@
 // - `control.failNextDeployment(jobId, namespace?)`: the job's next deployment fails the same way;
 // - the real server's `PUT /v1/deployment/fail/:id` and `PUT /v1/deployment/promote/:id` (plus
 //   `GET /v1/deployment/:id`, `GET /v1/evaluation/:id`, `GET /v1/allocation/:id` to follow them);
+// - batch work: meta `devserver.fail_batch = "true"` (job, group or task) makes those tasks exit 1, so
+//   their allocations end `failed`; `PUT /v1/system/gc` (management token) or `control.gc()` collects
+//   finished (`dead`) jobs;
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
 import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./action";
 import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
+import { collectGarbage } from "./batch";
 import { Engine } from "./engine";
 import type { RouteDeps } from "./http";
 import { JobOps } from "./ops";
@@ -21,6 +25,7 @@ import { Store, jobKey } from "./store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
 
 export { FAIL_DEPLOYMENT_META } from "./deployments";
+export { FAIL_BATCH_META } from "./batch";
 export type { ActionInvocation, ActionResult, ActionRunner } from "./action";
 export type { Node, NodePoolOptions } from "./cluster";
 
@@ -66,6 +71,8 @@ export interface SchedulerControl {
   setNodes(o: NodePoolOptions): void;
   /** Returns the current nodes. */
   nodes(): readonly Node[];
+  /** Garbage-collects finished jobs now, like `PUT /v1/system/gc`; returns how many jobs went. */
+  gc(): number;
 }
 
 /** The scheduler module plus its controls. */
@@ -120,6 +127,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       started().engine.retryBlocked();
     },
     nodes: () => settings.nodes,
+    gc: () => collectGarbage(started().store),
   };
 
   return {

@@ -3,6 +3,7 @@
 // simulated rollouts. ACL checks run in the namespace the job ends up in (query, then body, then job).
 import { DevHttpError, type DevRequest, type Router } from "../core";
 import { admitJob, requestJob, type AdmissionContext } from "./admission";
+import { collectGarbage } from "./batch";
 import { JobspecError, parseJobspec } from "./hcl";
 import { bodyObject, boolParam, checkEvalPriority, intParam, jobIdParam, writeHeaders, type RouteDeps } from "./http";
 import { isObject, num, str, strMap, toJson, type JsonObject } from "./json";
@@ -141,6 +142,12 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     const out = ops.untag(req.namespace, jobIdParam(req), req.params.tag ?? "");
     return { json: out, headers: writeHeaders(deps, num(out, "Index")) };
   }, { capability: [SUBMIT, "namespace:tag-job-version"] });
+
+  // The real server's forced garbage collection (management tokens only).
+  r.post("/v1/system/gc", () => {
+    collectGarbage(store);
+    return { text: "", headers: writeHeaders(deps, store.tables.jobs) };
+  }, { capability: "management" });
 
   r.post("/v1/deployment/fail/:deployment_id", (req) => {
     const d = store.deployments.get(req.params.deployment_id ?? "");

@@ -7,6 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { SchedulerClient } from "../clients/scheduler";
 import type { Job } from "../schemas/scheduler";
 import { canonicalJson } from "./common";
+import { withTriggers } from "./job-batch";
 import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody } from "./job-inputs";
 import { hashOf, identityOf, normalizeJob, type JobIdentity, type JobObject } from "./job-normalize";
 
@@ -39,6 +40,8 @@ function hashMaterial(inputs: JobInputs, client: SchedulerClient): Record<string
     region: inputs.region ?? null,
     connNamespace: client.core.connection.namespace ?? null,
     connRegion: client.core.connection.region ?? null,
+    // Only when set, so hashes in state written before triggers existed still match.
+    ...(inputs.triggers !== undefined ? { triggers: inputs.triggers } : {}),
   };
 }
 
@@ -96,7 +99,7 @@ export async function resolveDesired(client: SchedulerClient, inputs: JobInputs)
   }
   const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
   const region = inputs.region ?? written.region ?? conn.region ?? "global";
-  const normal = { ...normalizeJob(source), Namespace: namespace, Region: region };
+  const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
   const stored: JobObject = { ...normal };
   for (const k of CREDENTIAL_FIELDS) delete stored[k];
   return {

@@ -37,6 +37,14 @@ export const JobInputsSchema = z.strictObject({
   region: requestName().optional(),
   policyOverride: z.boolean().optional(),
   preserveCounts: z.boolean().optional(),
+  /** Keep the running task resources (CPU, cores, memory) over the spec's, like preserveCounts does counts. */
+  preserveResources: z.boolean().optional(),
+  /** Batch/sysbatch: `up` waits until the job's allocations finished and fails on failed ones. */
+  waitForCompletion: z.boolean().optional(),
+  /** Batch/sysbatch: once the job finished and was garbage-collected, keep it as done instead of running it again. */
+  runOnce: z.boolean().optional(),
+  /** Any change of this map runs the job again (a new version registered). */
+  triggers: z.record(z.string(), z.string()).optional(),
   /** 1–100; 0 (as the API takes it) means the job's own priority. */
   evalPriority: z.number().int("must be a whole number").min(0, "must be from 1 to 100 (0: the job's priority)").max(100, "must be from 1 to 100 (0: the job's priority)").optional(),
   waitForDeployment: z.boolean().optional(),

@@ -156,17 +156,35 @@ function quote(v: string | null | undefined): string {
 function pushFailure(lines: string[], m: AllocMetric): void {
   const n = (m.CoalescedFailures ?? 0) + 1;
   lines.push(`      ! Failed placement: ${count(n, "allocation")} could not be placed`);
-  const dims = Object.entries(m.DimensionExhausted ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  for (const [dim, nodes] of dims) lines.push(`        - ${dim} exhausted on ${count(nodes, "node")}`);
-  const cons = Object.entries(m.ConstraintFiltered ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  for (const [c, nodes] of cons) lines.push(`        - constraint ${c} filtered ${count(nodes, "node")}`);
-  for (const q of m.QuotaExhausted ?? []) lines.push(`        - quota exhausted: ${q}`);
+  for (const reason of failureReasons(m)) lines.push(`        - ${reason}`);
   const stats: string[] = [];
   if (m.NodesInPool !== undefined && m.NodesInPool !== null) stats.push(`${m.NodesInPool} in pool`);
   if (m.NodesEvaluated !== undefined && m.NodesEvaluated !== null) stats.push(`${m.NodesEvaluated} evaluated`);
   if (m.NodesFiltered !== undefined && m.NodesFiltered !== null) stats.push(`${m.NodesFiltered} filtered`);
   if (m.NodesExhausted !== undefined && m.NodesExhausted !== null) stats.push(`${m.NodesExhausted} exhausted`);
   if (stats.length > 0) lines.push(`        - nodes: ${stats.join(", ")}`);
+}
+
+/**
+ * Returns every reason the metrics of one group give, each on its own (issue 21): no node evaluated, each
+ * datacenter without available nodes, each node class and each constraint that filtered nodes, each
+ * exhausted dimension and node class, and each quota hit. Sorted by name within each kind.
+ */
+export function failureReasons(m: AllocMetric): string[] {
+  const out: string[] = [];
+  const sorted = (rec: Record<string, number> | null | undefined): [string, number][] => Object.entries(rec ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  if (m.NodesEvaluated === 0) out.push("no nodes were eligible for evaluation");
+  for (const [dc, available] of sorted(m.NodesAvailable)) if (available === 0) out.push(`no nodes are available in datacenter ${JSON.stringify(dc)}`);
+  for (const [dim, nodes] of sorted(m.DimensionExhausted)) out.push(`${dim} exhausted on ${count(nodes, "node")}`);
+  for (const [cls, nodes] of sorted(m.ClassExhausted)) out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
+  for (const [c, nodes] of sorted(m.ConstraintFiltered)) {
+    // The scheduler skips further nodes of a node class it already found ineligible under this key.
+    if (c === "computed class ineligible") out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
+    else out.push(`constraint ${c} filtered ${count(nodes, "node")}`);
+  }
+  for (const [cls, nodes] of sorted(m.ClassFiltered)) out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);
+  for (const q of m.QuotaExhausted ?? []) out.push(`quota exhausted: ${q}`);
+  return out;
 }
 
 /** Returns "1 thing" or "n things". */
@@ -179,9 +197,7 @@ export function summarizeFailedPlacements(failed: Record<string, AllocMetric> | 
   const parts: string[] = [];
   for (const [group, m] of Object.entries(failed ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const n = (m.CoalescedFailures ?? 0) + 1;
-    const dims = Object.entries(m.DimensionExhausted ?? {}).map(([d, c]) => `${d} exhausted on ${count(c, "node")}`);
-    const cons = Object.entries(m.ConstraintFiltered ?? {}).map(([c, k]) => `constraint ${c} filtered ${count(k, "node")}`);
-    const why = [...dims, ...cons];
+    const why = failureReasons(m);
     parts.push(`group "${group}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`);
   }
   return parts.join("; ");

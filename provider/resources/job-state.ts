@@ -49,6 +49,8 @@ export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
   incomplete?: "register" | "rollout";
   /** Set only in the state a failed rollout leaves (with Pulumi's init errors); the next update or refresh drops it. */
   rolloutFailed?: boolean;
+  /** runOnce: the batch job finished and the scheduler garbage-collected it; state keeps it as done. */
+  collected?: boolean;
   schemaVersion: number;
 }
 
@@ -139,6 +141,10 @@ function goneAs<T>(value: T): (e: unknown) => T {
 const ECHOED: ReadonlyArray<keyof JobInputs> = [
   "policyOverride",
   "preserveCounts",
+  "preserveResources",
+  "waitForCompletion",
+  "runOnce",
+  "triggers",
   "evalPriority",
   "waitForDeployment",
   "deploymentTimeout",

@@ -7,7 +7,7 @@ import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError } from "../errors";
 import type { WriteResult } from "../schemas/scheduler";
-import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
@@ -20,8 +20,12 @@ import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
+import { preserveOf, scaleBase, scaledNote } from "./job-scale";
+import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./job-batch";
 
 const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
+/** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
+const BATCH_SCALE_SETTINGS = ["preserveResources", "waitForCompletion", "runOnce", "triggers"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 /** The Job provider, before secret values are masked out of its errors. */
@@ -44,15 +48,19 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
     const news = userInputs(checked);
-    const settingsChanged = SETTINGS.some((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+    // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
+    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
+      // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
+      if (settingsChanged) assertBatchSettings(storedIdentity(olds, stored), news);
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const desired = await resolveDesired(client, news);
+    assertBatchSettings(desired.identity, news);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
       const mask = secretMaskOf(news);
@@ -62,7 +70,11 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const ref = refOfDesired(desired);
-    const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
+    const base = await scaleBase(client, ref, olds, news, desired);
+    const how = preserveOf(news);
+    if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
+    if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
+    const planned = await planChange(client, ref, base.desired, news, base.index);
     return { changes: planned !== "none" || settingsChanged };
   },
 
@@ -70,6 +82,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const inputs = userInputs(checked);
     const client = newClient();
     const d = await resolveDesired(client, inputs);
+    assertBatchSettings(d.identity, inputs);
     const ref = refOfDesired(d);
     const opts = { namespace: ref.namespace, region: ref.region };
     const existing = (await client.jobs.find(ref.jobId, opts))?.value;
@@ -115,8 +128,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, props);
     const server = await readServerState(client, ref, { follow: followsDeployments(props), kept: props });
-    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state.
-    if (server === undefined) return { id: "" };
+    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
+    // unless runOnce keeps a finished batch job as done (job-batch.ts).
+    if (server === undefined) return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
     let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
@@ -134,24 +148,40 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, olds);
     const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
-    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) return { outs: await refreshed(client, ref, news, kept) };
-    const d = await resolveDesired(client, news);
+    // runOnce: a finished batch job the scheduler collected (seen by a refresh, or gone now) stays done
+    // while its spec does not change; when it changes, it is registered anew.
+    const runsOnce = keptAsCollected({ ...olds, runOnce: news.runOnce });
+    const collected = (k: Kept): JobOutputs | undefined => (runsOnce ? collectedOutputs(news, ref, { ...olds, ...k }) : undefined);
+    if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) {
+      if (runsOnce && olds.collected === true) return { outs: collectedOutputs(news, ref, olds) };
+      return { outs: await refreshed(client, ref, news, kept, collected) };
+    }
+    const resolved = await resolveDesired(client, news);
+    assertBatchSettings(resolved.identity, news);
     if (olds.incomplete !== undefined) {
-      const finished = await finishIncomplete(client, ref, olds, news, d);
+      const finished = await finishIncomplete(client, ref, olds, news, resolved);
       if (finished !== undefined) return { outs: finished };
     }
-    const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), d.identity);
+    const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), resolved.identity);
     if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
+    // preserveCounts/preserveResources: the running counts/resources are kept, and a job moved only by
+    // scaling is registered over on its current index (job-scale.ts).
+    const base = await scaleBase(client, ref, olds, news, resolved);
+    const d = base.desired;
+    const how = preserveOf(news);
+    if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
     const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
-    if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
+    if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same, collected) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
-    if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
-      return { outs: await refreshed(client, ref, news, same) };
+    if ((await planChange(client, ref, d, news, base.index, false)) === "none") {
+      return { outs: await refreshed(client, ref, news, same, collected) };
     }
+    const gone = runsOnce && (olds.collected === true || (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
     let reg: Registered;
     try {
-      reg = await register(client, ref, d, news, olds.jobModifyIndex ?? 0);
+      // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).
+      reg = await register(client, ref, d, news, gone ? 0 : base.index);
     } catch (e) {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
@@ -159,7 +189,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
     }
     const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
-    return { outs: await rolloutOrInitError(client, ref, news, d, reg, olds.version, previous) };
+    return { outs: await rolloutOrInitError(client, ref, news, d, reg, base.priorVersion, previous) };
   },
 
   async delete(id, props) {
@@ -350,8 +380,10 @@ function followsDeployments(inputs: Partial<JobInputs>): boolean {
   return inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
 }
 
-async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept): Promise<JobOutputs> {
+async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept, whenGone?: (k: Kept) => JobOutputs | undefined): Promise<JobOutputs> {
   const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
+  const instead = server === undefined ? whenGone?.(kept) : undefined;
+  if (instead !== undefined) return instead;
   if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
   return buildOutputs(inputs, ref, server, kept);
 }
@@ -394,6 +426,16 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
       const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
       const props: JobOutputs = { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }), rolloutFailed: true };
       throw new ResourceInitError(message, jobResourceId(ref), { ...props });
+    }
+  }
+  if (inputs.waitForCompletion === true && evalId !== "") {
+    const done = await waitForCompletion(client, ref, evalId, new Deadline(deploymentTimeoutMs(inputs)));
+    if (done.ok) await show(`Job "${ref.jobId}": ${done.note}.`);
+    else {
+      const server = await readServerState(client, ref, { follow: false });
+      if (server === undefined) throw new Error(done.message);
+      const props: JobOutputs = { ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }), rolloutFailed: true };
+      throw new ResourceInitError(done.message, jobResourceId(ref), { ...props });
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });

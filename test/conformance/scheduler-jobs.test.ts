@@ -178,6 +178,20 @@ describe("Jobs.plan", () => {
     expect(plan.JobModifyIndex ?? 0).toBe(0);
     expect(await f.client.jobs.find(id)).toBeUndefined();
   });
+
+  it("counts nodes a constraint filtered under the constraint's own text, per constraint (issue 21)", async () => {
+    const id = target.name("plan-constraint");
+    const never = { LTarget: "${attr.kernel.name}", RTarget: "no-such-kernel", Operand: "=" };
+    const { value: plan } = await f.client.jobs.plan(id, { Job: serviceJob(id, { Constraints: [never] }), Diff: true });
+    const m = plan.FailedTGAllocs?.web;
+    expect(m?.NodesEvaluated ?? 0).toBeGreaterThan(0);
+    expect(m?.NodesFiltered).toBe(m?.NodesEvaluated);
+    // The first node is counted under the constraint's text; on a real cluster, further nodes of the same
+    // computed class may be counted as "computed class ineligible" instead.
+    const filtered = m?.ConstraintFiltered ?? {};
+    expect(filtered["${attr.kernel.name} = no-such-kernel"] ?? 0).toBeGreaterThan(0);
+    expect(Object.values(filtered).reduce((a, b) => a + b, 0)).toBe(m?.NodesFiltered);
+  });
 });
 
 describe("Jobs.parse", () => {

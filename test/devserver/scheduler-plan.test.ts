@@ -212,6 +212,34 @@ describe("plan against an empty node pool", () => {
     expect(((p.FailedTGAllocs as Obj).work as Obj).DimensionExhausted).toEqual({ memory: 3 });
   });
 
+  it("counts every constraint that filtered a node (job, group and task level) next to exhausted dimensions", async () => {
+    const nodes = empty.sched.control.nodes();
+    const job = batchJob("plan-cons", {
+      Constraints: [{ LTarget: "${node.unique.name}", RTarget: String(nodes[0]?.Name), Operand: "!=" }],
+      TaskGroups: [
+        {
+          Name: "work",
+          Count: 1,
+          Constraints: [{ LTarget: "${node.unique.id}", RTarget: String(nodes[1]?.ID), Operand: "!=" }],
+          Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 100, MemoryMB: 9000 }, Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }] }],
+        },
+      ],
+    });
+    const p = await planOn(empty, job);
+    const m = (p.FailedTGAllocs as Obj).work as Obj;
+    expect(m).toMatchObject({
+      NodesEvaluated: 3,
+      NodesFiltered: 2,
+      NodesExhausted: 1,
+      ConstraintFiltered: { [`\${node.unique.name} != ${String(nodes[0]?.Name)}`]: 1, [`\${node.unique.id} != ${String(nodes[1]?.ID)}`]: 1 },
+      DimensionExhausted: { memory: 1 },
+    });
+    // A constraint no node meets filters all of them, and nothing is placed when registered.
+    const none = batchJob("plan-cons-none", { Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "windows", Operand: "=" }] });
+    const q = await planOn(empty, none);
+    expect((q.FailedTGAllocs as Obj).work).toMatchObject({ NodesEvaluated: 3, NodesFiltered: 3, NodesExhausted: 0, ConstraintFiltered: { "${attr.kernel.name} = windows": 3 } });
+  });
+
   it("fails the evaluation of a registered job the same way and leaves a blocked evaluation", async () => {
     // A service job: batch allocations would complete and free the capacity by themselves.
     const job = serviceJob("eval-cpu", {}, { Name: "work", Count: 4, Services: [], Networks: [], Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 3500, MemoryMB: 100 } }] });

@@ -95,6 +95,55 @@ describe("formatPlan", () => {
     );
   });
 
+  it("lists every blocking constraint, exhausted dimension, node class, empty datacenter and quota of a group (issue 21)", () => {
+    const plan: PlanResponse = {
+      Diff: { Type: "Added", ID: "web", TaskGroups: [{ Type: "Added", Name: "api" }] },
+      Annotations: { DesiredTGUpdates: { api: { Place: 2 } } },
+      FailedTGAllocs: {
+        api: {
+          CoalescedFailures: 1,
+          NodesEvaluated: 5,
+          NodesFiltered: 3,
+          NodesInPool: 6,
+          NodesExhausted: 2,
+          NodesAvailable: { dc1: 5, dc2: 0 },
+          ConstraintFiltered: { "${attr.kernel.name} = windows": 2, "${meta.rack} = r1": 1 },
+          ClassFiltered: { gpu: 1 },
+          DimensionExhausted: { cpu: 1, memory: 1 },
+          ClassExhausted: { large: 2 },
+          QuotaExhausted: ["cpu exhausted (2000 needed > 1500 limit)"],
+        },
+      },
+    };
+    expect(formatPlan(plan, ctx)).toBe(
+      [
+        'Scheduler plan for job "web" in namespace "default": new job',
+        '  + Group "api" (Added): 2 to place',
+        "      ! Failed placement: 2 allocations could not be placed",
+        '        - no nodes are available in datacenter "dc2"',
+        "        - cpu exhausted on 1 node",
+        "        - memory exhausted on 1 node",
+        '        - node class "large" exhausted on 2 nodes',
+        "        - constraint ${attr.kernel.name} = windows filtered 2 nodes",
+        "        - constraint ${meta.rack} = r1 filtered 1 node",
+        '        - node class "gpu" filtered 1 node',
+        "        - quota exhausted: cpu exhausted (2000 needed > 1500 limit)",
+        "        - nodes: 6 in pool, 5 evaluated, 3 filtered, 2 exhausted",
+        "",
+      ].join("\n"),
+    );
+    expect(formatPlan({ FailedTGAllocs: { api: { NodesEvaluated: 0, NodesInPool: 0 } } }, ctx)).toContain("        - no nodes were eligible for evaluation\n");
+    const classed = { api: { NodesEvaluated: 3, ConstraintFiltered: { "${attr.kernel.name} = windows": 1, "computed class ineligible": 2 } } };
+    expect(summarizeFailedPlacements(classed)).toBe(
+      'group "api": 1 allocation could not be placed (constraint ${attr.kernel.name} = windows filtered 1 node; 2 more nodes of the same node class skipped (computed class ineligible))',
+    );
+    expect(summarizeFailedPlacements(plan.FailedTGAllocs)).toBe(
+      'group "api": 2 allocations could not be placed (no nodes are available in datacenter "dc2"; cpu exhausted on 1 node; memory exhausted on 1 node; ' +
+        'node class "large" exhausted on 2 nodes; constraint ${attr.kernel.name} = windows filtered 2 nodes; constraint ${meta.rack} = r1 filtered 1 node; ' +
+        'node class "gpu" filtered 1 node; quota exhausted: cpu exhausted (2000 needed > 1500 limit))',
+    );
+  });
+
   it("says no changes for a None diff and shows the next periodic launch", () => {
     const text = formatPlan({ Diff: { Type: "None", ID: "web" }, NextPeriodicLaunch: "2030-01-01T00:00:00Z" }, ctx);
     expect(text).toBe('Scheduler plan for job "web" in namespace "default": no changes\n  Next periodic launch: 2030-01-01T00:00:00Z\n');
