@@ -10,7 +10,7 @@ import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
 import { isOutcomeUnknown } from "../errors";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, definedDeep, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthMount";
 
@@ -112,6 +112,15 @@ export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResu
   return checkObjectInputs(RESOURCE, AuthMountInputsSchema, news);
 }
 
+/** True when checked inputs equal the old ones, leaving out the accessor and the engine's `__provider`. */
+function sameInputs(olds: Record<string, unknown>, news: AuthMountInputs): boolean {
+  const strip = (o: Record<string, unknown>) => {
+    const { accessor: _a, __provider: _p, ...rest } = o;
+    return rest;
+  };
+  return canonicalJson(strip(olds)) === canonicalJson(strip(news as Record<string, unknown>));
+}
+
 /**
  * `check` of an existing mount: the accessor joins the checked inputs while path and type stay, so that it is
  * known in a preview (the engine takes the checked inputs as the outputs of an update it previews; an output
@@ -122,7 +131,9 @@ async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckRes
   if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
   if (olds.path !== i.path || olds.type !== i.type) return res; // new, or replaced: a new accessor
   let accessor = typeof olds.accessor === "string" && olds.accessor !== "" ? olds.accessor : undefined;
-  if (accessor === undefined) {
+  // Unchanged inputs (the first preview after a create: the inputs stored then lack the accessor) need no
+  // lookup: the engine then shows the old outputs, accessor included, and a no-change preview sends nothing.
+  if (accessor === undefined && !sameInputs(olds, i)) {
     try {
       const found = await secretsClient().mounts.find(i.path);
       if (found !== undefined && found.type === i.type && found.accessor !== "") accessor = found.accessor;
