@@ -4,11 +4,16 @@
  * request log counts what reached the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authConfig } from "../../../provider/resources/auth-config";
-import { authMount } from "../../../provider/resources/auth-mount";
-import { authRole } from "../../../provider/resources/auth-role";
+import { authConfig as config } from "../../../provider/resources/auth-config";
+import { authMount as mountImpl } from "../../../provider/resources/auth-mount";
+import { authRole as role } from "../../../provider/resources/auth-role";
 import type { ProviderImpl } from "../../../provider/resources/common";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+
+// Driven as the engine does, with untyped property bags.
+const authMount = mountImpl as unknown as ProviderImpl;
+const authConfig = config as unknown as ProviderImpl;
+const authRole = role as unknown as ProviderImpl;
 
 let env: SecretsEnv;
 beforeAll(async () => {
@@ -43,21 +48,21 @@ describe("a no-change preview sends no request", () => {
     const configProgram = { mount: "quiet", tenantId: TENANT, resource: "https://management.example/", clientId: CLIENT, clientSecret: "s3cr3t-quiet" };
     const roleProgram = { mount: "quiet", name: "web", tokenPolicies: ["web"], boundServicePrincipalIds: ["sp-1"] };
     const mount = await up(authMount, mountProgram);
-    const config = await up(authConfig, configProgram);
-    const role = await up(authRole, roleProgram);
+    const configState = await up(authConfig, configProgram);
+    const roleState = await up(authRole, roleProgram);
 
     env.dev.resetLog();
     const { value: diffs } = await capturingStderr(async () => [
       await preview(authMount, mount, mountProgram),
-      await preview(authConfig, config, configProgram),
-      await preview(authRole, role, roleProgram),
+      await preview(authConfig, configState, configProgram),
+      await preview(authRole, roleState, roleProgram),
     ]);
     expect(diffs.map((d) => d.changes)).toEqual([false, false, false]);
     expect(env.requests()).toEqual([]);
 
     // After a refresh (which reads) the stored inputs come from Read; the preview after it is quiet too.
     const refreshed = await Promise.all(
-      ([[authMount, mount], [authConfig, config], [authRole, role]] as const).map(async ([impl, s]) => {
+      ([[authMount, mount], [authConfig, configState], [authRole, roleState]] as const).map(async ([impl, s]) => {
         const r = await impl.read(s.id, s.outs);
         return { id: s.id, inputs: (r.inputs ?? s.inputs) as Record<string, unknown>, outs: r.props as Record<string, unknown> };
       }),
