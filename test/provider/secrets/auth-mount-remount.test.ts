@@ -106,3 +106,21 @@ describe("AuthMount path change on a server without sys/remount", () => {
     expect(await client.mounts.find("old-b")).toBeUndefined();
   });
 });
+
+describe("AuthMount pluginVersion", () => {
+  it("is sent on enable, changed by tune, read back by refresh, and refused when it is not a version", async () => {
+    const m0 = await mountInputs({ path: "pv", pluginVersion: "v0.20.1" });
+    const mount = (await authMount.create(m0)).outs as AuthMountOutputs;
+    expect(await env.client.mounts.find("pv")).toMatchObject({ plugin_version: "v0.20.1" });
+    const m1 = await mountInputs({ path: "pv", pluginVersion: "v0.21.0" }, m0);
+    expect(await authMount.diff("pv", mount, m1)).toEqual({ changes: true });
+    const { value: up, lines } = await capturingStderr(() => authMount.update("pv", mount, m1));
+    expect(lines.join("\n")).toMatch(/runs it after the plugin is reloaded/);
+    expect(await env.client.mounts.find("pv")).toMatchObject({ plugin_version: "v0.21.0" });
+    await env.client.mounts.tune("pv", { plugin_version: "v0.22.0" });
+    const read = await authMount.read("pv", up.outs as AuthMountOutputs);
+    expect(read.props).toMatchObject({ pluginVersion: "v0.22.0" });
+    const bad = await authMount.check({}, { path: "pv", pluginVersion: "latest" });
+    expect(bad.failures?.[0]).toMatchObject({ property: "pluginVersion" });
+  });
+});
