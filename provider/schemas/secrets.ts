@@ -79,6 +79,8 @@ export const MountEntrySchema = z.looseObject({
   options: z.record(z.string(), z.string()).nullable().optional(),
   uuid: z.string().optional(),
   plugin_version: z.string().optional(),
+  /** The version the mount runs (`v0.24.0+builtin`); servers before 1.12 leave it out. */
+  running_plugin_version: z.string().optional(),
 });
 export type MountEntry = z.infer<typeof MountEntrySchema>;
 
