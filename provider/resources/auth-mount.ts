@@ -199,7 +199,7 @@ export async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInput
   }
   if (replaces.length > 0) {
     const why = remount?.how === "replace" && remount.why !== "" ? ` (the path cannot move: ${remount.why})` : "";
-    warn(
+    await warn(
       RESOURCE,
       olds.path,
       `changing ${replaces.join(", ")} disables and re-enables the auth method at "${olds.path}/"${why}: ` +
@@ -208,7 +208,7 @@ export async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInput
     return { changes: true, replaces, deleteBeforeReplace: true };
   }
   if (pathChanged) {
-    warn(
+    await warn(
       RESOURCE,
       olds.path,
       `the auth method moves from "${olds.path}/" to "${news.path}/" (sys/remount): its config and roles move with it, ` +
@@ -345,7 +345,7 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   const existing = await client.mounts.find(path);
   const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
   if (inputs.adopt !== true && (await ownUnconfirmedMount(inputs, existing))) {
-    warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
+    void warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
   } else if (inputs.adopt !== true) {
     throw new AlreadyExistsError(
       `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
@@ -367,7 +367,7 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
 /** The tune field that pins a new plugin version, when the user set one the mount does not have. */
 function pluginVersionTune(news: AuthMountInputs, before: { pluginVersion?: string | undefined; plugin_version?: string | undefined }): { plugin_version?: string } {
   if (news.pluginVersion === undefined || news.pluginVersion === (before.pluginVersion ?? before.plugin_version)) return {};
-  warn(RESOURCE, news.path, `plugin version ${news.pluginVersion} is set; the mount runs it after the plugin is reloaded`);
+  void warn(RESOURCE, news.path, `plugin version ${news.pluginVersion} is set; the mount runs it after the plugin is reloaded`);
   return { plugin_version: news.pluginVersion };
 }
 

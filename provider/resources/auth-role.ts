@@ -130,7 +130,7 @@ export function checkAuthRole(given: Record<string, unknown>, options: { warnLog
   }
   if (failures.length > 0) return { failures };
   const problem = loginRuleProblem(i);
-  if (problem !== undefined && options.warnLoginRule !== false) warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
+  if (problem !== undefined && options.warnLoginRule !== false) void warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
   return res;
 }
 
@@ -192,7 +192,7 @@ async function checkRole(olds: Record<string, unknown>, news: Record<string, unk
       ],
     };
   }
-  warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
+  await warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
   return res;
 }
 
