@@ -138,8 +138,14 @@ function sameInputs(olds: Record<string, unknown>, news: AuthMountInputs): boole
 async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckResult<AuthMountInputs>): Promise<dynamic.CheckResult<AuthMountInputs>> {
   const i = res.inputs;
   if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
-  if (olds.path !== i.path || olds.type !== i.type) return res; // new, or replaced: a new accessor
+  if (olds.type !== i.type || olds.path === undefined) return res; // new, or replaced: a new accessor
   let accessor = typeof olds.accessor === "string" && olds.accessor !== "" ? olds.accessor : undefined;
+  if (olds.path !== i.path) {
+    // A move keeps the accessor (known from the old inputs here); a replacement gets a new one.
+    const replaced = (olds.local ?? false) !== (i.local ?? false) || (olds.sealWrap ?? false) !== (i.sealWrap ?? false);
+    if (replaced || accessor === undefined || (await pathChange(i)).how !== "remount") return res;
+    return { ...res, inputs: { ...i, accessor } as AuthMountInputs };
+  }
   // Unchanged inputs (the first preview after a create: the inputs stored then lack the accessor) need no
   // lookup: the engine then shows the old outputs, accessor included, and a no-change preview sends nothing.
   if (accessor === undefined && !sameInputs(olds, i)) {
@@ -163,9 +169,18 @@ export type PathChange = { how: "remount" } | { how: "replace"; why: string };
  */
 export async function pathChange(news: AuthMountInputs, client?: SecretsClient): Promise<PathChange> {
   if (news.disableRemount === true) return { how: "replace", why: "disableRemount is set" };
-  const has = await (client ?? secretsClient()).mounts.hasRemount().catch(() => undefined);
+  const c = client ?? secretsClient();
+  // One probe per client (one per server and settings in a provider host): check and diff both ask.
+  let probe = remountProbes.get(c);
+  if (probe === undefined) {
+    probe = c.mounts.hasRemount().catch(() => undefined);
+    remountProbes.set(c, probe);
+  }
+  const has = await probe;
   return has === false ? { how: "replace", why: "the server has no sys/remount (releases before 1.10)" } : { how: "remount" };
 }
+
+const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>();
 
 /**
  * Compares desired inputs with the state. Type, local and sealWrap replace (delete first: one path holds
