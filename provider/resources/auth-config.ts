@@ -195,7 +195,9 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
   if (olds.incomplete === true) return { changes: true };
-  return { changes: readableDiffers(olds, news) || (await secretChanged(news, olds)) };
+  // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
+  const source = news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
+  return { changes: readableDiffers(olds, news) || source || (await secretChanged(news, olds)) };
 }
 
 /** True when the settings the service reports back (everything but the secret) differ. */

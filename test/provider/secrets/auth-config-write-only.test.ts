@@ -102,6 +102,19 @@ describe("write-only client secret", () => {
     expect(await authConfig.diff(c.id, read.props as AuthConfigOutputs, bumped)).toEqual({ changes: false });
   });
 
+  it("a new place to read it from under the same version is an update that sends no secret", async () => {
+    useStackConfig({ "myproj:other": "wo-from-other-key" });
+    process.env[ENV_VAR] = "wo-secret-src";
+    const inputs = await ok({ ...base, mount: "wo2", clientSecretVersion: 1, clientSecretEnv: ENV_VAR });
+    const c = await authConfig.create(inputs);
+    const moved = await ok({ ...base, mount: "wo2", clientSecretVersion: 1, clientSecretConfigKey: "myproj:other" });
+    expect(await authConfig.diff(c.id, c.outs as AuthConfigOutputs, moved)).toEqual({ changes: true });
+    const up = await authConfig.update(c.id, c.outs as AuthConfigOutputs, moved);
+    expect(up.outs).toMatchObject({ clientSecretConfigKey: "myproj:other" });
+    expect(up.outs).not.toHaveProperty("clientSecretEnv");
+    expect(await heldSecret("wo2")).toBe("wo-secret-src");
+  });
+
   it("reads it from a stack config key named by the user", async () => {
     useStackConfig({ "myproj:azureClientSecret": "wo-from-config" });
     const inputs = await ok({ ...base, mount: "wo2", clientSecretVersion: 1, clientSecretConfigKey: "myproj:azureClientSecret" });
