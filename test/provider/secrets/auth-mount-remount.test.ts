@@ -124,3 +124,29 @@ describe("AuthMount pluginVersion", () => {
     expect(bad.failures?.[0]).toMatchObject({ property: "pluginVersion" });
   });
 });
+
+describe("AuthMount remount that fails on the server", () => {
+  let slow: DevServer;
+  beforeAll(async () => {
+    slow = await startDevServer({ secretsService: { remountDelayMs: 300 } });
+    setStackConfig({ secretsAddress: slow.urls.secrets, secretsToken: slow.rootTokens.secrets });
+  });
+  afterAll(async () => {
+    setStackConfig({ secretsAddress: env.dev.urls.secrets, secretsToken: env.dev.rootTokens.secrets });
+    await slow.close();
+  });
+
+  it("waits while the move is in progress, and a move the server reports failed leaves the state as it was, saying so", async () => {
+    const client = new SecretsClient({ address: slow.urls.secrets, token: slow.rootTokens.secrets, env: {} });
+    const m0 = await mountInputs({ path: "slow-a" });
+    const mount = (await authMount.create(m0)).outs as AuthMountOutputs;
+    // The destination is taken while the move waits: the server reports the migration failed.
+    const update = authMount.update("slow-a", mount, { ...m0, path: "slow-b" });
+    await new Promise((r) => setTimeout(r, 50));
+    await client.mounts.enable("slow-b", { type: env.controls.methodType });
+    await expect(update).rejects.toThrow(/reported "failure", and the mount is still at "slow-a\/"/);
+    expect(await client.mounts.find("slow-a")).toMatchObject({ accessor: mount.accessor });
+    const statuses = slow.requestLog.filter((e) => e.path.startsWith("/v1/sys/remount/status/")).length;
+    expect(statuses).toBeGreaterThan(1);
+  });
+});
