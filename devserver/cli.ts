@@ -14,6 +14,8 @@ const USAGE = `Usage: node dist/devserver/cli.js [options]
   --deployment-ms <n>       time a simulated deployment takes to become healthy (default 300)
   --scheduler-release <v>   act as an older scheduler release, e.g. 1.6.5 (no version tags, diff_version,
                             dispatch/payload or job actions); default: the newest
+  --no-remount              act as a secrets service before 1.10: no sys/remount (404 unsupported path)
+  --workload-identity       accept identity_token_audience on the method config (enterprise edition)
   --tls-cert <file> --tls-key <file> [--tls-ca <file> [--tls-client-cert]]   serve HTTPS (mutual TLS with the last flag)
   --help`;
 
@@ -37,6 +39,8 @@ async function main(): Promise<void> {
       "real-header-names": { type: "boolean" },
       "deployment-ms": { type: "string" },
       "scheduler-release": { type: "string" },
+      "no-remount": { type: "boolean" },
+      "workload-identity": { type: "boolean" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "tls-ca": { type: "string" },
@@ -57,6 +61,10 @@ async function main(): Promise<void> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     acl: values["no-acl"] !== true,
     ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
+    secretsService: {
+      ...(values["no-remount"] === true ? { remount: false } : {}),
+      ...(values["workload-identity"] === true ? { workloadIdentity: true } : {}),
+    },
     schedulerService: {
       ...(values["deployment-ms"] !== undefined ? { deploymentMs: port(values["deployment-ms"], 300) } : {}),
       ...(values["scheduler-release"] !== undefined ? { release: values["scheduler-release"] } : {}),

@@ -47,6 +47,8 @@ export interface ConfigSource {
 }
 
 let stackConfig: Record<string, string> = {};
+/** Reads any key of the whole stack config the engine sent to `configure` (values stay in this process). */
+let anyStackConfig: (key: string) => string | undefined = () => undefined;
 let overrides: Pick<ConnectionOptions, "retry" | "timeoutMs"> = {};
 
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
@@ -59,6 +61,17 @@ export async function configure(req: ConfigSource): Promise<void> {
     }
   }
   stackConfig = next;
+  anyStackConfig = (key) => req.config.get(key);
+}
+
+/**
+ * Returns the value of any stack config key (`<namespace>:<name>`, secret ones decrypted) as the engine sent
+ * it to `configure`; undefined when unset or when no `configure` came. For values a resource reads at apply
+ * time by name, such as a write-only client secret.
+ */
+export function stackConfigValue(key: string): string | undefined {
+  const v = anyStackConfig(key);
+  return v === undefined || v === "" ? undefined : v;
 }
 
 /** Returns the connection options set by stack config for a service (the environment fills the rest). */
@@ -103,9 +116,11 @@ export function setConnectionOverrides(values: Pick<ConnectionOptions, "retry" |
   overrides = { ...values };
 }
 
-/** Replaces the stored stack config (tests). */
-export function setStackConfig(values: Record<string, string>): void {
+/** Replaces the stored stack config (tests): this library's keys by name, `any` by full key. */
+export function setStackConfig(values: Record<string, string>, any: Record<string, string> = {}): void {
   stackConfig = { ...values };
+  const all = { ...any };
+  anyStackConfig = (key) => all[key];
 }
 
 const clients = new Map<ServiceName, { key: string; client: unknown }>();

@@ -22,11 +22,36 @@ export interface AuthConfigArgs {
   /** Client ID of the directory application (a UUID). */
   clientId?: pulumi.Input<string>;
   /**
-   * Client secret of the directory application. Always handled as a Pulumi secret; the state keeps only a
-   * salted hash of it, and it is sent on create and when it changes. The service never returns it, so a
-   * secret rotated on the service makes this value stale (applying it again undoes the rotation).
+   * Client secret of the directory application. Always handled as a Pulumi secret; the outputs keep only a
+   * salted hash of it, and it is sent on create and when it changes. Pulumi keeps this input, encrypted, in
+   * the state; use `clientSecretVersion` for a secret the state never holds. The service never returns it,
+   * so a secret rotated on the service makes this value stale (applying it again undoes the rotation).
    */
   clientSecret?: pulumi.Input<string>;
+  /**
+   * Write-only client secret: a number you bump when the secret should be sent again. The secret is read
+   * when `up` applies the resource, from `clientSecretEnv` or `clientSecretConfigKey`, and never reaches
+   * the state (no input, no output, no hash): it is sent on create and when this number changes, so a
+   * changed secret under the same number is not noticed. Excludes `clientSecret`.
+   */
+  clientSecretVersion?: pulumi.Input<number>;
+  /**
+   * With `clientSecretVersion`: the environment variable of the `pulumi` command that holds the secret
+   * (the provider runs with the command's environment).
+   */
+  clientSecretEnv?: pulumi.Input<string>;
+  /**
+   * With `clientSecretVersion`: the stack config key (`<namespace>:<name>`) that holds the secret, set with
+   * `pulumi config set --secret <namespace>:<name>`; kept encrypted in the stack's config file, not the state.
+   */
+  clientSecretConfigKey?: pulumi.Input<string>;
+  /**
+   * Workload identity (servers that support it, such as the enterprise edition): the audience of the
+   * identity token the plugin presents instead of a client secret. Excludes a client secret.
+   */
+  identityTokenAudience?: pulumi.Input<string>;
+  /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
+  identityTokenTtl?: pulumi.Input<number | string>;
   /** `AzurePublicCloud`, `AzureUSGovernmentCloud` or `AzureChinaCloud` (any case). */
   environment?: pulumi.Input<string>;
   /** Retries of the method's calls to the cloud APIs (default 3; always sent, since omitting it resets it). */
@@ -52,6 +77,11 @@ export class AuthConfig extends pulumi.dynamic.Resource {
   declare readonly retryDelay: pulumi.Output<number | string | undefined>;
   declare readonly maxRetryDelay: pulumi.Output<number | string | undefined>;
   declare readonly rootPasswordTtl: pulumi.Output<number | string | undefined>;
+  declare readonly clientSecretVersion: pulumi.Output<number | undefined>;
+  declare readonly clientSecretEnv: pulumi.Output<string | undefined>;
+  declare readonly clientSecretConfigKey: pulumi.Output<string | undefined>;
+  declare readonly identityTokenAudience: pulumi.Output<string | undefined>;
+  declare readonly identityTokenTtl: pulumi.Output<number | string | undefined>;
   declare readonly adopt: pulumi.Output<boolean | undefined>;
   /** Salted scrypt hash of the client secret (a secret output), used only to notice a change. */
   declare readonly clientSecretHash: pulumi.Output<string | undefined>;
@@ -70,6 +100,11 @@ export class AuthConfig extends pulumi.dynamic.Resource {
       retryDelay: args.retryDelay,
       maxRetryDelay: args.maxRetryDelay,
       rootPasswordTtl: args.rootPasswordTtl,
+      clientSecretVersion: args.clientSecretVersion,
+      clientSecretEnv: args.clientSecretEnv,
+      clientSecretConfigKey: args.clientSecretConfigKey,
+      identityTokenAudience: args.identityTokenAudience,
+      identityTokenTtl: args.identityTokenTtl,
       adopt: args.adopt,
       clientSecret: args.clientSecret === undefined ? undefined : pulumi.secret(args.clientSecret),
       clientSecretHash: undefined,

@@ -32,7 +32,13 @@ export interface AuthMountTuneArgs {
 
 /** Arguments of an {@link AuthMount}. */
 export interface AuthMountArgs {
-  /** Path to enable the method at, without slashes (default `cloud`). A change replaces the mount. */
+  /**
+   * Path to enable the method at, without slashes (default `cloud`). A change moves the mount in place with
+   * the service's `sys/remount` (releases 1.10 and later, OpenBao): its accessor, config and roles move with
+   * it, but every token issued under the old path is revoked and logins must use the new path. Where the
+   * server has no remount, or `disableRemount` is set, a change replaces the mount (config and roles deleted).
+   * Pass `mount.path` to AuthConfig and AuthRole so they follow it.
+   */
   path?: pulumi.Input<string>;
   /** Method type (default `cloud`). A change replaces the mount, deleting its config and roles. */
   type?: pulumi.Input<string>;
@@ -44,6 +50,14 @@ export interface AuthMountArgs {
   local?: pulumi.Input<boolean>;
   /** Seal-wrap the mount's storage. A change replaces the mount. */
   sealWrap?: pulumi.Input<boolean>;
+  /**
+   * Plugin version the mount runs, a semantic version such as `"v0.21.0"` (registered in the server's
+   * plugin catalog). Sent on enable; a change tunes the mount in place and runs after the plugin is
+   * reloaded. Removing it leaves the mount's version as it is.
+   */
+  pluginVersion?: pulumi.Input<string>;
+  /** Replace the mount on a path change instead of moving it with `sys/remount` (default false). */
+  disableRemount?: pulumi.Input<boolean>;
   /**
    * Take over a method already enabled at `path` instead of failing (`pulumi import` does not work for
    * dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.
@@ -61,6 +75,8 @@ export class AuthMount extends pulumi.dynamic.Resource {
   declare readonly tune: pulumi.Output<MountTune | undefined>;
   declare readonly local: pulumi.Output<boolean | undefined>;
   declare readonly sealWrap: pulumi.Output<boolean | undefined>;
+  declare readonly pluginVersion: pulumi.Output<string | undefined>;
+  declare readonly disableRemount: pulumi.Output<boolean | undefined>;
   declare readonly adopt: pulumi.Output<boolean | undefined>;
   /** Accessor of the mount (`auth_<type>_<hex>`), for policies and identity aliases. */
   declare readonly accessor: pulumi.Output<string>;
@@ -76,6 +92,8 @@ export class AuthMount extends pulumi.dynamic.Resource {
       tune: args.tune,
       local: args.local,
       sealWrap: args.sealWrap,
+      pluginVersion: args.pluginVersion,
+      disableRemount: args.disableRemount,
       adopt: args.adopt,
       accessor: undefined,
       schemaVersion: undefined,

@@ -163,7 +163,7 @@ export function registerAuthRoutes(r: Router, deps: RouteDeps): void {
         return {};
       }
       if (req.method === "LIST") throw UNSUPPORTED_OPERATION();
-      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()));
+      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()), { workloadIdentity: deps.workloadIdentity === true });
       method.config = config;
       ctx.nextIndex();
       return warnings.length > 0 ? { json: envelope(null, { warnings }) } : {};

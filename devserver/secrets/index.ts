@@ -4,7 +4,8 @@
  *
  * Routes on the secrets listener (token header from the core, `X-Svc-Token` by default):
  * - `GET /v1/sys/auth` (read on `sys/auth`); `GET|POST|DELETE /v1/sys/auth/<path>` (sudo);
- *   `GET|POST /v1/sys/auth/<path>/tune` (sudo); `GET|POST /v1/sys/mounts/auth/<path>/tune` (no sudo).
+ *   `GET|POST /v1/sys/auth/<path>/tune` (sudo); `GET|POST /v1/sys/mounts/auth/<path>/tune` (no sudo);
+ *   `POST /v1/sys/remount` (sudo) and `GET /v1/sys/remount/status/<migration id>` (see remount.ts).
  * - `GET|POST|DELETE /v1/auth/<mount>/config`; `LIST /v1/auth/<mount>/role` (send `GET ?list=true`);
  *   `GET|POST|DELETE /v1/auth/<mount>/role/<name>`; `POST /v1/auth/<mount>/login` (no token).
  * - `GET /v1/auth/token/lookup-self`, `POST /v1/auth/token/revoke-self`.
@@ -36,6 +37,7 @@ import {
 } from "./instance";
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./mounts";
 import { SecretsState } from "./state";
+import { registerRemountRoutes } from "./remount";
 import { registerSysRoutes } from "./sys-routes";
 
 export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./instance";
@@ -56,6 +58,18 @@ export interface SecretsServiceOptions {
   readonly systemDefaultLeaseTtl?: number;
   /** Max lease TTL of the service in seconds (default 2764800 = 768h). */
   readonly systemMaxLeaseTtl?: number;
+  /**
+   * Serve `sys/remount` (default true). False plays a release before 1.10: `POST /v1/sys/remount` answers
+   * 404 `unsupported path`.
+   */
+  readonly remount?: boolean;
+  /** Milliseconds a remount stays `in-progress` before the move runs (default 0). */
+  readonly remountDelayMs?: number;
+  /**
+   * Accept workload-identity settings (`identity_token_audience`, `identity_token_ttl`) on the method
+   * config, as the enterprise edition does (default false: the community edition refuses them with 400).
+   */
+  readonly workloadIdentity?: boolean;
 }
 
 /** Options of `CloudControls.mintToken`. */
@@ -195,8 +209,9 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
     routes(router, ctx) {
       context = ctx;
       byContext.set(ctx, module);
-      const deps = { state, ctx, limits };
+      const deps = { state, ctx, limits, workloadIdentity: options.workloadIdentity === true };
       registerSysRoutes(router, deps);
+      registerRemountRoutes(router, deps, { enabled: options.remount !== false, delayMs: options.remountDelayMs ?? 0 });
       registerAuthRoutes(router, deps);
       const cloud = new CloudListener({
         get directory() {

@@ -96,6 +96,7 @@ export function settingsError(c: MethodConfig): string | undefined {
 export function writeConfig(
   existing: MethodConfig | undefined,
   body: Readonly<Record<string, unknown>>,
+  options: { readonly workloadIdentity?: boolean } = {},
 ): { config: MethodConfig; warnings: string[] } {
   const c: MethodConfig = { ...(existing ?? emptyConfig()) };
   const str = (k: "tenant_id" | "resource" | "environment" | "client_id" | "client_secret" | "identity_token_audience" | "rotation_schedule"): void => {
@@ -124,8 +125,8 @@ export function writeConfig(
   if (c.identity_token_audience !== "" && c.client_secret !== "") {
     throw new DevHttpError(400, "only one of 'client_secret' or 'identity_token_audience' can be set");
   }
-  if (c.identity_token_audience !== "") {
-    // Workload identity federation needs the enterprise edition; the devserver plays the community one.
+  if (c.identity_token_audience !== "" && options.workloadIdentity !== true) {
+    // Workload identity federation needs the enterprise edition; by default the devserver plays the community one.
     throw new DevHttpError(400, "plugin workload identity not supported in Vault community edition");
   }
   const problem = settingsError(c);

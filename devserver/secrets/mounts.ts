@@ -133,6 +133,15 @@ function listField(key: ListConfigKey, value: unknown): string[] {
   return list.length === 1 && list[0] === "" ? [] : list;
 }
 
+const SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/** A plugin version: empty (the catalog's default) or a semantic version such as `v0.24.0`. */
+function pluginVersionField(value: unknown): string {
+  const v = readString("plugin_version", value);
+  if (v !== "" && !SEMVER.test(v)) throw new DevHttpError(400, `version ${JSON.stringify(v)} is not a valid semantic version`);
+  return v;
+}
+
 function optionsField(value: unknown): Record<string, string> | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== "object" || Array.isArray(value)) throw new DevHttpError(400, "options must be a map of strings");
@@ -180,7 +189,7 @@ export function buildMount(path: string, body: Readonly<Record<string, unknown>>
     external_entropy_access:
       body.external_entropy_access === undefined ? false : readBool("external_entropy_access", body.external_entropy_access),
     options: optionsField(body.options),
-    plugin_version: body.plugin_version === undefined ? "" : readString("plugin_version", body.plugin_version),
+    plugin_version: body.plugin_version === undefined ? "" : pluginVersionField(body.plugin_version),
     config,
   };
 }
@@ -233,6 +242,7 @@ export function tuneInfo(m: AuthMount, limits: MountLimits): Record<string, unkn
   };
   optionalConfig(m.config, out);
   if (m.options !== null) out.options = { ...m.options };
+  if (m.plugin_version !== "") out.plugin_version = m.plugin_version;
   return out;
 }
 
@@ -255,7 +265,6 @@ export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>)
   if (has(body, "token_type")) config.token_type = tokenTypeField(body.token_type);
   if (has(body, "listing_visibility")) config.listing_visibility = listingField(body.listing_visibility);
   for (const key of LIST_CONFIG_KEYS) if (has(body, key)) config[key] = listField(key, body[key]);
-  if (has(body, "plugin_version")) config.plugin_version = readString("plugin_version", body.plugin_version);
   if (has(body, "identity_token_key")) config.identity_token_key = readString("identity_token_key", body.identity_token_key);
   if (has(body, "user_lockout_config")) {
     const u = body.user_lockout_config;
@@ -263,6 +272,8 @@ export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>)
     config.user_lockout_config = { ...(u as Record<string, unknown>) };
   }
   const out: AuthMount = { ...m, config };
+  // A tune's plugin_version pins the mount's own version (the one the mount list shows), run after a reload.
+  if (has(body, "plugin_version")) out.plugin_version = pluginVersionField(body.plugin_version);
   if (has(body, "description")) out.description = readString("description", body.description);
   if (has(body, "options")) {
     const opts = optionsField(body.options);

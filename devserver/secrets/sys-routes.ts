@@ -23,6 +23,8 @@ export interface RouteDeps {
   readonly state: SecretsState;
   readonly ctx: ServiceContext;
   readonly limits: MountLimits;
+  /** Accept `identity_token_audience` on the method config (workload identity; the enterprise edition). */
+  readonly workloadIdentity?: boolean;
 }
 
 /** Returns the capability a request method needs (`create` or `update` for writes, by existence). */

@@ -8,23 +8,27 @@ import { z } from "zod";
 import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
-import { printWarning } from "../http/warnings";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
+import { showOnce } from "./host-log";
 
 /** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
 export function secretsClient(): SecretsClient {
   return providerClient("secrets", (o) => new SecretsClient(o));
 }
 
-/** Writes a warning to stderr, where the Pulumi CLI shows it. Never pass secret values. */
-export function warn(resource: string, id: string, message: string): void {
-  printWarning(`${resource} ${id}: ${message}`);
+/**
+ * Shows a warning to the person running Pulumi: inside the dynamic-provider host as one engine message
+ * (the CLI shows no stderr of a provider's diff), once per CLI run; elsewhere on stderr, at once. Never
+ * pass secret values.
+ */
+export function warn(resource: string, id: string, message: string): Promise<void> {
+  return showOnce(`warning: ${resource} ${id}: ${message}`);
 }
 
 /** Writes the service's warnings of a write to stderr. */
 export function reportWarnings(resource: string, id: string, warnings: readonly string[]): void {
-  for (const w of warnings) warn(resource, id, w);
+  for (const w of warnings) void warn(resource, id, w);
 }
 
 /** The refusal of `create` when the object already exists and `adopt` is not set. */

@@ -1,16 +1,22 @@
 /**
  * AuthConfig: the configuration record of an auth method mount (tenant, resource, client credentials).
  *
- * The service never returns `client_secret`, so the state keeps only a salted scrypt hash of it (never the
- * plaintext) to notice when the program's secret changes; the secret is sent on create and when that hash
- * no longer matches. A secret rotated on the service (`rotate-root`) makes the program's copy stale, and
- * applying it again undoes the rotation.
+ * The service never returns `client_secret`. Two ways to give it:
+ * - `clientSecret` (a Pulumi secret input): the state keeps only a salted scrypt hash of it (never the
+ *   plaintext) to notice when the program's secret changes; it is sent on create and when the hash no
+ *   longer matches. Pulumi keeps the input itself, encrypted, in the state's inputs.
+ * - write-only: `clientSecretVersion` plus where to read the secret at apply time (`clientSecretEnv`, an
+ *   environment variable of the `pulumi` command, or `clientSecretConfigKey`, a stack config key). Neither
+ *   the secret nor a hash of it reaches the state; it is sent on create and when the version changes.
+ * A secret rotated on the service (`rotate-root`) makes the program's copy stale, and applying it again
+ * undoes the rotation.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
+import { stackConfigValue } from "../config";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, wholeNumber } from "./auth-common";
 import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, canonicalJson, definedDeep, writeWithReadBack, type ReadBack, type ProviderImpl } from "./common";
@@ -59,6 +65,16 @@ export const AuthConfigInputsSchema = z.object({
   retryDelay: duration.optional(),
   maxRetryDelay: duration.optional(),
   rootPasswordTtl: duration.optional(),
+  /** Write-only secret: a number to bump when the secret should be sent again. */
+  clientSecretVersion: wholeNumber().optional(),
+  /** Write-only secret: the environment variable of the `pulumi` command that holds it. */
+  clientSecretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits and '_')").optional(),
+  /** Write-only secret: the stack config key (`<namespace>:<name>`) that holds it. */
+  clientSecretConfigKey: z.string().regex(/^[^:\s]+:[^\s]+$/, "must be a stack config key such as \"myproject:clientSecret\"").optional(),
+  /** Workload identity (enterprise edition): the audience of the plugin's identity token. Excludes a client secret. */
+  identityTokenAudience: z.string().min(1, "must not be empty; leave it out for none").optional(),
+  /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
+  identityTokenTtl: duration.optional(),
   adopt: z.boolean().optional(),
 });
 
@@ -103,31 +119,85 @@ export async function clientSecretMatches(mount: string, secret: string, hash: s
   return want.length === got.length && timingSafeEqual(want, got);
 }
 
-/** True when the program's secret differs from the one the state's hash was made of (or one side has none). */
+/**
+ * The key that inputs a refresh stored after drift carry in place of the secret (see `read`): `true` means
+ * "the secret the state knows". Only a flag: the hash itself stays in the (secret) outputs, since the
+ * engine marks an input secret only under a key that held a secret before.
+ */
+const SECRET_KEPT = "clientSecretKept";
+
+/** True when the program's secret differs from the one the state knows (or one side has none). */
 async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): Promise<boolean> {
-  if (isUnknown(news.clientSecret)) return true;
-  // Inputs a refresh stored after drift carry the state's hash in place of the secret (see `read`).
-  const standIn = (news as { clientSecretHash?: unknown }).clientSecretHash;
-  if (news.clientSecret === undefined && standIn !== undefined) return standIn !== olds.clientSecretHash;
-  if (news.clientSecret === undefined) return olds.clientSecretHash !== undefined;
+  if (isUnknown(news.clientSecret) || isUnknown(news.clientSecretVersion)) return true;
+  const stored = news as { clientSecretHash?: unknown; [SECRET_KEPT]?: unknown };
+  if (news.clientSecretVersion !== undefined) return news.clientSecretVersion !== olds.clientSecretVersion;
+  if (news.clientSecret === undefined && stored[SECRET_KEPT] === true) return false;
+  // Inputs an earlier release's refresh stored after drift carry the state's hash itself.
+  if (news.clientSecret === undefined && stored.clientSecretHash !== undefined) return stored.clientSecretHash !== olds.clientSecretHash;
+  if (news.clientSecret === undefined) return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
   if (olds.clientSecretHash === undefined) return true;
   return !(await clientSecretMatches(news.mount, news.clientSecret, olds.clientSecretHash));
+}
+
+/**
+ * Returns the write-only secret from where the inputs name it, read now (apply time). Throws naming the
+ * variable or key, never a value.
+ */
+function writeOnlySecret(news: AuthConfigInputs): string {
+  const where = news.clientSecretEnv !== undefined ? `the environment variable ${news.clientSecretEnv}` : `the stack config key ${news.clientSecretConfigKey ?? "(none)"}`;
+  const v = news.clientSecretEnv !== undefined ? process.env[news.clientSecretEnv] : news.clientSecretConfigKey !== undefined ? stackConfigValue(news.clientSecretConfigKey) : undefined;
+  if (v === undefined || v === "") {
+    throw new Error(
+      `${RESOURCE} "${configId(news.mount)}": clientSecretVersion is ${news.clientSecretVersion ?? "unset"}, so the client secret is sent now, but ${where} is not set ` +
+        (news.clientSecretEnv !== undefined ? "in the environment of the pulumi command" : "(set it with `pulumi config set --secret`)"),
+    );
+  }
+  return v;
+}
+
+/** Returns the inputs with the secret to send: the write-only one read now, or the input as it is. */
+function withSecret(news: AuthConfigInputs, send: boolean): AuthConfigInputs {
+  if (!send || news.clientSecretVersion === undefined) return news;
+  return { ...news, clientSecret: writeOnlySecret(news) };
 }
 
 function seconds(v: string | number | undefined, dflt: number): number {
   return v === undefined ? dflt : (durationSeconds(v) ?? dflt);
 }
 
-/** Checks AuthConfig inputs: UUIDs, the resource URL, the environment name; failures name the property. */
+/**
+ * Checks AuthConfig inputs: UUIDs, the resource URL, the environment name, and one way of giving the client
+ * secret (or none, with workload identity); failures name the property.
+ */
 export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckResult<AuthConfigInputs> {
-  return checkObjectInputs(RESOURCE, AuthConfigInputsSchema, news);
+  const res = checkObjectInputs(RESOURCE, AuthConfigInputsSchema, news);
+  const i = res.inputs;
+  if (i === undefined || (res.failures ?? []).length > 0) return res;
+  const failures: dynamic.CheckFailure[] = [];
+  const set = (v: unknown) => v !== undefined;
+  const sources = [i.clientSecretEnv, i.clientSecretConfigKey].filter(set).length;
+  if (set(i.clientSecret) && set(i.clientSecretVersion)) {
+    failures.push({ property: "clientSecretVersion", reason: "set either clientSecret (kept encrypted in the state) or clientSecretVersion (write-only, never in the state), not both" });
+  }
+  if (set(i.clientSecretVersion) && sources !== 1) {
+    failures.push({ property: "clientSecretVersion", reason: "a write-only client secret needs exactly one of clientSecretEnv (an environment variable name) or clientSecretConfigKey (a stack config key)" });
+  }
+  if (!set(i.clientSecretVersion) && sources > 0) {
+    failures.push({ property: set(i.clientSecretEnv) ? "clientSecretEnv" : "clientSecretConfigKey", reason: "is read only with clientSecretVersion: set it (and bump it to send the secret again)" });
+  }
+  if (set(i.identityTokenAudience) && (set(i.clientSecret) || set(i.clientSecretVersion))) {
+    failures.push({ property: "identityTokenAudience", reason: "workload identity replaces the client secret: set identityTokenAudience or a client secret, not both (the service refuses both)" });
+  }
+  return failures.length > 0 ? { failures } : res;
 }
 
 /** Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates. */
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
   if (olds.incomplete === true) return { changes: true };
-  return { changes: readableDiffers(olds, news) || (await secretChanged(news, olds)) };
+  // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
+  const source = news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
+  return { changes: readableDiffers(olds, news) || source || (await secretChanged(news, olds)) };
 }
 
 /** True when the settings the service reports back (everything but the secret) differ. */
@@ -142,21 +212,34 @@ function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: A
     (news.maxRetries ?? D.maxRetries) !== (olds.maxRetries ?? D.maxRetries) ||
     seconds(news.retryDelay, D.retryDelaySeconds) !== seconds(olds.retryDelay, D.retryDelaySeconds) ||
     seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
-    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds)
+    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds) ||
+    isUnknown(news.identityTokenAudience) ||
+    isUnknown(news.identityTokenTtl) ||
+    (news.identityTokenAudience ?? "") !== (olds.identityTokenAudience ?? "") ||
+    seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL) !== seconds(olds.identityTokenTtl, IDENTITY_TOKEN_TTL)
   );
 }
+
+/** The service's identity token lifetime when none is set: 1h. */
+const IDENTITY_TOKEN_TTL = 3600;
 
 /**
  * Returns the full write: every field the service would otherwise reset is sent, optional fields the
  * service keeps when omitted are sent empty when they were set before, and the secret only when asked.
  */
-function configBody(news: AuthConfigInputs, before: { clientId?: string; environment?: string }, secret: "send" | "clear" | "keep"): ConfigWrite {
+function configBody(
+  news: AuthConfigInputs,
+  before: { clientId?: string; environment?: string; identityTokenAudience?: string; identityTokenTtl?: string | number },
+  secret: "send" | "clear" | "keep",
+): ConfigWrite {
   const D = CONFIG_DEFAULTS;
   return compact({
     tenant_id: news.tenantId,
     resource: news.resource,
     client_id: news.clientId ?? (before.clientId ? "" : undefined),
     environment: news.environment ?? (before.environment ? "" : undefined),
+    identity_token_audience: news.identityTokenAudience ?? (before.identityTokenAudience ? "" : undefined),
+    identity_token_ttl: news.identityTokenTtl !== undefined || before.identityTokenTtl !== undefined ? seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL) : undefined,
     client_secret: secret === "send" ? news.clientSecret : secret === "clear" ? "" : undefined,
     max_retries: news.maxRetries ?? D.maxRetries,
     retry_delay: seconds(news.retryDelay, D.retryDelaySeconds),
@@ -211,7 +294,9 @@ function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
   });
 }
 
-async function create(news: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
+async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
+  // A write-only secret is read now, before anything is sent: a missing one changes nothing.
+  const news = withSecret(inputs, true);
   const existing = await secretsClient().config.read(news.mount);
   if (existing !== undefined && news.adopt !== true) {
     // The ID is fixed and writing is safe: a config that reports exactly what this resource writes is the
@@ -226,27 +311,32 @@ async function create(news: AuthConfigInputs): Promise<dynamic.CreateResult<Auth
   }
   try {
     const was = existing === undefined ? undefined : observed({}, news.mount, existing);
-    await writeConfirmed(news, configBody(news, existing ?? {}, news.clientSecret !== undefined ? "send" : "keep"), was);
+    await writeConfirmed(news, configBody(news, was ?? {}, news.clientSecret !== undefined ? "send" : "keep"), was);
   } catch (e) {
-    if (e instanceof OutcomeUnknownError) throw unfinished(news, e);
+    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, e);
     throw e;
   }
-  const hash = news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
-  return { id: configId(news.mount), outs: outputs(news, hash) };
+  return { id: configId(news.mount), outs: outputs(inputs, await hashOf(inputs)) };
 }
 
-async function update(_id: string, olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
+/** The hash the state keeps of a secret input; none for a write-only secret or no secret. */
+async function hashOf(inputs: AuthConfigInputs): Promise<string | undefined> {
+  return inputs.clientSecret !== undefined && inputs.clientSecretVersion === undefined ? hashClientSecret(inputs.mount, inputs.clientSecret) : undefined;
+}
+
+async function update(_id: string, olds: AuthConfigOutputs, inputs: AuthConfigInputs): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
   // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
-  const changed = olds.incomplete === true || (await secretChanged(news, olds));
+  const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
+  const news = withSecret(inputs, changed);
   const mode = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
   try {
     await writeConfirmed(news, configBody(news, olds, mode), olds);
   } catch (e) {
-    if (e instanceof OutcomeUnknownError) throw unfinished(news, e);
+    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, e);
     throw e;
   }
-  const hash = !changed ? olds.clientSecretHash : news.clientSecret !== undefined ? await hashClientSecret(news.mount, news.clientSecret) : undefined;
-  return { outs: outputs(news, hash) };
+  const hash = !changed ? olds.clientSecretHash : await hashOf(inputs);
+  return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? hash : undefined) };
 }
 
 /** Returns the inputs a refresh stores: the server's values for everything it reports. */
@@ -266,6 +356,15 @@ function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodC
     retryDelay: dur(props.retryDelay, rec.retryDelay, D.retryDelaySeconds),
     maxRetryDelay: dur(props.maxRetryDelay, rec.maxRetryDelay, D.maxRetryDelaySeconds),
     rootPasswordTtl: dur(props.rootPasswordTtl, rec.rootPasswordTtl, D.rootPasswordTtlSeconds),
+    identityTokenAudience: str(props.identityTokenAudience, rec.raw.identity_token_audience ?? ""),
+    identityTokenTtl:
+      props.identityTokenTtl !== undefined || (rec.raw.identity_token_ttl ?? IDENTITY_TOKEN_TTL) !== IDENTITY_TOKEN_TTL
+        ? dur(props.identityTokenTtl, rec.raw.identity_token_ttl, IDENTITY_TOKEN_TTL)
+        : undefined,
+    // What the service cannot report stays as the state has it.
+    clientSecretVersion: props.clientSecretVersion,
+    clientSecretEnv: props.clientSecretEnv,
+    clientSecretConfigKey: props.clientSecretConfigKey,
     adopt: props.adopt,
   });
 }
@@ -280,8 +379,9 @@ async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadR
   // service still holds what state says, the engine keeps the inputs it has (the declared secret with them).
   if (sameOutputs(out, props ?? {})) return { id: configId(mount), props: out };
   // Drift: the inputs become what the service holds, so a second refresh shows nothing. The secret cannot
-  // be among them; its hash stands in, and the diff reads it as "the secret state knows" (not "removed").
-  const stored = props?.clientSecretHash !== undefined ? { ...inputs, clientSecretHash: props.clientSecretHash } : inputs;
+  // be among them; a flag stands in, and the diff reads it as "the secret state knows" (not "removed").
+  // Never the hash: the engine would store it in plaintext, as this key held no secret before.
+  const stored = props?.clientSecretHash !== undefined ? { ...inputs, [SECRET_KEPT]: true } : inputs;
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
   return { id: configId(mount), props: out, inputs: stored as AuthConfigOutputs };
 }

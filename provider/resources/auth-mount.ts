@@ -1,16 +1,18 @@
 /**
  * AuthMount: an auth method enabled at a path of the secrets service. Type, local and seal-wrap can only be
  * set when the method is enabled, so changing them replaces the mount (deleting its config and roles);
- * description and tune settings change in place.
+ * description, tune settings and the plugin version change in place, and a new path moves the mount with
+ * `sys/remount` (config and roles move with it; the tokens it issued are revoked). Where the server has no
+ * remount (releases before 1.10), or `disableRemount` is set, a new path replaces the mount.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
-import { isMountInUse, type FoundMount } from "../clients/secrets";
+import { isMountInUse, isRemountUnsupported, type FoundMount, type SecretsClient } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
 import { isOutcomeUnknown } from "../errors";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, definedDeep, type ProviderImpl } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthMount";
 
@@ -53,6 +55,13 @@ export const AuthMountInputsSchema = z
     tune: TuneSchema.optional(),
     local: z.boolean().optional(),
     sealWrap: z.boolean().optional(),
+    /** The plugin version the mount runs (`v1.2.3`); set on enable, then by tune (it runs after a plugin reload). */
+    pluginVersion: z
+      .string()
+      .regex(/^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, "must be a semantic version such as \"v0.21.0\"")
+      .optional(),
+    /** Replace the mount on a path change instead of moving it with `sys/remount`. */
+    disableRemount: z.boolean().optional(),
     adopt: z.boolean().optional(),
   });
 
@@ -112,6 +121,15 @@ export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResu
   return checkObjectInputs(RESOURCE, AuthMountInputsSchema, news);
 }
 
+/** True when checked inputs equal the old ones, leaving out the accessor and the engine's `__provider`. */
+function sameInputs(olds: Record<string, unknown>, news: AuthMountInputs): boolean {
+  const strip = (o: Record<string, unknown>) => {
+    const { accessor: _a, __provider: _p, ...rest } = o;
+    return rest;
+  };
+  return canonicalJson(strip(olds)) === canonicalJson(strip(news as Record<string, unknown>));
+}
+
 /**
  * `check` of an existing mount: the accessor joins the checked inputs while path and type stay, so that it is
  * known in a preview (the engine takes the checked inputs as the outputs of an update it previews; an output
@@ -120,9 +138,17 @@ export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResu
 async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckResult<AuthMountInputs>): Promise<dynamic.CheckResult<AuthMountInputs>> {
   const i = res.inputs;
   if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
-  if (olds.path !== i.path || olds.type !== i.type) return res; // new, or replaced: a new accessor
+  if (olds.type !== i.type || olds.path === undefined) return res; // new, or replaced: a new accessor
   let accessor = typeof olds.accessor === "string" && olds.accessor !== "" ? olds.accessor : undefined;
-  if (accessor === undefined) {
+  if (olds.path !== i.path) {
+    // A move keeps the accessor (known from the old inputs here); a replacement gets a new one.
+    const replaced = (olds.local ?? false) !== (i.local ?? false) || (olds.sealWrap ?? false) !== (i.sealWrap ?? false);
+    if (replaced || accessor === undefined || (await pathChange(i)).how !== "remount") return res;
+    return { ...res, inputs: { ...i, accessor } as AuthMountInputs };
+  }
+  // Unchanged inputs (the first preview after a create: the inputs stored then lack the accessor) need no
+  // lookup: the engine then shows the old outputs, accessor included, and a no-change preview sends nothing.
+  if (accessor === undefined && !sameInputs(olds, i)) {
     try {
       const found = await secretsClient().mounts.find(i.path);
       if (found !== undefined && found.type === i.type && found.accessor !== "") accessor = found.accessor;
@@ -133,20 +159,51 @@ async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckRes
   return accessor === undefined ? res : { ...res, inputs: { ...i, accessor } as AuthMountInputs };
 }
 
+/** How a path change is carried out: moved by `sys/remount`, or replaced (and why). */
+export type PathChange = { how: "remount" } | { how: "replace"; why: string };
+
 /**
- * Compares desired inputs with the state. Path, type, local and sealWrap replace (delete first: one path
- * holds one mount); description and the tune fields the user set update in place. `adopt` only matters
- * at create.
+ * Decides how a new path is applied: `disableRemount` replaces; otherwise the server is asked once whether
+ * it has `sys/remount` (see `AuthMounts.hasRemount`). Only a clear "no" replaces: an unclear answer counts as
+ * "has remount", and `update` then finds out for sure and refuses without changing anything.
  */
-export function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs): dynamic.DiffResult {
+export async function pathChange(news: AuthMountInputs, client?: SecretsClient): Promise<PathChange> {
+  if (news.disableRemount === true) return { how: "replace", why: "disableRemount is set" };
+  const c = client ?? secretsClient();
+  // One probe per client (one per server and settings in a provider host): check and diff both ask.
+  let probe = remountProbes.get(c);
+  if (probe === undefined) {
+    probe = c.mounts.hasRemount().catch(() => undefined);
+    remountProbes.set(c, probe);
+  }
+  const has = await probe;
+  return has === false ? { how: "replace", why: "the server has no sys/remount (releases before 1.10)" } : { how: "remount" };
+}
+
+const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>();
+
+/**
+ * Compares desired inputs with the state. Type, local and sealWrap replace (delete first: one path holds
+ * one mount); a new path moves the mount (`sys/remount`) unless {@link pathChange} says it cannot, then it
+ * replaces too; description, tune fields and the plugin version the user set update in place. `adopt`
+ * only matters at create, `disableRemount` only when the path changes.
+ */
+export async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs, decide: (n: AuthMountInputs) => Promise<PathChange> = pathChange): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
   if (olds.incomplete === true) return { changes: true };
   const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
-  if (changed("path")) replaces.push("path");
+  const pathChanged = changed("path");
   if (changed("type")) replaces.push("type");
   if (isUnknown(news.local) || (news.local ?? false) !== (olds.local ?? false)) replaces.push("local");
   if (isUnknown(news.sealWrap) || (news.sealWrap ?? false) !== (olds.sealWrap ?? false)) replaces.push("sealWrap");
-  let changes = replaces.length > 0;
+  let remount: PathChange | undefined;
+  if (pathChanged) {
+    // An unknown path, or one that changes with settings that replace anyway, is part of the replacement.
+    remount = replaces.length > 0 || isUnknown(news.path) || isUnknown(news.disableRemount) ? { how: "replace", why: "" } : await decide(news);
+    if (remount.how === "replace") replaces.unshift("path");
+  }
+  let changes = replaces.length > 0 || pathChanged;
+  if (isUnknown(news.pluginVersion) || (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion)) changes = true;
   if (isUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
   if (isUnknown(news.tune)) changes = true;
   else if (news.tune !== undefined) {
@@ -156,13 +213,22 @@ export function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs): dy
     }
   }
   if (replaces.length > 0) {
-    warn(
+    const why = remount?.how === "replace" && remount.why !== "" ? ` (the path cannot move: ${remount.why})` : "";
+    await warn(
       RESOURCE,
       olds.path,
-      `changing ${replaces.join(", ")} disables and re-enables the auth method at "${olds.path}/": ` +
+      `changing ${replaces.join(", ")} disables and re-enables the auth method at "${olds.path}/"${why}: ` +
         "its config and roles are deleted with it and every token it issued is revoked",
     );
     return { changes: true, replaces, deleteBeforeReplace: true };
+  }
+  if (pathChanged) {
+    await warn(
+      RESOURCE,
+      olds.path,
+      `the auth method moves from "${olds.path}/" to "${news.path}/" (sys/remount): its config and roles move with it, ` +
+        `but every token issued under "${olds.path}/" is revoked, and logins must use the new path`,
+    );
   }
   return { changes };
 }
@@ -190,6 +256,8 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
     tune: old.tune !== undefined ? (t as MountTune) : undefined,
     local: old.local !== undefined || mount.local ? mount.local : undefined,
     sealWrap: old.sealWrap !== undefined || mount.seal_wrap ? mount.seal_wrap : undefined,
+    pluginVersion: old.pluginVersion !== undefined ? (mount.plugin_version ?? "") || old.pluginVersion : undefined,
+    disableRemount: old.disableRemount,
     adopt: old.adopt,
   });
 }
@@ -217,6 +285,7 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
         ...(Object.keys(tune).length > 0 ? { config: tune } : {}),
         local: inputs.local ?? false,
         seal_wrap: inputs.sealWrap ?? false,
+        ...(inputs.pluginVersion !== undefined ? { plugin_version: inputs.pluginVersion } : {}),
       });
       reportWarnings(RESOURCE, path, res.warnings);
       return "enabled";
@@ -291,7 +360,7 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   const existing = await client.mounts.find(path);
   const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
   if (inputs.adopt !== true && (await ownUnconfirmedMount(inputs, existing))) {
-    warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
+    void warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
   } else if (inputs.adopt !== true) {
     throw new AlreadyExistsError(
       `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
@@ -306,8 +375,15 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   if (mismatch.length > 0) {
     throw new AlreadyExistsError(`${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`);
   }
-  const res = await client.mounts.tune(path, { description: inputs.description ?? "", ...tuneRequest(inputs.tune) });
+  const res = await client.mounts.tune(path, { description: inputs.description ?? "", ...tuneRequest(inputs.tune), ...pluginVersionTune(inputs, existing) });
   reportWarnings(RESOURCE, path, res.warnings);
+}
+
+/** The tune field that pins a new plugin version, when the user set one the mount does not have. */
+function pluginVersionTune(news: AuthMountInputs, before: { pluginVersion?: string | undefined; plugin_version?: string | undefined }): { plugin_version?: string } {
+  if (news.pluginVersion === undefined || news.pluginVersion === (before.pluginVersion ?? before.plugin_version)) return {};
+  void warn(RESOURCE, news.path, `plugin version ${news.pluginVersion} is set; the mount runs it after the plugin is reloaded`);
+  return { plugin_version: news.pluginVersion };
 }
 
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
@@ -323,14 +399,55 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
   return { id: path, props: outputs(inputs, found.accessor), inputs: { ...inputs, accessor: found.accessor } as AuthMountOutputs };
 }
 
+/**
+ * Moves the mount to `news.path` with `sys/remount` and waits for the move. A server without remount
+ * changes nothing and the update is refused, saying how to replace instead. When the move's outcome is not
+ * reported, the mount list decides: the mount (same accessor) at the new path means it moved.
+ */
+async function remount(client: SecretsClient, from: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<void> {
+  let result;
+  try {
+    result = await client.mounts.remountAndWait(from, news.path);
+  } catch (e) {
+    if (isRemountUnsupported(e)) {
+      throw new Error(
+        `${RESOURCE} "${from}": the server has no sys/remount (releases before 1.10), so the mount cannot move to "${news.path}/"; nothing was changed. ` +
+          "Set disableRemount: true to replace it instead (its config and roles are deleted and recreated from the program, every token it issued is revoked).",
+        { cause: e },
+      );
+    }
+    if (!isOutcomeUnknown(e)) throw e;
+    result = { migrationId: "", status: "unknown", warnings: [] as string[] };
+  }
+  reportWarnings(RESOURCE, from, result.warnings);
+  if (result.status === "success") return;
+  const moved = await client.mounts.find(news.path);
+  if (moved !== undefined && (olds.accessor === "" || moved.accessor === olds.accessor)) return;
+  const still = await client.mounts.find(from);
+  const what = result.migrationId === "" ? "the remount's answer was lost" : `the remount (migration ID ${result.migrationId}) reported "${result.status}"`;
+  if (still !== undefined) throw new Error(`${RESOURCE} "${from}": ${what}, and the mount is still at "${from}/"; see the server's log for why`);
+  throw unfinished(news, olds.accessor, new Error(`${RESOURCE} "${from}": ${what}, and the mount is at neither "${from}/" nor "${news.path}/"`));
+}
+
 async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
   const client = secretsClient();
-  const path = olds.path ?? id;
-  if (olds.incomplete === true && (await client.mounts.find(path)) === undefined) {
+  let path = olds.path ?? id;
+  if (olds.incomplete === true && (await client.mounts.find(path)) === undefined && (await client.mounts.find(news.path)) === undefined) {
     // The earlier create's enable never took effect: enable it now.
-    return { outs: await enableAndRead({ ...news, path }) };
+    return { outs: await enableAndRead(news) };
   }
-  const res = await client.mounts.tune(path, { description: news.description ?? "", ...tuneRequest(news.tune) });
+  if (news.path !== path && (await client.mounts.find(path)) !== undefined) {
+    await remount(client, path, olds, news);
+  }
+  path = news.path;
+  let res;
+  try {
+    res = await client.mounts.tune(path, { description: news.description ?? "", ...tuneRequest(news.tune), ...pluginVersionTune(news, olds) });
+  } catch (e) {
+    // Moved but not tuned: the state follows the mount to its new path, and the next `up` tunes it.
+    if (path !== (olds.path ?? id)) throw unfinished(news, olds.accessor, e as Error);
+    throw e;
+  }
   reportWarnings(RESOURCE, path, res.warnings);
   if (olds.incomplete === true || olds.accessor === "") {
     const found = await client.mounts.find(path);

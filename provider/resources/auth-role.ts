@@ -11,7 +11,7 @@ import { z } from "zod";
 import { canonicalCidr, canonicalRoleName, cleanList, durationSeconds, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
 import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, warn, wholeNumber } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, copyInputs, definedDeep, hasForeignPrototype, writeWithReadBack, type ProviderImpl, type ReadBack } from "./common";
+import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, canonicalJson, copyInputs, definedDeep, hasForeignPrototype, writeWithReadBack, type ProviderImpl, type ReadBack } from "./common";
 
 const RESOURCE = "AuthRole";
 
@@ -100,7 +100,7 @@ function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly st
  * max ttl, batch tokens with a period or a use count, negative values); warns on stderr about a role the
  * service saves but that can never log in. Failures name the property.
  */
-export function checkAuthRole(given: Record<string, unknown>): dynamic.CheckResult<AuthRoleInputs> {
+export function checkAuthRole(given: Record<string, unknown>, options: { warnLoginRule?: boolean } = {}): dynamic.CheckResult<AuthRoleInputs> {
   // Own keys only: a `__proto__` key is refused by name, never read through.
   let news = copyInputs(given);
   if (hasForeignPrototype(given)) return checkObjectInputs(RESOURCE, AuthRoleInputsSchema, given);
@@ -129,17 +129,77 @@ export function checkAuthRole(given: Record<string, unknown>): dynamic.CheckResu
     if ((i.tokenNumUses ?? 0) > 0) failures.push({ property: "tokenNumUses", reason: "batch tokens cannot have a use limit; remove tokenNumUses or use tokenType \"service\"" });
   }
   if (failures.length > 0) return { failures };
-  if (known("boundServicePrincipalIds", "boundGroupIds", "name")) {
-    const sp = cleanList(i.boundServicePrincipalIds);
-    const groups = cleanList(i.boundGroupIds);
-    const star = (l: string[]) => l.length === 1 && l[0] === "*";
-    if (sp.length === 0 && groups.length === 0) {
-      warn(RESOURCE, i.name, "the role has no boundServicePrincipalIds or boundGroupIds: the service saves it, but every login with it is refused");
-    } else if (star(sp) && star(groups)) {
-      warn(RESOURCE, i.name, "boundServicePrincipalIds and boundGroupIds are both [\"*\"]: the service saves the role, but every login with it is refused");
-    }
-  }
+  const problem = loginRuleProblem(i);
+  if (problem !== undefined && options.warnLoginRule !== false) void warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
   return res;
+}
+
+/** The plugin release from which login requires a specific boundServicePrincipalIds or boundGroupIds. */
+export const LOGIN_RULE_SINCE = [0, 21, 0] as const;
+
+/**
+ * What is wrong with a role under the login rule of newer plugins (a non-empty boundServicePrincipalIds or
+ * boundGroupIds, not both `["*"]`); undefined when it follows it or a list is not known yet.
+ */
+export function loginRuleProblem(i: AuthRoleInputs): string | undefined {
+  if (isUnknown(i.boundServicePrincipalIds) || isUnknown(i.boundGroupIds)) return undefined;
+  const sp = cleanList(i.boundServicePrincipalIds);
+  const groups = cleanList(i.boundGroupIds);
+  const star = (l: string[]) => l.length === 1 && l[0] === "*";
+  if (sp.length === 0 && groups.length === 0) return "the role sets neither boundServicePrincipalIds nor boundGroupIds";
+  if (star(sp) && star(groups)) return 'boundServicePrincipalIds and boundGroupIds are both ["*"]';
+  return undefined;
+}
+
+/** True when a plugin version (`v0.24.0+builtin`, `0.21.0`) is the release that enforces the login rule or later. */
+export function enforcesLoginRule(version: string): boolean | undefined {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return undefined;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3])];
+  for (let k = 0; k < 3; k++) if (v[k] !== LOGIN_RULE_SINCE[k]) return (v[k] ?? 0) > (LOGIN_RULE_SINCE[k] ?? 0);
+  return true;
+}
+
+/** The plugin version the mount runs, from the mount list (no sudo needed); undefined when not told. */
+async function runningPluginVersion(mount: string): Promise<string | undefined> {
+  try {
+    const found = await secretsClient().mounts.find(mount);
+    const v = found?.running_plugin_version ?? found?.plugin_version;
+    return v === undefined || v === "" ? undefined : v;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `check` of the provider: {@link checkAuthRole}, and for a role that breaks the login rule, one read of the
+ * mount list: when the mount runs a plugin that enforces the rule the role is refused (it could never log
+ * in), else a warning. Unchanged inputs (every preview of a role already applied) send nothing.
+ */
+async function checkRole(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult<AuthRoleInputs>> {
+  const res = checkAuthRole(news, { warnLoginRule: false });
+  const i = res.inputs;
+  const problem = i === undefined || (res.failures ?? []).length > 0 ? undefined : loginRuleProblem(i);
+  if (i === undefined || problem === undefined) return res;
+  const version = isUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount);
+  if (version !== undefined && enforcesLoginRule(version) === true) {
+    return {
+      failures: [
+        {
+          property: "boundServicePrincipalIds",
+          reason: `${problem}: the method at "${i.mount}/" runs plugin ${version}, which refuses every login with such a role; set a specific boundServicePrincipalIds or boundGroupIds`,
+        },
+      ],
+    };
+  }
+  await warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
+  return res;
+}
+
+/** True when checked inputs equal the old ones (the engine's `__provider` left out). */
+function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolean {
+  const { __provider: _p, ...rest } = olds;
+  return canonicalJson(rest) === canonicalJson(news);
 }
 
 /** Compares desired inputs with the state: mount or name replace; every other field updates. */
@@ -274,7 +334,7 @@ async function remove(id: string, props: AuthRoleOutputs): Promise<void> {
 
 /** The AuthRole provider. */
 export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = {
-  check: async (_olds, news) => checkAuthRole(news),
+  check: checkRole,
   diff: async (_id, olds, news) => diffAuthRole(olds, news),
   create,
   read,

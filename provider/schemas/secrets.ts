@@ -79,6 +79,8 @@ export const MountEntrySchema = z.looseObject({
   options: z.record(z.string(), z.string()).nullable().optional(),
   uuid: z.string().optional(),
   plugin_version: z.string().optional(),
+  /** The version the mount runs (`v0.24.0+builtin`); servers before 1.12 leave it out. */
+  running_plugin_version: z.string().optional(),
 });
 export type MountEntry = z.infer<typeof MountEntrySchema>;
 
@@ -140,9 +142,31 @@ export const TuneResponseSchema = enveloped(
     audit_non_hmac_response_keys: ServerListSchema,
     passthrough_request_headers: ServerListSchema,
     allowed_response_headers: ServerListSchema,
+    plugin_version: z.string().optional(),
   }),
 );
 export type TuneResponse = z.infer<typeof TuneResponseSchema>;
+
+/** `POST /v1/sys/remount` (1.10+): `from` and `to` are full paths, `auth/<path>` for an auth method. */
+export const RemountRequestSchema = z.looseObject({ from: z.string().min(1), to: z.string().min(1) });
+export type RemountRequest = z.infer<typeof RemountRequestSchema>;
+
+/** The answer of `POST /v1/sys/remount`: the ID of the move, which runs after the answer. */
+export const RemountResponseSchema = EnvelopeSchema.extend({ data: z.looseObject({ migration_id: z.string().min(1) }) });
+export type RemountResponse = z.infer<typeof RemountResponseSchema>;
+
+/** `GET /v1/sys/remount/status/<id>` data: `status` is `in-progress`, then `success` or `failure`. */
+export const RemountStatusSchema = enveloped(
+  z.looseObject({
+    migration_id: z.string().optional(),
+    migration_info: z.looseObject({
+      source_mount: z.string().optional(),
+      target_mount: z.string().optional(),
+      status: z.string(),
+    }),
+  }),
+);
+export type RemountStatus = z.infer<typeof RemountStatusSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // auth/<mount>/config
@@ -169,6 +193,10 @@ export const ConfigWriteSchema = z.looseObject({
   retry_delay: DurationSchema.optional(),
   /** Duration; default 60s. */
   max_retry_delay: DurationSchema.optional(),
+  /** Workload identity (enterprise edition): the audience of the plugin's identity token; excludes `client_secret`. */
+  identity_token_audience: z.string().optional(),
+  /** Duration; default 1h. */
+  identity_token_ttl: DurationSchema.optional(),
 });
 export type ConfigWrite = z.infer<typeof ConfigWriteSchema>;
 

@@ -95,6 +95,32 @@ describe("AuthMounts", () => {
   });
 });
 
+describe("AuthMounts.remount (1.10 and later, OpenBao)", () => {
+  it("tells that the server has remount, moves a mount with its accessor and config, and polls the migration to success", async () => {
+    expect(await client.mounts.hasRemount()).toBe(true);
+    const from = await freshMount("rm-from");
+    const to = target.name("rm-to");
+    target.cleanup(() => client.mounts.disable(to));
+    const accessor = (await client.mounts.find(from))?.accessor;
+    await client.config.write(from, { tenant_id: TENANT, resource: "https://management.azure.com/" });
+    const result = await client.mounts.remountAndWait(from, to, { pollMs: 20, timeoutMs: 30_000 });
+    expect(result.migrationId).not.toBe("");
+    expect(result.status).toBe("success");
+    expect(await client.mounts.find(from)).toBeUndefined();
+    expect(await client.mounts.find(to)).toMatchObject({ accessor });
+    expect(await client.config.read(to)).toMatchObject({ tenantId: TENANT });
+    expect(await client.mounts.remountStatus(result.migrationId)).toMatchObject({ migration_info: { status: "success" } });
+  });
+
+  it("refuses a destination in use as a conflict, before anything moves", async () => {
+    const a = await freshMount("rm-a");
+    const b = await freshMount("rm-b");
+    const err = await client.mounts.remount(a, b).catch((e: unknown) => e);
+    expect(isApiError(err, "conflict")).toBe(true);
+    expect(await client.mounts.find(a)).toBeDefined();
+  });
+});
+
 describe("MethodConfig", () => {
   let cfg: string;
   beforeAll(async () => {

@@ -72,3 +72,29 @@ describe("AuthRole", () => {
     expect(rec.registered.find((x) => x.name === "r")?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthRole");
   });
 });
+
+describe("new inputs (issue 22)", () => {
+  it("AuthMount passes pluginVersion and disableRemount and declares them as outputs", async () => {
+    const m = new sdk.AuthMount("m22", { path: "p22", pluginVersion: "v0.21.0", disableRemount: true });
+    expect(await value(m.pluginVersion)).toBe("v0.21.0");
+    expect(await value(m.disableRemount)).toBe(true);
+    const r = rec.registered.find((x) => x.name === "m22");
+    expect(r?.inputs).toMatchObject({ pluginVersion: "v0.21.0", disableRemount: true });
+  });
+
+  it("AuthConfig's write-only mode registers no secret at all, only the version and where to read it", async () => {
+    const c = new sdk.AuthConfig("c22", {
+      tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+      resource: "https://management.azure.com/",
+      clientSecretVersion: 3,
+      clientSecretEnv: "AZURE_CLIENT_SECRET",
+      identityTokenTtl: "30m",
+    });
+    expect(await value(c.clientSecretVersion)).toBe(3);
+    expect(await value(c.clientSecretEnv)).toBe("AZURE_CLIENT_SECRET");
+    expect(await value(c.identityTokenTtl)).toBe("30m");
+    const r = rec.registered.find((x) => x.name === "c22");
+    expect(r?.inputs).toMatchObject({ clientSecretVersion: 3, clientSecretEnv: "AZURE_CLIENT_SECRET" });
+    expect(r?.inputs).not.toHaveProperty("clientSecret");
+  });
+});

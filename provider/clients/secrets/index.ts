@@ -22,7 +22,7 @@ export {
   type MetadataLoginOptions,
   type MetadataRetryPolicy,
 } from "./metadata";
-export { AuthMounts, isMountInUse, type FoundMount } from "./mounts";
+export { AuthMounts, isMountInUse, isRemountUnsupported, type FoundMount, type RemountResult, type RemountState } from "./mounts";
 export { Roles } from "./roles";
 export type { WriteResult } from "./write";
 export type {
@@ -36,6 +36,7 @@ export type {
   MetadataToken,
   MountEntry,
   MountList,
+  RemountStatus,
   RoleRead,
   RoleWrite,
   TuneRequest,

@@ -150,6 +150,28 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
       for (const secret of ctx.secrets) expect(host.output).not.toContain(secret);
     });
 
+    it("previews the auth resources' program it was deployed with as no change, sending no request", async () => {
+      // The stored inputs are what that release's program gave; the new provider text comes with them, as
+      // after `npm install` of this release.
+      const ctx = get();
+      const { dev, host } = await restore(ctx, set, "preview");
+      try {
+        for (const s of SCENARIOS.filter((x) => x.kind.startsWith("auth-"))) {
+          const old = readResource(set, s.kind);
+          const program = { ...old.inputs, __provider: ctx.provider(s.kind) };
+          dev.resetLog();
+          const checked = await host.check(old.urn, old.inputs, program);
+          expect(checked.failures, `${s.kind} check`).toEqual([]);
+          const diff = await host.diff(old.urn, old.id, old.outputs, checked.inputs);
+          expect(diff.changes, `${s.kind} diff`).toBe("none");
+          expect(dev.requestLog.map((e) => `${e.method} ${e.path}`), `${s.kind} requests`).toEqual([]);
+        }
+      } finally {
+        await host.close();
+        await dev.close();
+      }
+    });
+
     it("deletes (destroy) with the provider text stored in state", async () => {
       const ctx = get();
       const { dev, host, env } = await restore(ctx, set, "delete");

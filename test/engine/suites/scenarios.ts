@@ -87,8 +87,10 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     kind: "auth-role",
     type: "AuthRole",
-    inputs: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web"], boundSubscriptionIds: ["sub-1"] }),
-    edited: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web", "metrics"], boundSubscriptionIds: ["sub-1"], tokenTtl: "30m" }),
+    // A service principal bound: the devserver plays a plugin that refuses every login without one (or a
+    // group), and check refuses such a role there.
+    inputs: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web"], boundServicePrincipalIds: ["sp-1"], boundSubscriptionIds: ["sub-1"] }),
+    edited: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web", "metrics"], boundServicePrincipalIds: ["sp-1"], boundSubscriptionIds: ["sub-1"], tokenTtl: "30m" }),
     unknownKey: "tokenPolicies",
     exists: async (e) => (await e.secrets.roles.read(e.mount, "web")) !== undefined,
   },

@@ -54,7 +54,7 @@ describe("AuthMount", () => {
     expect(await authMount.diff(id, read.props as AuthMountOutputs, again)).toEqual({ changes: false });
   });
 
-  it("keeps the accessor among an existing mount's checked inputs (a preview knows it), not a new path's", async () => {
+  it("keeps the accessor among an existing mount's checked inputs (a preview knows it), a moved mount's too, not a replaced one's", async () => {
     const { id, outs, inputs } = await created({ path: "acc1", description: "old" });
     const from = env.dev.requestLog.length;
     // Old inputs from before the accessor joined them: looked up once.
@@ -64,8 +64,13 @@ describe("AuthMount", () => {
     const withIt = { ...inputs, accessor: outs.accessor };
     expect(await checked({ path: "acc1", description: "newer" }, withIt)).toMatchObject({ accessor: outs.accessor });
     expect(env.dev.requestLog.length).toBe(from + 1);
-    // A new path is a new mount: its accessor is not known yet.
-    expect(await checked({ path: "acc2" }, withIt)).not.toHaveProperty("accessor");
+    // A new path moves the mount (remount), which keeps its accessor; replaced (disableRemount) it gets a new one.
+    expect(await checked({ path: "acc2" }, withIt)).toMatchObject({ accessor: outs.accessor });
+    expect(await checked({ path: "acc2", disableRemount: true }, withIt)).not.toHaveProperty("accessor");
+    expect(await checked({ path: "acc2", local: true }, withIt)).not.toHaveProperty("accessor");
+    // One more request: whether the server can remount, asked once per client.
+    expect(env.dev.requestLog.length).toBe(from + 2);
+    expect(env.dev.requestLog.at(-1)?.path).toMatch(/^\/v1\/sys\/remount\/status\//);
     expect(id).toBe("acc1");
   });
 

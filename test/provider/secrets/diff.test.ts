@@ -19,21 +19,31 @@ const mountState: AuthMountOutputs = {
 };
 const { accessor: _a, schemaVersion: _s, ...mountInputs } = mountState;
 
+const noRemount = async () => ({ how: "replace" as const, why: "the server has no sys/remount (releases before 1.10)" });
+const withRemount = async () => ({ how: "remount" as const });
+
 describe("diffAuthMount", () => {
-  it("finds no change for the same inputs, TTL spellings and list orders that mean the same", () => {
-    expect(diffAuthMount(mountState, mountInputs)).toEqual({ changes: false });
-    expect(diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] } })).toEqual({ changes: false });
+  it("finds no change for the same inputs, TTL spellings and list orders that mean the same", async () => {
+    expect(await diffAuthMount(mountState, mountInputs)).toEqual({ changes: false });
+    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] } })).toEqual({ changes: false });
   });
 
-  it("compares only the tune fields the user set", () => {
-    expect(diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs).changes).toBe(false);
-    expect(diffAuthMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } }).changes).toBe(true);
+  it("compares only the tune fields the user set", async () => {
+    expect((await diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs)).changes).toBe(false);
+    expect((await diffAuthMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } })).changes).toBe(true);
   });
 
-  it("updates description and tune in place", () => {
-    expect(diffAuthMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
-    expect(diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({ changes: true });
-    expect(diffAuthMount(mountState, { ...mountInputs, tune: UNKNOWN as never })).toEqual({ changes: true });
+  it("updates description and tune in place", async () => {
+    expect(await diffAuthMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
+    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({ changes: true });
+    expect(await diffAuthMount(mountState, { ...mountInputs, tune: UNKNOWN as never })).toEqual({ changes: true });
+  });
+
+  it("updates a plugin version the user set in place; an old state without one and no input is no change", async () => {
+    expect(await diffAuthMount(mountState, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: true });
+    expect(await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: false });
+    expect(await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, mountInputs)).toEqual({ changes: false });
+    expect(await diffAuthMount(mountState, { ...mountInputs, disableRemount: true })).toEqual({ changes: false });
   });
 
   it.each([
@@ -42,16 +52,39 @@ describe("diffAuthMount", () => {
     { field: "sealWrap", news: { sealWrap: true } },
     { field: "path", news: { path: "cloud2" } },
     { field: "path", news: { path: UNKNOWN } },
-  ])("replaces on $field (delete first) and warns that config and roles go with it", ({ field, news }) => {
+  ])("replaces on $field (delete first) when the path cannot move, and warns that config and roles go with it", async ({ field, news }) => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const res = diffAuthMount(mountState, { ...mountInputs, ...news });
+    const res = await diffAuthMount(mountState, { ...mountInputs, ...news }, noRemount);
     expect(res).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
     expect(spy).toHaveBeenCalledTimes(1);
     expect(String(spy.mock.calls[0]?.[0])).toMatch(/config and roles are deleted/);
   });
 
-  it("ignores adopt and treats an unset local as false", () => {
-    expect(diffAuthMount({ ...mountState, local: false }, { ...mountInputs, adopt: true }).changes).toBe(false);
+  it("moves a new path in place (remount), warning that tokens under the old path are revoked", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2" }, withRemount)).toEqual({ changes: true });
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(String(spy.mock.calls[0]?.[0])).toMatch(/moves from "cloud\/" to "cloud2\/" \(sys\/remount\).*config and roles move with it.*token issued under "cloud\/" is revoked/);
+  });
+
+  it("says why a path change replaces: disableRemount, or a server without remount", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", disableRemount: true });
+    expect(res).toEqual({ changes: true, replaces: ["path"], deleteBeforeReplace: true });
+    expect(String(spy.mock.calls[0]?.[0])).toMatch(/cannot move: disableRemount is set/);
+    await diffAuthMount(mountState, { ...mountInputs, path: "cloud2" }, noRemount);
+    expect(String(spy.mock.calls[1]?.[0])).toMatch(/cannot move: the server has no sys\/remount/);
+  });
+
+  it("a path change with a type change is one replacement, with no remount question", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const decide = vi.fn(withRemount);
+    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", type: "other" }, decide)).toEqual({ changes: true, replaces: ["path", "type"], deleteBeforeReplace: true });
+    expect(decide).not.toHaveBeenCalled();
+  });
+
+  it("ignores adopt and treats an unset local as false", async () => {
+    expect((await diffAuthMount({ ...mountState, local: false }, { ...mountInputs, adopt: true })).changes).toBe(false);
   });
 });
 

@@ -1,0 +1,59 @@
+/**
+ * AuthRole.check and the login rule of newer plugins (issue 22): a role with neither boundServicePrincipalIds
+ * nor boundGroupIds (or both ["*"]) is refused when the mount runs a plugin that enforces the rule, warned
+ * about otherwise, and an unchanged role sends no request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authRole, enforcesLoginRule } from "../../../provider/resources/auth-role";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+
+let env: SecretsEnv;
+beforeAll(async () => {
+  env = await startSecretsEnv();
+  await env.client.mounts.enable("lr", { type: env.controls.methodType });
+});
+afterAll(async () => {
+  await env.close();
+});
+
+describe("the login rule at check", () => {
+  it("compares plugin versions from 0.21.0 on", () => {
+    expect(enforcesLoginRule("v0.24.0+builtin")).toBe(true);
+    expect(enforcesLoginRule("v0.21.0")).toBe(true);
+    expect(enforcesLoginRule("0.20.9")).toBe(false);
+    expect(enforcesLoginRule("v1.0.0")).toBe(true);
+    expect(enforcesLoginRule("builtin")).toBeUndefined();
+  });
+
+  it("refuses a role without a principal or group bound when the mount's plugin enforces the rule (one mount-list read)", async () => {
+    const running = (await env.client.mounts.find("lr"))?.running_plugin_version;
+    expect(running).toBe("v0.24.0+builtin");
+    env.dev.resetLog();
+    const res = await authRole.check({}, { mount: "lr", name: "r", boundSubscriptionIds: ["s"] });
+    expect(res.failures).toEqual([{ property: "boundServicePrincipalIds", reason: expect.stringMatching(/neither boundServicePrincipalIds nor boundGroupIds.*runs plugin v0\.24\.0\+builtin, which refuses every login/) }]);
+    expect(env.requests()).toEqual(["GET /v1/sys/auth"]);
+    const stars = await authRole.check({}, { mount: "lr", name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["*"] });
+    expect(stars.failures?.[0]?.reason).toMatch(/both \["\*"\]/);
+  });
+
+  it("only warns when the mount's plugin is not known (mount not enabled yet, or unknown at preview)", async () => {
+    const { value, lines } = await capturingStderr(() => authRole.check({}, { mount: "not-there", name: "r", boundSubscriptionIds: ["s"] }));
+    expect(value.failures).toEqual([]);
+    expect(lines.join("\n")).toMatch(/every login with it is refused by plugins 0\.21\.0 and later/);
+  });
+
+  it("an unchanged role (a preview of one already applied by an earlier release) sends nothing and only warns", async () => {
+    const stored = { mount: "lr", name: "r", boundSubscriptionIds: ["s"] };
+    env.dev.resetLog();
+    const { value } = await capturingStderr(() => authRole.check(stored, stored));
+    expect(value.failures).toEqual([]);
+    expect(env.requests()).toEqual([]);
+  });
+
+  it("a role that follows the rule sends nothing", async () => {
+    env.dev.resetLog();
+    const res = await authRole.check({}, { mount: "lr", name: "r", boundGroupIds: ["g"] });
+    expect(res.failures).toEqual([]);
+    expect(env.requests()).toEqual([]);
+  });
+});
