@@ -143,6 +143,8 @@ const ECHOED: ReadonlyArray<keyof JobInputs> = [
   "waitForDeployment",
   "deploymentTimeout",
   "onDeploymentFailure",
+  "promotion",
+  "allowPlanDrift",
   "purgeOnDestroy",
   "adopt",
 ];

@@ -15,12 +15,13 @@ import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, repl
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
 import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
+import { CanaryPromoter, promotionPolicy } from "./job-promotion";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
 
-const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
+const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "promotion", "allowPlanDrift", "purgeOnDestroy", "adopt"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 /** The Job provider. */
@@ -348,7 +349,9 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
   if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
-    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
+    const policy = promotionPolicy(inputs);
+    const promoter = policy.mode === "auto" ? new CanaryPromoter(client, ref, policy) : undefined;
+    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs), promoter);
     if (result.ok && result.note) await show(`Job "${ref.jobId}": ${result.note}.`);
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
@@ -361,7 +364,10 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
         failedVersion: registered,
         deploymentId: dep?.ID ?? (result.kind === "placement" ? result.deploymentId : undefined),
         deploymentStatus: dep?.Status ?? undefined,
-        statusDescription: dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+        statusDescription: withNote(
+          dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+          result.kind === "deployment" ? result.reason : result.kind === "timeout" ? result.note : undefined,
+        ),
         groups: dep?.TaskGroups,
         evalId: result.evalId,
         placementFailure: result.kind === "placement" ? result.summary : undefined,
@@ -377,6 +383,12 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });
+}
+
+/** Appends what this provider saw (a canary failing its soak, how far a soak got) to a status description. */
+function withNote(description: string | undefined, note: string | undefined): string | undefined {
+  if (note === undefined || note === "") return description;
+  return description !== undefined && description !== "" ? `${description} (${note})` : note;
 }
 
 /**
