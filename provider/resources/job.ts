@@ -6,7 +6,7 @@
 import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError } from "../errors";
-import type { WriteResult } from "../schemas/scheduler";
+import type { PlanResponse, WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
@@ -16,6 +16,7 @@ import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type Rep
 import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { CanaryPromoter, promotionPolicy } from "./job-promotion";
+import { describeShown, planDrift, planFacts, rememberShownPlan, shownPlanOf } from "./job-plan-drift";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
@@ -60,7 +61,7 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     }
     if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const ref = refOfDesired(desired);
-    const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex);
+    const planned = await planChange(client, ref, desired, news, olds.jobModifyIndex, true, (shown) => rememberShownPlan(ref, desired.text, shown));
     return { changes: planned !== "none" || settingsChanged };
   },
 
@@ -144,8 +145,13 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
     if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
-    if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false)) === "none") {
+    let before: PlanResponse | undefined;
+    if ((await planChange(client, ref, d, news, olds.jobModifyIndex, false, (p) => (before = p?.value))) === "none") {
       return { outs: await refreshed(client, ref, news, same) };
+    }
+    // Apply matches preview: refuse what the plan right before the register has beyond what diff showed.
+    if (before !== undefined && olds.incomplete === undefined && news.allowPlanDrift !== true) {
+      await refuseOnPlanDrift(ref, d, before, olds.jobModifyIndex);
     }
     let reg: Registered;
     try {
@@ -207,7 +213,10 @@ function replacedProperties(reasons: ReplaceReason[], news: JobInputs): string[]
   return [...props];
 }
 
-/** Plans the desired job (showing the plan at preview); resolves to "none" when the scheduler sees no change. */
+/**
+ * Plans the desired job (showing the plan at preview); resolves to "none" when the scheduler sees no change.
+ * `seen` gets the plan and its text (undefined when the scheduler could not be asked).
+ */
 async function planChange(
   client: SchedulerClient,
   ref: JobRef,
@@ -215,6 +224,7 @@ async function planChange(
   inputs: JobInputs,
   stateIndex: number | undefined,
   preview = true,
+  seen?: (plan: { value: PlanResponse; text: string } | undefined) => void,
 ): Promise<"none" | "some"> {
   try {
     const { value } = await client.jobs.plan(
@@ -222,14 +232,37 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex }));
+    const text = formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex });
+    if (preview) await showOnce(text);
+    seen?.({ value, text });
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
     if (preview) await show(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`);
+    seen?.(undefined);
     return "some";
   }
+}
+
+/**
+ * Throws when the plan taken right before the register (`now`) has destructive updates or failed
+ * placements beyond those of the plan this `up`'s diff showed for the same desired spec; prints both plans.
+ */
+async function refuseOnPlanDrift(ref: JobRef, d: DesiredJob, now: PlanResponse, stateIndex: number | undefined): Promise<void> {
+  const before = shownPlanOf(ref, d.text);
+  const drift = planDrift(before, planFacts(now));
+  if (drift.length === 0) return;
+  const nowText = formatPlan(now, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex });
+  await show(
+    `Job "${ref.jobId}": the scheduler's plan changed since this \`up\` showed it; nothing was registered.\n` +
+      `Plan shown by this \`up\`:\n${before?.planned === true ? before.text : "(none)\n"}Plan right before the register:\n${nowText}`,
+  );
+  throw new Error(
+    `Job "${ref.jobId}" in namespace "${ref.namespace}" was not updated: right before the register the scheduler's plan has ` +
+      `${drift.join("; ")}, which this \`up\` did not show (${describeShown(before)}). Nothing was registered. Run \`pulumi preview\` ` +
+      "to see the plan as it is now, then `pulumi up` again; or set `allowPlanDrift: true` to register anyway.",
+  );
 }
 
 /**
