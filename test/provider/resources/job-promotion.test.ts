@@ -62,6 +62,15 @@ async function runningVersions(id: string): Promise<number[]> {
   return value.filter((a) => a.DesiredStatus === "run").map((a) => a.JobVersion ?? -1).sort();
 }
 
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 500; i++) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("timed out waiting");
+}
+
 async function latestDeployment(id: string) {
   const d = (await h.client.records.latestDeployment(id)).value;
   if (d === null) throw new Error("no deployment");
@@ -121,6 +130,26 @@ describe("promotion", () => {
     expect(await runningVersions("pm-soak")).toEqual([1, 1]);
     // The settings are kept in state: the next preview shows nothing.
     expect((await applyJob(next, { jobspec: spec("pm-soak", "app:2"), ...inputs })).step).toBe("same");
+  });
+
+  it("a canary that fails during the soak fails the deployment, is named, and is reverted; nothing is promoted", async () => {
+    const inputs = { promotion: { soak: "2s" } };
+    const state = await createJob({ jobspec: spec("pm-soak-fail", "app:1"), ...inputs });
+    const from = h.server.requestLog.length;
+    const update = rejection(() => applyJob(state, { jobspec: spec("pm-soak-fail", "app:2"), ...inputs }));
+    // Once the canary reported healthy (the soak has begun), its task crashes.
+    const canary = await until(async () => {
+      const d = (await h.client.records.latestDeployment("pm-soak-fail")).value;
+      const g = d?.JobVersion === 1 ? d.TaskGroups?.web : undefined;
+      return g !== undefined && (g.HealthyAllocs ?? 0) >= 1 ? g.PlacedCanaries?.[0] : undefined;
+    });
+    sched.control.failAllocation(canary);
+    const e = await update;
+    expect(e.message).toContain("Deployment marked as failed");
+    expect(e.message).toContain(`canaries failed during the 2s soak: group "web" allocation ${canary.slice(0, 8)} is failed`);
+    expect(e.message).toContain("Pulumi reverted the job to version 0 (now registered as version 2)");
+    expect(promotes(from)).toBe(0);
+    expect(countRequests(h.server, "PUT", /^\/v1\/deployment\/fail\//, from)).toBe(1);
   });
 
   it("a soak longer than the deployment timeout never promotes: the update times out and says how far the soak got", async () => {
