@@ -108,6 +108,9 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
     }
   }
   extra.push(...checkPromotionInput(news.promotion, unknown("promotion")));
+  if (given("promotion") && news.promotion !== "manual" && news.waitForDeployment === false && !unknown("promotion")) {
+    extra.push({ property: "promotion", reason: "promotes canaries while `up` follows the deployment: it needs waitForDeployment (leave it unset or true)" });
+  }
   const all = [...failures, ...extra];
   if (all.length > 0) return { failures: all };
   return { inputs, failures: [] };

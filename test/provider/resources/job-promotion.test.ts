@@ -181,5 +181,7 @@ describe("promotion", () => {
     expect((await failures({ promotion: "sometimes" })).map((f) => f.property)).toEqual(["promotion"]);
     expect((await failures({ onDeploymentFailure: { revertTo: "" } })).map((f) => f.property)).toEqual(["onDeploymentFailure.revertTo"]);
     expect(await failures({ promotion: { soak: 600, groups: ["web"] }, onDeploymentFailure: { revertTo: "v1" } })).toEqual([]);
+    expect((await failures({ promotion: "auto", waitForDeployment: false })).map((f) => f.property)).toEqual(["promotion"]);
+    expect(await failures({ promotion: "manual", waitForDeployment: false })).toEqual([]);
   });
 });
