@@ -39,6 +39,10 @@ interface FlowStep {
   config?: Record<string, string>;
   expectNoChanges?: boolean;
   expectFailure?: boolean;
+  /** Texts the step's output (a failed step's error included) must contain. */
+  expectOutput?: string[];
+  /** Stack outputs the step must leave (a subset). */
+  expectOutputs?: Record<string, unknown>;
 }
 
 interface Flow {
@@ -121,13 +125,25 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
       let previewed: { step: string; counts: Record<string, number> } | undefined;
       for (const step of flow.steps) {
         if (step.config) for (const [k, v] of Object.entries(step.config)) await stack.setConfig(k, { value: v });
+        const start = output.length;
         const run = runStep(stack, step, (s) => output.push(s));
         if (step.expectFailure) {
-          await expect(run, step.title).rejects.toThrow();
+          const error = await run.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error, `"${step.title}" was expected to fail`).toBeInstanceOf(Error);
+          const text = output.slice(start).join("") + String(error);
+          for (const s of step.expectOutput ?? []) expect(text, step.title).toContain(s);
           previewed = undefined;
           continue;
         }
         const counts = await run;
+        for (const s of step.expectOutput ?? []) expect(output.slice(start).join(""), step.title).toContain(s);
+        if (step.expectOutputs) {
+          const outs = Object.fromEntries(Object.entries(await stack.outputs()).map(([k, v]) => [k, v.value as unknown]));
+          expect(outs, step.title).toMatchObject(step.expectOutputs);
+        }
         if (step.command === "up" && previewed !== undefined) {
           expect(counts, `"${step.title}" did what "${previewed.step}" showed`).toEqual(previewed.counts);
         }
