@@ -75,17 +75,19 @@ function changes(m: OpMap | undefined): Record<string, number> {
 /** Runs one step; resolves to the counts of what it changed (a preview's planned counts). */
 async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): Promise<Record<string, number>> {
   const onOutput = (out: string): void => log(out);
+  // The provider's preview text (the scheduler's plan) reaches the CLI's stderr during a preview.
+  const onError = onOutput;
   switch (step.command) {
     case "preview": {
-      const r = await stack.preview({ diff: true, onOutput });
+      const r = await stack.preview({ diff: true, onOutput, onError });
       return changes(r.changeSummary);
     }
     case "up":
-      return changes((await stack.up({ onOutput })).summary.resourceChanges);
+      return changes((await stack.up({ onOutput, onError })).summary.resourceChanges);
     case "refresh":
-      return changes((await stack.refresh({ onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
+      return changes((await stack.refresh({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
     case "destroy":
-      return changes((await stack.destroy({ onOutput })).summary.resourceChanges);
+      return changes((await stack.destroy({ onOutput, onError })).summary.resourceChanges);
   }
 }
 
