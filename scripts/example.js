@@ -175,12 +175,22 @@ async function runExample(name, { keep, env: baseEnv }) {
       const edit = s.config ? ` (after pulumi config set ${Object.entries(s.config).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
       step(`[${i + 1}/${flow.steps.length}] ${s.title}: pulumi ${argv.join(" ")}${edit}`);
       const t0 = Date.now();
-      const res = await pulumi(argv, { allowFailure: true });
+      const res = await pulumi(argv, { allowFailure: true, tee: true });
       const ok = res.status === 0;
       console.log(`example: step ${i + 1} ${ok ? "succeeded" : "failed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       if (s.expectFailure && ok) throw new Error(`step ${i + 1} was expected to fail and succeeded`);
       if (!s.expectFailure && !ok) throw new Error(`step ${i + 1} failed (exit ${res.status})`);
       if (s.expectFailure) console.log("example: that failure was the point of this step");
+      for (const text of s.expectOutput || []) {
+        if (!res.output.includes(text)) throw new Error(`step ${i + 1}: its output does not contain ${JSON.stringify(text)}`);
+      }
+      if (s.expectOutputs) {
+        const outs = JSON.parse((await pulumi(["stack", "output", "--json"], { quiet: true })).stdout);
+        for (const [k, v] of Object.entries(s.expectOutputs)) {
+          if (JSON.stringify(outs[k]) !== JSON.stringify(v)) throw new Error(`step ${i + 1}: stack output ${k} is ${JSON.stringify(outs[k])}, expected ${JSON.stringify(v)}`);
+        }
+        console.log(`example: stack outputs as expected: ${JSON.stringify(s.expectOutputs)}`);
+      }
     }
     // --preserve-config: stack rm would otherwise delete Pulumi.<stack>.yaml beside Pulumi.yaml.
     await pulumi(["stack", "rm", stackName, "--yes", "--non-interactive", "--preserve-config"], { allowFailure: true });
@@ -353,15 +363,28 @@ function run(cmd, argv, opts = {}) {
 /** Runs a command as an asynchronous child (the devserver in this process keeps serving meanwhile). */
 function runAsync(cmd, argv, opts = {}) {
   return new Promise((resolve, reject) => {
+    const piped = opts.quiet || opts.tee;
     const child = spawn(cmd, argv, {
       cwd: opts.cwd,
       env: opts.env || process.env,
-      stdio: [opts.input !== undefined ? "pipe" : "ignore", opts.quiet ? "pipe" : "inherit", opts.quiet ? "pipe" : "inherit"],
+      stdio: [opts.input !== undefined ? "pipe" : "ignore", piped ? "pipe" : "inherit", piped ? "pipe" : "inherit"],
     });
     let stderr = "";
+    let stdout = "";
+    let output = "";
     if (opts.quiet) {
-      child.stdout.resume();
+      child.stdout.on("data", (d) => (stdout += d));
       child.stderr.on("data", (d) => (stderr += d));
+    } else if (opts.tee) {
+      // Shown as it comes, and kept for the step's expectations.
+      child.stdout.on("data", (d) => {
+        process.stdout.write(d);
+        output += d;
+      });
+      child.stderr.on("data", (d) => {
+        process.stderr.write(d);
+        output += d;
+      });
     }
     if (opts.input !== undefined) child.stdin.end(opts.input);
     child.on("error", reject);
@@ -369,7 +392,7 @@ function runAsync(cmd, argv, opts = {}) {
       if (status !== 0 && !opts.allowFailure) {
         const detail = opts.quiet ? `\n${stderr.trim()}` : "";
         reject(new Error(`${cmd} ${argv[0]} ${argv[1] || ""} failed (${signal ? `signal ${signal}` : `exit ${status}`})${detail}`));
-      } else resolve({ status: status ?? 1 });
+      } else resolve({ status: status ?? 1, stdout, output });
     });
   });
 }

@@ -48,10 +48,24 @@ export interface JobArgs {
   deploymentTimeout?: pulumi.Input<number | string>;
   /**
    * What to do when the deployment fails and the scheduler's auto_revert did not roll back: `"revert"`
-   * (default) registers the version that ran before again; `"fail"` leaves the failed version. The update
-   * fails either way.
+   * (default) registers the version that ran before again; `"fail"` leaves the failed version;
+   * `{ revertTo: "<tag>" }` registers the version carrying that version tag (see `JobVersionTag`) again,
+   * only while the failed version is still the job's current one. The update fails either way.
    */
-  onDeploymentFailure?: pulumi.Input<"revert" | "fail">;
+  onDeploymentFailure?: pulumi.Input<"revert" | "fail" | { revertTo: pulumi.Input<string> }>;
+  /**
+   * Canary promotion when the deployment places canaries: `"manual"` (default; `up` ends while the
+   * deployment waits for a person to promote it, and says so), `"auto"` (promote once every canary is
+   * healthy, then follow the deployment to its end), or `{ soak: "10m", groups?: ["web"] }` (promote once the
+   * canaries, of the named groups only when given, stayed healthy and running for the soak). A failing
+   * canary fails the update, which then goes through `onDeploymentFailure`.
+   */
+  promotion?: pulumi.Input<"manual" | "auto" | { soak: pulumi.Input<number | string>; groups?: pulumi.Input<pulumi.Input<string>[]> }>;
+  /**
+   * Register even when the scheduler's plan, taken again right before the register, shows destructive
+   * updates or failed placements that the plan shown by this `up` did not (default false: refuse).
+   */
+  allowPlanDrift?: pulumi.Input<boolean>;
   /** Purge the job on destroy instead of only stopping it. */
   purgeOnDestroy?: pulumi.Input<boolean>;
   /** Take over a running job with the same ID instead of failing (it is registered over, with check-and-set). */

@@ -41,6 +41,10 @@ interface FlowStep {
   expectFailure?: boolean;
   /** A change made outside Pulumi through the scheduler's API, instead of a command (as scripts/example.js). */
   scheduler?: { scale?: { job: string; group: string; count: number }; gc?: boolean };
+  /** Texts the step's output (a failed step's error included) must contain. */
+  expectOutput?: string[];
+  /** Stack outputs the step must leave (a subset). */
+  expectOutputs?: Record<string, unknown>;
 }
 
 /** Runs a step's scheduler action against the devserver's API with its root token; waits until the simulation is idle. */
@@ -94,17 +98,19 @@ function changes(m: OpMap | undefined): Record<string, number> {
 /** Runs one step; resolves to the counts of what it changed (a preview's planned counts). */
 async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): Promise<Record<string, number>> {
   const onOutput = (out: string): void => log(out);
+  // The provider's preview text (the scheduler's plan) reaches the CLI's stderr during a preview.
+  const onError = onOutput;
   switch (step.command) {
     case "preview": {
-      const r = await stack.preview({ diff: true, onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) });
+      const r = await stack.preview({ diff: true, onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) });
       return changes(r.changeSummary);
     }
     case "up":
-      return changes((await stack.up({ onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
+      return changes((await stack.up({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
     case "refresh":
-      return changes((await stack.refresh({ onOutput, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
+      return changes((await stack.refresh({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
     case "destroy":
-      return changes((await stack.destroy({ onOutput })).summary.resourceChanges);
+      return changes((await stack.destroy({ onOutput, onError })).summary.resourceChanges);
     default:
       throw new Error(`step "${step.title}" has neither a command nor a scheduler action`);
   }
@@ -150,13 +156,25 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
           continue;
         }
         if (step.config) for (const [k, v] of Object.entries(step.config)) await stack.setConfig(k, { value: v });
+        const start = output.length;
         const run = runStep(stack, step, (s) => output.push(s));
         if (step.expectFailure) {
-          await expect(run, step.title).rejects.toThrow();
+          const error = await run.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error, `"${step.title}" was expected to fail`).toBeInstanceOf(Error);
+          const text = output.slice(start).join("") + String(error);
+          for (const s of step.expectOutput ?? []) expect(text, step.title).toContain(s);
           previewed = undefined;
           continue;
         }
         const counts = await run;
+        for (const s of step.expectOutput ?? []) expect(output.slice(start).join(""), step.title).toContain(s);
+        if (step.expectOutputs) {
+          const outs = Object.fromEntries(Object.entries(await stack.outputs()).map(([k, v]) => [k, v.value as unknown]));
+          expect(outs, step.title).toMatchObject(step.expectOutputs);
+        }
         if (step.command === "up" && previewed !== undefined) {
           expect(counts, `"${step.title}" did what "${previewed.step}" showed`).toEqual(previewed.counts);
         }

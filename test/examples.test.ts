@@ -112,7 +112,9 @@ describe("examples/rollback", () => {
     const run = await runExample("rollback", {});
     const api = byName(run, "Job", "api");
     expect(api.inputs.variables).toEqual({ release: "1", fail_deployment: "false" });
-    expect(api.inputs.onDeploymentFailure).toBe("revert");
+    expect(api.inputs.onDeploymentFailure).toEqual({ revertTo: "v1" });
+    expect(api.inputs.promotion).toBe("auto");
+    expect(String(api.inputs.jobspec)).toMatch(/canary\s*=\s*1/);
     expect(String(api.inputs.jobspec)).toContain('"devserver.fail_deployment" = var.fail_deployment');
     expect(byName(run, "JobVersionTag", "v1").inputs).toMatchObject({ jobId: "api", name: "v1" });
   });

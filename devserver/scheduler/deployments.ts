@@ -118,10 +118,29 @@ export class Deployments {
     this.markStable(entry, d.JobVersion, index);
   }
 
-  /** Promotes the canaries of a deployment: the old allocations get replaced by a follow-up evaluation. */
-  promote(d: Deployment, index: number): Evaluation {
-    for (const g of Object.values(d.TaskGroups)) if (g.DesiredCanaries > 0) g.Promoted = true;
-    d.StatusDescription = DEPLOYMENT_DESC.running;
+  /**
+   * Returns one "Task group ... has n/m healthy allocations" line per group (of `groups`, or every group)
+   * whose placed canaries are not all healthy and running: the real server then refuses the promotion.
+   */
+  unhealthyCanaryGroups(d: Deployment, groups: readonly string[] | undefined): string[] {
+    const out: string[] = [];
+    for (const [name, g] of Object.entries(d.TaskGroups)) {
+      if ((groups !== undefined && !groups.includes(name)) || g.DesiredCanaries === 0) continue;
+      const placed = new Set(g.PlacedCanaries ?? []);
+      const have = this.allocs(d).filter((r) => placed.has(r.alloc.ID) && r.alloc.DeploymentStatus?.Healthy === true && r.alloc.ClientStatus === "running").length;
+      if (have < g.DesiredCanaries) out.push(`Task group ${JSON.stringify(name)} has ${have}/${g.DesiredCanaries} healthy allocations`);
+    }
+    return out;
+  }
+
+  /**
+   * Promotes the canaries of a deployment (of `groups`, or every group): the old allocations get replaced by
+   * a follow-up evaluation. Groups left unpromoted keep the deployment waiting for promotion.
+   */
+  promote(d: Deployment, index: number, groups?: readonly string[]): Evaluation {
+    for (const [name, g] of Object.entries(d.TaskGroups)) if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
+    const waiting = Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
+    d.StatusDescription = waiting ? DEPLOYMENT_DESC.needsPromotion : DEPLOYMENT_DESC.running;
     d.ModifyIndex = index;
     const entry = this.engine.store.getJob(d.Namespace, d.JobID);
     return this.engine.createEval(index, {

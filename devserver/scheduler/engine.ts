@@ -132,13 +132,12 @@ export class Engine {
       .filter((r) => !allocTerminal(r.alloc) || (batch && r.alloc.DesiredStatus === "run" && r.alloc.ClientStatus === "complete"));
   }
 
-  /** Returns whether the canaries of the job's current version were promoted. */
-  promoted(ns: string, id: string, job: JsonObject | undefined): boolean {
-    if (job === undefined) return false;
+  /** Returns the groups whose canaries of the job's current version were promoted. */
+  promoted(ns: string, id: string, job: JsonObject | undefined): ReadonlySet<string> {
+    if (job === undefined) return new Set();
     const d = this.store.jobDeployments(ns, id).find((x) => x.JobVersion === num(job, "Version") && x.JobModifyIndex === num(job, "JobModifyIndex"));
-    if (d === undefined) return false;
-    const canaryGroups = Object.values(d.TaskGroups).filter((g) => g.DesiredCanaries > 0);
-    return canaryGroups.length > 0 && canaryGroups.every((g) => g.Promoted);
+    if (d === undefined) return new Set();
+    return new Set(Object.entries(d.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && g.Promoted).map(([name]) => name));
   }
 
   /** Processes one pending evaluation: reconcile, place, record the outcome. */

@@ -21,6 +21,8 @@ import { JobOps } from "./ops";
 import { releaseFeatures } from "./release";
 import { readRoutes } from "./routes-read";
 import { jobRoutes, writeRoutes } from "./routes-write";
+import { finishTaskStates } from "./allocs";
+import { nowNanos } from "./json";
 import { Store, jobKey } from "./store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
 
@@ -65,6 +67,11 @@ export interface SchedulerControl {
   failNextDeployment(jobId: string, namespace?: string): void;
   /** Fails a running deployment now, like `PUT /v1/deployment/fail/:id`; returns the version rolled back to, if any. */
   failDeployment(deploymentId: string): number | undefined;
+  /**
+   * Makes a running allocation's tasks fail (client status `failed`), as a crash after it reported healthy
+   * does: its deployment health stays as it was and the deployment goes on.
+   */
+  failAllocation(allocId: string): void;
   /** Changes the simulation's timing for what happens next. */
   setTiming(t: { readonly deploymentMs?: number; readonly evalDelayMs?: number; readonly batchMs?: number }): void;
   /** Replaces the node pool; blocked evaluations are retried. */
@@ -116,6 +123,15 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       const d = started().store.deployments.get(id);
       if (d === undefined || !ACTIVE_DEPLOYMENT.has(d.Status)) throw new Error(`deployment ${id} is not active`);
       return started().engine.deployments.fail(d, DEPLOYMENT_DESC.markedFailed, false);
+    },
+    failAllocation: (id) => {
+      const r = started().store.allocs.get(id);
+      if (r === undefined || r.alloc.ClientStatus !== "running") throw new Error(`allocation ${id} is not running`);
+      const index = started().store.write("allocs", "job_summary");
+      Object.assign(r.alloc, {
+        ClientStatus: "failed", ClientDescription: "Failed tasks", TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
+        ModifyIndex: index, ModifyTime: nowNanos(),
+      });
     },
     setTiming: (t) => {
       if (t.deploymentMs !== undefined) settings.deploymentMs = t.deploymentMs;

@@ -89,8 +89,8 @@ export interface GroupPlan {
 export interface ReconcileOptions {
   /** Limit destructive updates to the group's max_parallel (what one scheduler pass does; plan shows it). */
   readonly rolling: boolean;
-  /** Canaries of this job version were promoted: replace the old allocations now. */
-  readonly promoted: boolean;
+  /** Canaries of this job version were promoted (all, or the named groups): replace the old allocations now. */
+  readonly promoted: boolean | ReadonlySet<string>;
   /** Node count for system and sysbatch jobs (one allocation per eligible node). */
   readonly systemCount: number;
 }
@@ -127,8 +127,9 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
     const update = obj(g, "Update");
     const canary = service ? num(update, "Canary") : 0;
     const maxParallel = service ? num(update, "MaxParallel") : 0;
+    const promoted = typeof o.promoted === "boolean" ? o.promoted : o.promoted.has(name);
     // Canaries placed before promotion ride along: they neither count toward the group nor get placed again.
-    const placedCanaries = canary > 0 && !o.promoted ? existing.filter((r) => sameVersion(r) && r.alloc.DeploymentStatus?.Canary === true) : [];
+    const placedCanaries = canary > 0 && !promoted ? existing.filter((r) => sameVersion(r) && r.alloc.DeploymentStatus?.Canary === true) : [];
     const regular = existing.filter((r) => !placedCanaries.includes(r));
     // Surplus allocations go first from older versions, then from the highest names.
     regular.sort((x, y) => Number(sameVersion(x)) - Number(sameVersion(y)) || (x.alloc.Name < y.alloc.Name ? 1 : -1));
@@ -142,7 +143,7 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
       else if (tasksUpdated(r.job, job as JsonObject, name)) plan.destructive.push(r);
       else plan.inplace.push(r);
     }
-    if (plan.destructive.length > 0 && canary > 0 && !o.promoted) {
+    if (plan.destructive.length > 0 && canary > 0 && !promoted) {
       plan.canary = Math.max(0, canary - placedCanaries.length);
       plan.ignore.push(...plan.destructive);
       plan.destructive = [];

@@ -167,8 +167,13 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     if (d === undefined || d.Namespace !== req.namespace) throw new DevHttpError(404, "deployment not found");
     if (!ACTIVE_DEPLOYMENT.has(d.Status)) throw new DevHttpError(500, "can't promote terminal deployment");
     if (!Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted)) throw new DevHttpError(500, "no canaries to promote");
+    // `All`, or only the groups named in `Groups`; each promoted group needs all its canaries healthy.
+    const body = req.raw.length > 0 ? bodyObject(req) : {};
+    const groups = body.All === true ? undefined : (Array.isArray(body.Groups) ? body.Groups : []).filter((g): g is string => typeof g === "string");
+    const unhealthy = deps.engine.deployments.unhealthyCanaryGroups(d, groups);
+    if (unhealthy.length > 0) throw new DevHttpError(500, unhealthy.join("\n"));
     const index = store.write("deployment", "evals");
-    const e = deps.engine.deployments.promote(d, index);
+    const e = deps.engine.deployments.promote(d, index, groups);
     return { json: { EvalID: e.ID, EvalCreateIndex: index, DeploymentModifyIndex: index, Index: index }, headers: writeHeaders(deps, index) };
   }, { capability: SUBMIT });
 }

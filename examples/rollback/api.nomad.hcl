@@ -1,5 +1,6 @@
-# The api service. `release` picks the image; `fail_deployment` is the devserver's switch that makes the
-# deployment of this version report unhealthy allocations (a real cluster fails for a real reason: a bad
+# The api service. `release` picks the image; each new release is first placed as one canary beside the
+# running allocations. `fail_deployment` is the devserver's switch that makes the deployment of this
+# version report unhealthy allocations (a real cluster fails for a real reason: a bad
 # image, a failing health check). The job's own auto_revert is off, so the library's revert is what runs.
 variable "release" {
   type = string
@@ -21,6 +22,7 @@ job "api" {
 
   update {
     max_parallel     = 1
+    canary           = 1
     min_healthy_time = "5s"
     healthy_deadline = "1m"
     auto_revert      = false

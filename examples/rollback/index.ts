@@ -1,9 +1,12 @@
-// Rollback: a failed deployment undoes itself.
+// Rollback: a failed canary undoes itself, back to a tagged release; a good canary promotes itself.
 //   pulumi up                          # release 1 deploys; the tag `v1` marks its version
-//   pulumi config set release 2        # release 2's deployment fails (the devserver's fail switch)
-//   pulumi up                          # the update fails; the library registers release 1 again
+//   pulumi config set release 2        # release 2's canary fails (the devserver's fail switch)
+//   pulumi up                          # the update fails naming the group; the library reverts to the version tagged v1
+//   pulumi config set release 3        # release 3 is good
+//   pulumi up                          # its canary turns healthy, is promoted, and the deployment ends "successful"
 // After the failed `up`, the scheduler runs release 1 (as a new version that copies it) and the error
-// says which version failed and which one now runs. `onDeploymentFailure: "fail"` would leave release 2.
+// says which version failed, which group's canary was unhealthy, and which version now runs.
+// `onDeploymentFailure: "revert"` would revert to the version that ran just before; "fail" leaves release 2.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -20,7 +23,10 @@ const api = new Job("api", {
     fail_deployment: release === 2 ? "true" : "false",
   },
   deploymentTimeout: "2m",
-  onDeploymentFailure: "revert",
+  // Each release starts as one canary (the jobspec's `canary = 1`); promote it once it is healthy.
+  promotion: "auto",
+  // A failed release goes back to the version tagged `v1` (below), whatever ran just before it.
+  onDeploymentFailure: { revertTo: "v1" },
 });
 
 // Tags the version release 1 runs as (created on the first `up`, unchanged afterwards).

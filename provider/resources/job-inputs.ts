@@ -7,6 +7,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../schemas/scheduler";
 import { checkInputs, containsUnknown, copyInputs, requestName, shownKey } from "./common";
 import { checkJobObject } from "./job-validate";
+import { checkPromotionInput } from "./job-promotion";
 
 /** Defaults of the settings the inputs may leave out. */
 export const JOB_DEFAULTS = Object.freeze({
@@ -49,7 +50,21 @@ export const JobInputsSchema = z.strictObject({
   evalPriority: z.number().int("must be a whole number").min(0, "must be from 1 to 100 (0: the job's priority)").max(100, "must be from 1 to 100 (0: the job's priority)").optional(),
   waitForDeployment: z.boolean().optional(),
   deploymentTimeout: z.union([z.number(), z.string()]).optional(),
-  onDeploymentFailure: z.enum(["revert", "fail"]).optional(),
+  onDeploymentFailure: z
+    .union([z.enum(["revert", "fail"]), z.strictObject({ revertTo: z.string().min(1, "must name a version tag") })])
+    .optional(),
+  /** Canary promotion of a deployment that waits for it: "manual" (default), "auto", or after a soak. */
+  promotion: z
+    .union([
+      z.enum(["manual", "auto"]),
+      z.strictObject({
+        soak: z.union([z.number(), z.string()]),
+        groups: z.array(z.string().min(1, "must not be empty")).min(1, "must name at least one group; leave it out for every group").optional(),
+      }),
+    ])
+    .optional(),
+  /** Register even when the plan right before the register differs from the one this `up` showed. */
+  allowPlanDrift: z.boolean().optional(),
   purgeOnDestroy: z.boolean().optional(),
   adopt: z.boolean().optional(),
   /**
@@ -105,6 +120,10 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
         reason: 'is not a duration: use seconds (300), a Go duration ("5m", "1h30m"), or 0 for no time limit',
       });
     }
+  }
+  extra.push(...checkPromotionInput(news.promotion, unknown("promotion")));
+  if (given("promotion") && news.promotion !== "manual" && news.waitForDeployment === false && !unknown("promotion")) {
+    extra.push({ property: "promotion", reason: "promotes canaries while `up` follows the deployment: it needs waitForDeployment (leave it unset or true)" });
   }
   const all = [...failures, ...extra];
   if (all.length > 0) return { failures: all };

@@ -10,10 +10,10 @@ import { count } from "./job-preview";
 export type Rollback =
   /** The server's auto_revert registered version `toVersion` again, as `newVersion`. */
   | { kind: "auto"; toVersion: number; newVersion?: number; deploymentId?: string; deploymentStatus?: string }
-  /** This provider reverted to the version that ran before the update. */
-  | { kind: "pulumi"; toVersion: number; newVersion?: number; deploymentId?: string; deploymentStatus?: string }
-  /** A revert was wanted but the server refused it (usually: someone else changed the job meanwhile). */
-  | { kind: "refused"; toVersion: number; reason: string }
+  /** This provider reverted to the version that ran before the update (or to the one carrying version tag `tag`). */
+  | { kind: "pulumi"; toVersion: number; tag?: string; newVersion?: number; deploymentId?: string; deploymentStatus?: string }
+  /** A revert was wanted but the server refused it (usually: someone else changed the job meanwhile), or the tag was not found. */
+  | { kind: "refused"; toVersion?: number; tag?: string; reason: string }
   /** Nothing was rolled back. */
   | { kind: "none"; reason: "fail-mode" | "no-prior-version" | "timeout" | "server-declined"; detail?: string };
 
@@ -81,12 +81,12 @@ function rollbackSentence(r: Rollback): string {
       );
     case "pulumi":
       return (
-        `Pulumi reverted the job to version ${r.toVersion}` +
+        `Pulumi reverted the job to version ${r.toVersion}${r.tag !== undefined ? `, tagged "${r.tag}"` : ""}` +
         `${r.newVersion !== undefined ? ` (now registered as version ${r.newVersion})` : ""}` +
         `${r.deploymentId ? `; revert deployment ${r.deploymentId} is ${r.deploymentStatus ?? "unknown"}` : ""}.`
       );
     case "refused":
-      return `Pulumi did not revert to version ${r.toVersion}: ${r.reason}.`;
+      return `Pulumi did not revert to ${r.tag !== undefined ? `the version tagged "${r.tag}"` : `version ${r.toVersion ?? "?"}`}: ${r.reason}.`;
     case "none":
       switch (r.reason) {
         case "fail-mode":

@@ -4,6 +4,7 @@
  * overwritten.
  */
 import type { SchedulerClient } from "../clients/scheduler";
+import { FEATURE_RELEASES } from "../clients/scheduler/releases";
 import { isApiError } from "../errors";
 import { autoRevertTarget, type Rollback } from "./job-messages";
 import { Deadline, followRollout, waitForVersionDeployment, type JobRef, type RolloutResult } from "./job-rollout";
@@ -14,7 +15,8 @@ export interface RecoverContext {
   failedVersion?: number;
   /** The version that ran before the registration; undefined for a new job. */
   priorVersion?: number;
-  mode: "revert" | "fail";
+  /** `onDeploymentFailure`: revert to the prior version, leave the failed one, or revert to a tagged version. */
+  mode: "revert" | "fail" | { revertTo: string };
   /** Budget of each wait for a rollback's own rollout. */
   timeoutMs: number;
 }
@@ -50,6 +52,7 @@ export async function recoverFromFailure(
     if (m) declined = m[1];
   }
   if (ctx.mode === "fail") return { kind: "none", reason: "fail-mode" };
+  if (typeof ctx.mode === "object") return revertToTag(client, ref, ctx.mode.revertTo, failedVersion, ctx.timeoutMs);
   if (ctx.priorVersion === undefined || failedVersion === undefined) {
     return declined !== undefined ? { kind: "none", reason: "server-declined", detail: declined } : { kind: "none", reason: "no-prior-version" };
   }
@@ -68,14 +71,53 @@ export async function recoverFromFailure(
     const reason = e.serverErrors.length > 0 ? e.serverErrors.join("; ") : e.message;
     return { kind: "refused", toVersion: ctx.priorVersion, reason };
   }
+  return { kind: "pulumi", toVersion: ctx.priorVersion, ...(await followRevert(client, ref, evalId, ctx.timeoutMs)) };
+}
+
+/** Follows the rollout of a revert's evaluation; resolves to the version it registered and its deployment. */
+async function followRevert(
+  client: SchedulerClient,
+  ref: JobRef,
+  evalId: string,
+  timeoutMs: number,
+): Promise<{ newVersion?: number; deploymentId?: string; deploymentStatus?: string }> {
   let deploymentId: string | undefined;
   let deploymentStatus: string | undefined;
   if (evalId !== "") {
-    const r = await followRollout(client, ref, evalId, undefined, new Deadline(ctx.timeoutMs));
+    const r = await followRollout(client, ref, evalId, undefined, new Deadline(timeoutMs));
     const d = r.ok || r.kind === "deployment" || r.kind === "timeout" ? r.deployment : undefined;
     deploymentId = d?.ID ?? undefined;
     deploymentStatus = d?.Status ?? (r.ok ? undefined : r.kind === "placement" ? "not placed" : r.kind === "timeout" ? "still running" : undefined);
   }
   const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
-  return { kind: "pulumi", toVersion: ctx.priorVersion, newVersion: job?.value.Version ?? undefined, deploymentId, deploymentStatus };
+  return { newVersion: job?.value.Version ?? undefined, deploymentId, deploymentStatus };
+}
+
+/**
+ * Reverts to the version carrying version tag `tag` (`onDeploymentFailure: { revertTo }`). The tag is
+ * resolved from the versions list, as the scheduler's own CLI does (its revert endpoint takes a version
+ * number), and the revert keeps check-and-set: it applies only while the failed version is still current.
+ */
+async function revertToTag(client: SchedulerClient, ref: JobRef, tag: string, failedVersion: number | undefined, timeoutMs: number): Promise<Rollback> {
+  let evalId: string;
+  let toVersion: number;
+  try {
+    const res = await client.versions.revertToTag(
+      ref.jobId,
+      tag,
+      failedVersion !== undefined ? { enforcePriorVersion: failedVersion } : {},
+      { namespace: ref.namespace, region: ref.region },
+    );
+    evalId = res.value.EvalID ?? "";
+    toVersion = res.revertedTo;
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    const found = e.code !== "not_found";
+    const reason = found
+      ? e.serverErrors.length > 0 ? e.serverErrors.join("; ") : e.message
+      : `no version of job "${ref.jobId}" carries the tag "${tag}" (version tags need scheduler release ${FEATURE_RELEASES.versionTags} or newer; ` +
+        "an older scheduler has none, and fails with `unsupported` when a tag is set)";
+    return { kind: "refused", toVersion: undefined, tag, reason };
+  }
+  return { kind: "pulumi", toVersion, tag, ...(await followRevert(client, ref, evalId, timeoutMs)) };
 }

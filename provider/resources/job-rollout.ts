@@ -6,6 +6,7 @@
 import type { SchedulerClient } from "../clients/scheduler";
 import type { Deployment, Evaluation } from "../schemas/scheduler";
 import { summarizeFailedPlacements } from "./job-preview";
+import { manualPromotionNote, unpromotedCanaryGroups, type CanaryPromoter } from "./job-promotion";
 
 /** Where a job lives, for every request. */
 export interface JobRef {
@@ -17,10 +18,10 @@ export interface JobRef {
 /** How a rollout ended. */
 export type RolloutResult =
   | { ok: true; evalId: string; deployment?: Deployment; note?: string }
-  | { ok: false; kind: "deployment"; evalId: string; deployment: Deployment }
+  | { ok: false; kind: "deployment"; evalId: string; deployment: Deployment; reason?: string }
   | { ok: false; kind: "placement"; evalId: string; evaluation: Evaluation; summary: string; deploymentId?: string }
   | { ok: false; kind: "evaluation"; evalId: string; evaluation: Evaluation }
-  | { ok: false; kind: "timeout"; evalId: string; deployment?: Deployment; evaluation?: Evaluation; timeoutMs: number };
+  | { ok: false; kind: "timeout"; evalId: string; deployment?: Deployment; evaluation?: Evaluation; timeoutMs: number; note?: string };
 
 const MAX_WAIT_MS = 300_000;
 const DEPLOYMENT_DONE = new Set(["successful", "failed", "cancelled", "canceled"]);
@@ -45,7 +46,14 @@ export class Deadline {
  * Follows evaluation `evalId` to its deployment and that deployment to a final status. `version` is the
  * job version the registration produced: it finds the deployment when an evaluation does not name it.
  */
-export async function followRollout(client: SchedulerClient, ref: JobRef, evalId: string, version: number | undefined, deadline: Deadline): Promise<RolloutResult> {
+export async function followRollout(
+  client: SchedulerClient,
+  ref: JobRef,
+  evalId: string,
+  version: number | undefined,
+  deadline: Deadline,
+  promoter?: CanaryPromoter,
+): Promise<RolloutResult> {
   const opts = { namespace: ref.namespace, region: ref.region };
   let current = evalId;
   let index: number | undefined;
@@ -80,17 +88,33 @@ export async function followRollout(client: SchedulerClient, ref: JobRef, evalId
     }
     return { ok: true, evalId };
   }
-  return watchDeployment(client, ref, evalId, deploymentId ?? "", deadline);
+  return watchDeployment(client, ref, evalId, deploymentId ?? "", deadline, promoter);
 }
 
-/** Watches one deployment until it is successful, failed or cancelled, or waits for manual promotion. */
-export async function watchDeployment(client: SchedulerClient, ref: JobRef, evalId: string, deploymentId: string, deadline: Deadline): Promise<RolloutResult> {
+/**
+ * Watches one deployment until it is successful, failed or cancelled, or waits for manual promotion. With
+ * a `promoter` (promotion "auto" or a soak), canaries waiting for promotion are promoted by it instead.
+ */
+export async function watchDeployment(
+  client: SchedulerClient,
+  ref: JobRef,
+  evalId: string,
+  deploymentId: string,
+  deadline: Deadline,
+  promoter?: CanaryPromoter,
+): Promise<RolloutResult> {
   const opts = { namespace: ref.namespace, region: ref.region };
   let index: number | undefined;
   let last: Deployment | undefined;
+  let capMs: number | undefined;
   for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) return { ok: false, kind: "timeout", evalId, deployment: last, timeoutMs: deadline.ms };
-    const res = await client.records.deployments(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() });
+    if (index !== undefined && deadline.remaining() === 0) {
+      const soak = promoter?.progress() ?? "";
+      return { ok: false, kind: "timeout", evalId, deployment: last, timeoutMs: deadline.ms, ...(soak !== "" ? { note: soak } : {}) };
+    }
+    const waitMs = Math.max(1, Math.min(deadline.waitMs(), capMs ?? Infinity));
+    capMs = undefined;
+    const res = await client.records.deployments(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs });
     index = Math.max(res.meta.lastIndex ?? 1, 1);
     const d = res.value.find((x) => x.ID === deploymentId);
     if (d === undefined) continue;
@@ -98,9 +122,17 @@ export async function watchDeployment(client: SchedulerClient, ref: JobRef, eval
     const status = d.Status ?? "";
     if (status === "successful") return { ok: true, evalId, deployment: d };
     if (DEPLOYMENT_DONE.has(status)) return { ok: false, kind: "deployment", evalId, deployment: d };
+    if (status === "running" && promoter !== undefined && unpromotedCanaryGroups(d).length > 0) {
+      const next = await promoter.step(d);
+      if (next.kind === "done") return { ok: true, evalId, deployment: d, note: next.note };
+      if (next.kind === "fail") return { ok: false, kind: "deployment", evalId, deployment: next.deployment ?? d, reason: next.reason };
+      capMs = next.waitMs;
+      continue;
+    }
     if (status === "running" && /requires manual promotion/i.test(d.StatusDescription ?? "")) {
-      // Promotion is a human decision; waiting for it would only end in the timeout.
-      return { ok: true, evalId, deployment: d, note: `deployment ${deploymentId} waits for manual promotion of its canaries` };
+      // Promotion is a human decision (promotion "manual"); waiting for it would only end in the timeout.
+      const groups = unpromotedCanaryGroups(d).map(([n]) => n);
+      return { ok: true, evalId, deployment: d, note: manualPromotionNote(d, groups, 'promotion is "manual"') };
     }
   }
 }

@@ -149,6 +149,8 @@ const ECHOED: ReadonlyArray<keyof JobInputs> = [
   "waitForDeployment",
   "deploymentTimeout",
   "onDeploymentFailure",
+  "promotion",
+  "allowPlanDrift",
   "purgeOnDestroy",
   "adopt",
 ];

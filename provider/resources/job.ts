@@ -6,7 +6,7 @@
 import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError } from "../errors";
-import type { WriteResult } from "../schemas/scheduler";
+import type { PlanResponse, WriteResult } from "../schemas/scheduler";
 import { OutcomeUnknownError, ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
@@ -16,6 +16,8 @@ import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type Rep
 import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
 import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./job-secrets";
+import { CanaryPromoter, promotionPolicy } from "./job-promotion";
+import { describeShown, planDrift, planFacts, rememberShownPlan, shownPlanOf } from "./job-plan-drift";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
 import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
@@ -23,7 +25,7 @@ import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } f
 import { preserveOf, scaleBase, scaledNote } from "./job-scale";
 import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./job-batch";
 
-const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "purgeOnDestroy", "adopt"] as const;
+const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "promotion", "allowPlanDrift", "purgeOnDestroy", "adopt"] as const;
 /** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
 const BATCH_SCALE_SETTINGS = ["preserveResources", "waitForCompletion", "runOnce", "triggers"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
@@ -74,7 +76,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const how = preserveOf(news);
     if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
     if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
-    const planned = await planChange(client, ref, base.desired, news, base.index);
+    const planned = await planChange(client, ref, base.desired, news, base.index, true, (shown) => rememberShownPlan(ref, base.desired.text, shown));
     return { changes: planned !== "none" || settingsChanged };
   },
 
@@ -174,8 +176,13 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     if (d.text === olds.normalizedJob) return { outs: await refreshed(client, ref, news, same, collected) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
-    if ((await planChange(client, ref, d, news, base.index, false)) === "none") {
+    let before: PlanResponse | undefined;
+    if ((await planChange(client, ref, d, news, base.index, false, (p) => (before = p?.value))) === "none") {
       return { outs: await refreshed(client, ref, news, same, collected) };
+    }
+    // Apply matches preview: refuse what the plan right before the register has beyond what diff showed.
+    if (before !== undefined && olds.incomplete === undefined && news.allowPlanDrift !== true) {
+      await refuseOnPlanDrift(ref, d, before, base.index, secretMaskOf(news));
     }
     const gone = runsOnce && (olds.collected === true || (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
     let reg: Registered;
@@ -256,7 +263,10 @@ function replacedProperties(reasons: ReplaceReason[], news: JobInputs): string[]
   return [...props];
 }
 
-/** Plans the desired job (showing the plan at preview); resolves to "none" when the scheduler sees no change. */
+/**
+ * Plans the desired job (showing the plan at preview); resolves to "none" when the scheduler sees no change.
+ * `seen` gets the plan and its text (undefined when the scheduler could not be asked).
+ */
 async function planChange(
   client: SchedulerClient,
   ref: JobRef,
@@ -264,6 +274,7 @@ async function planChange(
   inputs: JobInputs,
   stateIndex: number | undefined,
   preview = true,
+  seen?: (plan: { value: PlanResponse; text: string } | undefined) => void,
 ): Promise<"none" | "some"> {
   try {
     const { value } = await client.jobs.plan(
@@ -271,14 +282,37 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    if (preview) await showOnce(formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask: secretMaskOf(inputs) }));
+    const text = formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask: secretMaskOf(inputs) });
+    if (preview) await showOnce(text);
+    seen?.({ value, text });
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
     if (preview) await show(maskText(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`, secretMaskOf(inputs)));
+    seen?.(undefined);
     return "some";
   }
+}
+
+/**
+ * Throws when the plan taken right before the register (`now`) has destructive updates or failed
+ * placements beyond those of the plan this `up`'s diff showed for the same desired spec; prints both plans.
+ */
+async function refuseOnPlanDrift(ref: JobRef, d: DesiredJob, now: PlanResponse, stateIndex: number | undefined, mask: SecretMask): Promise<void> {
+  const before = shownPlanOf(ref, d.text);
+  const drift = planDrift(before, planFacts(now));
+  if (drift.length === 0) return;
+  const nowText = formatPlan(now, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask });
+  await show(
+    `Job "${ref.jobId}": the scheduler's plan changed since this \`up\` showed it; nothing was registered.\n` +
+      `Plan shown by this \`up\`:\n${before?.planned === true ? before.text : "(none)\n"}Plan right before the register:\n${nowText}`,
+  );
+  throw new Error(
+    `Job "${ref.jobId}" in namespace "${ref.namespace}" was not updated: right before the register the scheduler's plan has ` +
+      `${drift.join("; ")}, which this \`up\` did not show (${describeShown(before)}). Nothing was registered. Run \`pulumi preview\` ` +
+      "to see the plan as it is now, then `pulumi up` again; or set `allowPlanDrift: true` to register anyway.",
+  );
 }
 
 /**
@@ -400,7 +434,9 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
   if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
-    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs));
+    const policy = promotionPolicy(inputs);
+    const promoter = policy.mode === "auto" ? new CanaryPromoter(client, ref, policy) : undefined;
+    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs), promoter);
     if (result.ok && result.note) await show(maskText(`Job "${ref.jobId}": ${result.note}.`, secretMaskOf(inputs)));
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
@@ -413,7 +449,10 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
         failedVersion: registered,
         deploymentId: dep?.ID ?? (result.kind === "placement" ? result.deploymentId : undefined),
         deploymentStatus: dep?.Status ?? undefined,
-        statusDescription: dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+        statusDescription: withNote(
+          dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+          result.kind === "deployment" ? result.reason : result.kind === "timeout" ? result.note : undefined,
+        ),
         groups: dep?.TaskGroups,
         evalId: result.evalId,
         placementFailure: result.kind === "placement" ? result.summary : undefined,
@@ -439,6 +478,12 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     }
   }
   return refreshed(client, ref, inputs, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });
+}
+
+/** Appends what this provider saw (a canary failing its soak, how far a soak got) to a status description. */
+function withNote(description: string | undefined, note: string | undefined): string | undefined {
+  if (note === undefined || note === "") return description;
+  return description !== undefined && description !== "" ? `${description} (${note})` : note;
 }
 
 /**

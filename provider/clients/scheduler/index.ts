@@ -11,12 +11,14 @@ import { HttpCore } from "../../http/core";
 import type { ConnectionOptions } from "../../http/settings";
 import { JobActions } from "./actions";
 import { SchedulerRequester } from "./base";
+import { Deployments } from "./deployments";
 import { Jobs } from "./jobs";
 import { JobRecords } from "./records";
 import { JobVersions } from "./versions";
 
 export { ActionSession, type ActionEvent, type ActionOutput, type RunActionOptions, type TtySize } from "./action-ws";
 export { JobActions } from "./actions";
+export { Deployments, DeploymentUpdateResultSchema, type DeploymentUpdateResult, type PromoteRequest } from "./deployments";
 export { goDuration, type QueryMeta, type ReadOptions, type Result, type WriteOptions } from "./base";
 export { Jobs, SERVER_MANAGED_JOB_FIELDS, stripServerManagedFields } from "./jobs";
 export {
@@ -46,6 +48,8 @@ export class SchedulerClient {
   readonly records: JobRecords;
   /** Job actions and the action WebSocket. */
   readonly actions: JobActions;
+  /** Deployment promotion and failure. */
+  readonly deployments: Deployments;
 
   /** Creates a client; options unset here fall back to the environment (SCHEDULER_ADDR, SCHEDULER_TOKEN, ...). */
   constructor(options: ConnectionOptions = {}) {
@@ -55,5 +59,6 @@ export class SchedulerClient {
     this.versions = new JobVersions(http);
     this.records = new JobRecords(http);
     this.actions = new JobActions(http);
+    this.deployments = new Deployments(http);
   }
 }
