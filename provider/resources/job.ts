@@ -469,7 +469,7 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
   }
   if (inputs.waitForCompletion === true && evalId !== "") {
     const done = await waitForCompletion(client, ref, evalId, new Deadline(deploymentTimeoutMs(inputs)));
-    if (done.ok) await show(`Job "${ref.jobId}": ${done.note}.`);
+    if (done.ok) await show(maskText(`Job "${ref.jobId}": ${done.note}.`, secretMaskOf(inputs)));
     else {
       const server = await readServerState(client, ref, { follow: false });
       if (server === undefined) throw new Error(done.message);
