@@ -9,7 +9,8 @@
  * so `check` resolves it and adds it to the inputs: then those outputs stay known.
  *
  * A later `check` reuses the identity in the old inputs when the sources are the same (no request, and no
- * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `resolvedKeys`
+ * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise, except when
+ * old inputs from an earlier release (no identity in them) equal the new ones: nothing changes then. `resolvedKeys`
  * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
  * they see exactly what the user wrote.
  */
@@ -31,6 +32,9 @@ const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as co
  */
 export async function withIdentity(client: SchedulerClient, olds: Record<string, unknown>, inputs: JobInputs): Promise<CheckedJobInputs> {
   if (SOURCE_KEYS.some((k) => containsUnknown(inputs[k]))) return inputs;
+  // State from a release before `check` added the identity: when the inputs are exactly the old ones there is
+  // no change, so the engine keeps the old outputs and needs no identity from here (no parse at preview).
+  if (!Array.isArray(olds.resolvedKeys) && sameInputs(olds, inputs)) return inputs;
   let identity: { jobId: string; namespace: string; region: string; type: string };
   if (sameSources(client, olds, inputs) && isIdentity(olds)) {
     identity = { jobId: olds.jobId, namespace: olds.namespace, region: olds.region, type: olds.type };
@@ -61,6 +65,15 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
   if (resolved.includes("region") && olds.region !== (conn.region ?? "global")) return false;
   const before = userInputs(olds as CheckedJobInputs);
   return SOURCE_KEYS.every((k) => canonicalJson(before[k] ?? null) === canonicalJson(inputs[k] ?? null));
+}
+
+/** True when the old inputs hold exactly these inputs (the provider text aside). */
+function sameInputs(olds: Record<string, unknown>, inputs: JobInputs): boolean {
+  const before: Record<string, unknown> = { ...olds };
+  delete before.__provider;
+  const now: Record<string, unknown> = { ...inputs };
+  delete now.__provider;
+  return canonicalJson(before) === canonicalJson(now);
 }
 
 /** Returns the inputs without what `check` added: what the user wrote. */

@@ -57,6 +57,19 @@ describe("Job identity in the checked inputs", () => {
     expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBe(1);
   });
 
+  it("#22.5 state from before the identity was checked: unchanged inputs send no request, a changed setting resolves it", async () => {
+    // Inputs stored by a release whose check did not add the identity: the user's inputs alone.
+    const olds = { jobspec: spec("ident-old", 1), waitForDeployment: false };
+    const from = h.server.requestLog.length;
+    const same = await job.check(olds, { ...olds });
+    expect(same.failures ?? []).toEqual([]);
+    expect(h.server.requestLog.length).toBe(from);
+    // A changed setting may make an update, whose preview outputs are the checked inputs: the identity joins.
+    const changed = await job.check(olds, { ...olds, purgeOnDestroy: true });
+    expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBe(1);
+    expect(changed.inputs).toHaveProperty("jobId", "ident-old");
+  });
+
   it("a jobspec that moves the job to another namespace shows the new one (a replacement)", async () => {
     const state = await createJob({ jobspec: spec("ident-move", 1) });
     const r = await job.check(state.inputs ?? {}, { jobspec: spec("ident-move", 1, "other") });
