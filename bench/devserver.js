@@ -8,7 +8,19 @@ async function run(report) {
   const url = info.urls.scheduler;
   const headers = { "X-Svc-Token": info.rootTokens.scheduler, "content-type": "application/json" };
   const pool = new Pool(url, { connections: 32 });
-  const job = { ID: "bench", Name: "bench", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 100, MemoryMB: 64 } }] }] };
+  const job = {
+    ID: "bench",
+    Name: "bench",
+    Type: "batch",
+    Datacenters: ["dc1"],
+    TaskGroups: [
+      {
+        Name: "g",
+        Count: 1,
+        Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" }, Resources: { CPU: 100, MemoryMB: 64 } }],
+      },
+    ],
+  };
   const reg = await pool.request({ path: "/v1/jobs", method: "POST", headers, body: JSON.stringify({ Job: job }) });
   await reg.body.text();
   const read = async () => {
@@ -33,7 +45,9 @@ async function run(report) {
   report(`| route | req/s | p50 µs | p99 µs |`);
   report(`|---|---|---|---|`);
   report(`| GET /v1/job/:id | ${fmt(m(reads, "rps"))} | ${fmt(m(reads, "p50"))} | ${fmt(m(reads, "p99"))} |`);
-  report(`| POST /v1/job/:id/plan (Diff) | ${fmt(m(plans, "rps"))} | ${fmt(m(plans, "p50"))} | ${fmt(m(plans, "p99"))} |`);
+  report(
+    `| POST /v1/job/:id/plan (Diff) | ${fmt(m(plans, "rps"))} | ${fmt(m(plans, "p50"))} | ${fmt(m(plans, "p99"))} |`,
+  );
   report(`Goal: >= 5,000 req/s with p99 < 5 ms for reads.`);
   await pool.close();
   await stop();

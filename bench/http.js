@@ -27,12 +27,24 @@ async function run(report) {
   report("HTTP core vs raw undici Pool (separate-process devserver, GET, medians of 3 rounds of 5,000)");
   report(`| variant | req/s | p50 µs | p99 µs | client CPU µs/op |`);
   report(`|---|---|---|---|---|`);
-  report(`| raw Pool, sequential | ${fmt(m("raw", "rps"))} | ${fmt(m("raw", "p50"))} | ${fmt(m("raw", "p99"))} | ${fmt(m("raw", "cpuUsPerOp"))} |`);
-  report(`| HttpCore, sequential | ${fmt(m("ours", "rps"))} | ${fmt(m("ours", "p50"))} | ${fmt(m("ours", "p99"))} | ${fmt(m("ours", "cpuUsPerOp"))} |`);
-  report(`| raw Pool, concurrency 10 | ${fmt(m("rawC", "rps"))} | ${fmt(m("rawC", "p50"))} | ${fmt(m("rawC", "p99"))} | |`);
-  report(`| HttpCore, concurrency 10 | ${fmt(m("oursC", "rps"))} | ${fmt(m("oursC", "p50"))} | ${fmt(m("oursC", "p99"))} | |`);
-  report(`HttpCore/raw sequential throughput: ${fmt(m("ours", "rps") / m("raw", "rps"), 2)}x; extra client CPU per op: ${fmt(m("ours", "cpuUsPerOp") - m("raw", "cpuUsPerOp"))} µs (budget: library CPU per op <= 250 µs)`);
-  report(`Devserver (trivial route) at concurrency 10 from a separate process: ${fmt(m("rawC", "rps"))} req/s, p99 ${fmt(m("rawC", "p99") / 1000, 2)} ms (goal >= 5,000 req/s, p99 < 5 ms)`);
+  report(
+    `| raw Pool, sequential | ${fmt(m("raw", "rps"))} | ${fmt(m("raw", "p50"))} | ${fmt(m("raw", "p99"))} | ${fmt(m("raw", "cpuUsPerOp"))} |`,
+  );
+  report(
+    `| HttpCore, sequential | ${fmt(m("ours", "rps"))} | ${fmt(m("ours", "p50"))} | ${fmt(m("ours", "p99"))} | ${fmt(m("ours", "cpuUsPerOp"))} |`,
+  );
+  report(
+    `| raw Pool, concurrency 10 | ${fmt(m("rawC", "rps"))} | ${fmt(m("rawC", "p50"))} | ${fmt(m("rawC", "p99"))} | |`,
+  );
+  report(
+    `| HttpCore, concurrency 10 | ${fmt(m("oursC", "rps"))} | ${fmt(m("oursC", "p50"))} | ${fmt(m("oursC", "p99"))} | |`,
+  );
+  report(
+    `HttpCore/raw sequential throughput: ${fmt(m("ours", "rps") / m("raw", "rps"), 2)}x; extra client CPU per op: ${fmt(m("ours", "cpuUsPerOp") - m("raw", "cpuUsPerOp"))} µs (budget: library CPU per op <= 250 µs)`,
+  );
+  report(
+    `Devserver (trivial route) at concurrency 10 from a separate process: ${fmt(m("rawC", "rps"))} req/s, p99 ${fmt(m("rawC", "p99") / 1000, 2)} ms (goal >= 5,000 req/s, p99 < 5 ms)`,
+  );
   await pool.close();
   await require("../dist/provider/http/core").closeConnections();
   await stop();

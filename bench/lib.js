@@ -7,11 +7,21 @@ const readline = require("node:readline");
 /** Starts bench/devserver-child.js; resolves to {info, child, stop()}. */
 function startChild(mode) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, "devserver-child.js"), mode], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(__dirname, "devserver-child.js"), mode], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const rl = readline.createInterface({ input: child.stdout });
     rl.once("line", (line) => {
       const info = JSON.parse(line);
-      resolve({ info, child, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
+      resolve({
+        info,
+        child,
+        stop: () =>
+          new Promise((r) => {
+            child.once("exit", r);
+            child.kill("SIGTERM");
+          }),
+      });
     });
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`devserver child exited with ${code}`)));

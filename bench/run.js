@@ -3,7 +3,13 @@
 const suites = process.argv.slice(2);
 // `scale` runs the real Pulumi CLI (about 10 minutes on 2 cores; it skips, saying so, without a CLI):
 // `npm run bench -- scale` runs it alone.
-const all = { http: "./http", startup: "./startup", provider: "./provider", devserver: "./devserver", scale: "./scale" };
+const all = {
+  http: "./http",
+  startup: "./startup",
+  provider: "./provider",
+  devserver: "./devserver",
+  scale: "./scale",
+};
 
 async function main() {
   const report = (line) => console.log(line);

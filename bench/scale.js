@@ -61,7 +61,10 @@ function collectClosure(pkgDir, seen) {
  * provider host would not find the package).
  */
 function installLibrary(dir) {
-  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: REPO, encoding: "utf8" });
+  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
   const tarball = join(dir, JSON.parse(out)[0].filename);
   const modules = join(dir, "node_modules");
   const unpack = join(dir, ".unpack");
@@ -190,7 +193,8 @@ function writeProject(dir, name, program) {
 
 function pulumiEnv(bin, tmp) {
   const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith("SCHEDULER_") || k.startsWith("SECRETS_") || k.startsWith("PULUMI_")) delete env[k];
+  for (const k of Object.keys(env))
+    if (k.startsWith("SCHEDULER_") || k.startsWith("SECRETS_") || k.startsWith("PULUMI_")) delete env[k];
   return {
     ...env,
     PATH: `${bin}:${process.env.PATH}`,
@@ -213,8 +217,14 @@ function pulumi(ctx, project, args) {
   });
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) {
-    const how = r.error ? `failed to run (${r.error.message})` : r.signal ? `was killed by ${r.signal}` : `exited ${r.status}`;
-    throw new Error(`pulumi ${args.join(" ")} (${project.name}) ${how}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`);
+    const how = r.error
+      ? `failed to run (${r.error.message})`
+      : r.signal
+        ? `was killed by ${r.signal}`
+        : `exited ${r.status}`;
+    throw new Error(
+      `pulumi ${args.join(" ")} (${project.name}) ${how}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`,
+    );
   }
   return { secs, stdout: r.stdout };
 }
@@ -235,9 +245,21 @@ function initStack(ctx, project, stack, n, dev) {
 
 /** The commands of one round, in order; each leaves the stack as the next one expects. */
 const COMMANDS = [
-  { key: "up", label: "`up`, N creates", run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]).secs },
-  { key: "preview", label: "`preview`, nothing changed (0 HTTP requests)", run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]).secs },
-  { key: "refresh", label: "`refresh`", run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]).secs },
+  {
+    key: "up",
+    label: "`up`, N creates",
+    run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]).secs,
+  },
+  {
+    key: "preview",
+    label: "`preview`, nothing changed (0 HTTP requests)",
+    run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]).secs,
+  },
+  {
+    key: "refresh",
+    label: "`refresh`",
+    run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]).secs,
+  },
   {
     key: "previewChanged",
     label: "`preview`, all N changed (N plan requests)",
@@ -250,7 +272,11 @@ const COMMANDS = [
       }
     },
   },
-  { key: "destroy", label: "`destroy`", run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]).secs },
+  {
+    key: "destroy",
+    label: "`destroy`",
+    run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]).secs,
+  },
 ];
 const TABLE_ORDER = ["preview", "refresh", "previewChanged", "up", "destroy"];
 
@@ -281,7 +307,12 @@ function measure(ctx, n, stack, reps, report) {
         }
       }
     }
-    report(`  round ${rep + 1}/${reps} at N=${n}: ` + COMMANDS.map((c) => `${c.key} ${fmt(times[c.key].ours[rep], 2)}/${fmt(times[c.key].floor[rep], 2)} s`).join(", "));
+    report(
+      `  round ${rep + 1}/${reps} at N=${n}: ` +
+        COMMANDS.map((c) => `${c.key} ${fmt(times[c.key].ours[rep], 2)}/${fmt(times[c.key].floor[rep], 2)} s`).join(
+          ", ",
+        ),
+    );
   }
   return { times, state, floorState };
 }
@@ -293,7 +324,9 @@ function measure(ctx, n, stack, reps, report) {
  */
 function table(report, times, n, label, op, format) {
   report("");
-  report(`| command (N = ${n}) | ours | floor | ${label} | median of paired ${label === "ratio" ? "ratios" : "differences"} |`);
+  report(
+    `| command (N = ${n}) | ours | floor | ${label} | median of paired ${label === "ratio" ? "ratios" : "differences"} |`,
+  );
   report("|---|---|---|---|---|");
   for (const key of TABLE_ORDER) {
     const c = COMMANDS.find((x) => x.key === key);
@@ -301,14 +334,18 @@ function table(report, times, n, label, op, format) {
     const o = median(t.ours);
     const f = median(t.floor);
     const paired = median(t.ours.map((x, i) => op(x, t.floor[i])));
-    report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${format(op(o, f))} | ${format(paired)} |`);
+    report(
+      `| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${format(op(o, f))} | ${format(paired)} |`,
+    );
   }
 }
 
 async function run(report) {
   const bin = findCli();
   if (bin === undefined) {
-    report("Skipped: no Pulumi CLI here. Build it with scripts/pulumi-cli.sh (or set BENCH_PULUMI_BIN to a directory holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs).");
+    report(
+      "Skipped: no Pulumi CLI here. Build it with scripts/pulumi-cli.sh (or set BENCH_PULUMI_BIN to a directory holding pulumi, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs).",
+    );
     return;
   }
   const n = Number(process.env.BENCH_SCALE_N ?? 200);
@@ -319,29 +356,54 @@ async function run(report) {
   const dev = await startChild("full");
   try {
     installLibrary(tmp);
-    const ctx = { env: pulumiEnv(bin, tmp), ours: { name: "ours", dir: join(tmp, "ours") }, floor: { name: "floor", dir: join(tmp, "floor") } };
+    const ctx = {
+      env: pulumiEnv(bin, tmp),
+      ours: { name: "ours", dir: join(tmp, "ours") },
+      floor: { name: "floor", dir: join(tmp, "floor") },
+    };
     mkdirSync(join(tmp, "state"), { recursive: true });
     writeProject(ctx.ours.dir, "ours", OURS);
     writeProject(ctx.floor.dir, "floor", FLOOR);
-    const stacks = [
-      ...(n > 0 ? [{ n, stack: `n${n}` }] : []),
-      { n: small, stack: `n${small}` },
-    ];
+    const stacks = [...(n > 0 ? [{ n, stack: `n${n}` }] : []), { n: small, stack: `n${small}` }];
     for (const s of stacks) for (const p of [ctx.ours, ctx.floor]) initStack(ctx, p, s.stack, s.n, dev);
     if (process.env.BENCH_SCALE_KEEP) {
-      report(`Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`);
+      report(
+        `Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`,
+      );
     }
     const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
-    const rounds = [...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []), `${smallReps}${n > 0 ? "" : " interleaved rounds"} at N=${small}`].join(", ");
+    const rounds = [
+      ...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []),
+      `${smallReps}${n > 0 ? "" : " interleaved rounds"} at N=${small}`,
+    ].join(", ");
     report(`Pulumi CLI ${version}, local backend; ${rounds}; medians (ours / floor per round below).`);
     const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
     const little = measure(ctx, small, `n${small}`, smallReps, report);
-    if (big) table(report, big.times, n, "ratio", (a, b) => a / b, (v) => fmt(v, 2));
-    table(report, little.times, small, "ours - floor", (a, b) => a - b, (v) => `${fmt(v, 2)} s`);
+    if (big)
+      table(
+        report,
+        big.times,
+        n,
+        "ratio",
+        (a, b) => a / b,
+        (v) => fmt(v, 2),
+      );
+    table(
+      report,
+      little.times,
+      small,
+      "ours - floor",
+      (a, b) => a - b,
+      (v) => `${fmt(v, 2)} s`,
+    );
     if (big?.state) {
       report("");
-      report(`State per Job resource (stack export, after the first up): ${fmt(big.state.perResource)} bytes, of which outputs ${fmt(big.state.outputsPerResource)} bytes` +
-        (big.floorState ? ` (the floor's resource, same inputs echoed as outputs: ${fmt(big.floorState.perResource)} bytes).` : "."));
+      report(
+        `State per Job resource (stack export, after the first up): ${fmt(big.state.perResource)} bytes, of which outputs ${fmt(big.state.outputsPerResource)} bytes` +
+          (big.floorState
+            ? ` (the floor's resource, same inputs echoed as outputs: ${fmt(big.floorState.perResource)} bytes).`
+            : "."),
+      );
     }
   } finally {
     await dev.stop();

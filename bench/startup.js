@@ -24,7 +24,9 @@ async function run(report) {
     bare.push(await timeSpawn(["-e", "process.stdout.write('x\\n'); setTimeout(() => {}, 10000)"]));
     dev.push(await timeSpawn([join(__dirname, "devserver-child.js"), "full"]));
   }
-  report(`Start-up to first output (median of 7): bare node ${fmt(median(bare))} ms, devserver with both services ${fmt(median(dev))} ms (${fmt(median(dev) / median(bare), 2)}x; goal <= 1.5x)`);
+  report(
+    `Start-up to first output (median of 7): bare node ${fmt(median(bare))} ms, devserver with both services ${fmt(median(dev))} ms (${fmt(median(dev) / median(bare), 2)}x; goal <= 1.5x)`,
+  );
 }
 
 module.exports = { run };

@@ -93,7 +93,9 @@ async function main(): Promise<void> {
   const server = await startDevServer(options);
   console.log(`devserver: secrets service at ${server.urls.secrets}, scheduler at ${server.urls.scheduler}`);
   const cloud = (await secretsControls(server)).cloud;
-  console.log(`devserver: cloud directory and metadata service at ${cloud.url} (metadata: ${cloud.metadataUrl}/metadata/...)`);
+  console.log(
+    `devserver: cloud directory and metadata service at ${cloud.url} (metadata: ${cloud.metadataUrl}/metadata/...)`,
+  );
   if (values.persist !== undefined) console.log(`devserver: state persisted in ${values.persist}`);
   console.log("Point the library and the examples at it (root tokens; keep them out of shared logs):");
   console.log(`  export SECRETS_ADDR=${server.urls.secrets}`);

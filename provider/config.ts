@@ -83,7 +83,9 @@ export function connectionOptions(service: ServiceName): ConnectionOptions {
   };
   // Messages then name the stack config keys rather than the typed clients' options.
   const opts: ConnectionOptions = { optionsFrom: "stack-config" };
-  const str = (name: "address" | "token" | "namespace" | "region" | "caCert" | "clientCert" | "clientKey" | "tlsServerName") => {
+  const str = (
+    name: "address" | "token" | "namespace" | "region" | "caCert" | "clientCert" | "clientKey" | "tlsServerName",
+  ) => {
     const v = get(name);
     if (v !== undefined) opts[name] = v;
   };

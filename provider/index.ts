@@ -48,7 +48,13 @@ function keepProviderOnInitErrors(impl: ProviderImpl): ProviderImpl {
   const attach = (e: unknown, bag: Record<string, unknown>): unknown => {
     const err = e as { id?: unknown; properties?: Record<string, unknown> } | null;
     const text = bag["__provider"];
-    if (err !== null && typeof err === "object" && typeof err.id === "string" && err.id !== "" && typeof text === "string") {
+    if (
+      err !== null &&
+      typeof err === "object" &&
+      typeof err.id === "string" &&
+      err.id !== "" &&
+      typeof text === "string"
+    ) {
       err.properties = { ...(err.properties ?? {}), __provider: text };
     }
     return e;

@@ -89,15 +89,21 @@ async function main() {
     metafile: true,
   });
   // A bundle that pulled in one of the outside packages would load it twice (and break instanceof across them).
-  const inside = Object.keys(result.metafile.inputs).filter((p) => /node_modules[\\/](jose|@cdktf|@pulumi)[\\/]/.test(p));
+  const inside = Object.keys(result.metafile.inputs).filter((p) =>
+    /node_modules[\\/](jose|@cdktf|@pulumi)[\\/]/.test(p),
+  );
   if (inside.length > 0) throw new Error(`bundle-host: these belong outside the bundle: ${inside.join(", ")}`);
   writeNotices(Object.keys(result.metafile.inputs));
   // jose is ESM-only: its dynamic import must stay an import() (a require of it fails on Node 20).
   const dynamic = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>
-    input.imports.filter((i) => i.kind === "dynamic-import" && i.path !== "jose").map((i) => `${file} imports ${i.path}`),
+    input.imports
+      .filter((i) => i.kind === "dynamic-import" && i.path !== "jose")
+      .map((i) => `${file} imports ${i.path}`),
   );
-  if (dynamic.length > 0) throw new Error(`bundle-host: unexpected dynamic imports in the bundle: ${dynamic.join("; ")}`);
-  if (!/\bimport\("jose"\)/.test(readFileSync(OUT, "utf8"))) throw new Error("bundle-host: jose's import() was rewritten; Node 20 cannot require it");
+  if (dynamic.length > 0)
+    throw new Error(`bundle-host: unexpected dynamic imports in the bundle: ${dynamic.join("; ")}`);
+  if (!/\bimport\("jose"\)/.test(readFileSync(OUT, "utf8")))
+    throw new Error("bundle-host: jose's import() was rewritten; Node 20 cannot require it");
 }
 
 main().catch((e) => {

@@ -42,7 +42,8 @@ async function main() {
   let names = args.filter((a) => !a.startsWith("--"));
   if (names.length === 0) names = ["quickstart"];
   if (names.includes("all")) names = EXAMPLES;
-  for (const n of names) if (!EXAMPLES.includes(n)) fail(`unknown example "${n}"; choose from ${EXAMPLES.join(", ")} or all`);
+  for (const n of names)
+    if (!EXAMPLES.includes(n)) fail(`unknown example "${n}"; choose from ${EXAMPLES.join(", ")} or all`);
 
   // First, before any work: without the CLI nothing below can run.
   const cli = await findPulumi();
@@ -50,7 +51,9 @@ async function main() {
   if (cli.binDir) env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;
   const version = spawnSync("pulumi", ["version"], { encoding: "utf8", env });
   if (version.error || version.status !== 0) fail(`pulumi version failed: ${version.error?.message ?? version.stderr}`);
-  console.log(`example: pulumi ${version.stdout.trim()} (${cli.binDir ? `built by scripts/pulumi-cli.sh in ${cli.binDir}` : "from the PATH"})`);
+  console.log(
+    `example: pulumi ${version.stdout.trim()} (${cli.binDir ? `built by scripts/pulumi-cli.sh in ${cli.binDir}` : "from the PATH"})`,
+  );
 
   step("build and pack the library");
   run("npm", ["run", "--silent", "build"], { cwd: REPO });
@@ -81,7 +84,9 @@ async function findPulumi() {
   if (cached.status === 0) return { binDir: lastLine(cached.stdout) };
   const go = spawnSync("go", ["version"], { encoding: "utf8" });
   if (go.error || go.status !== 0) {
-    console.error("The Pulumi CLI is required for `npm run example`: `pulumi` is not on the PATH, and neither is Go (to build it).");
+    console.error(
+      "The Pulumi CLI is required for `npm run example`: `pulumi` is not on the PATH, and neither is Go (to build it).",
+    );
     console.error(INSTALL_HELP);
     process.exit(127);
   }
@@ -98,7 +103,8 @@ async function findPulumi() {
     console.log(`example: ${why}. Not interactive${isTruthy(process.env.CI) ? " (CI)" : ""}, so building it now.`);
   }
   const built = spawnSync(script, [], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  if (built.error || built.status !== 0) fail(`scripts/pulumi-cli.sh failed (exit ${built.status}); see the lines above`);
+  if (built.error || built.status !== 0)
+    fail(`scripts/pulumi-cli.sh failed (exit ${built.status}); see the lines above`);
   return { binDir: lastLine(built.stdout) };
 }
 
@@ -112,10 +118,12 @@ function isTruthy(v) {
 
 function ask(question) {
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
-  return new Promise((resolve) => rl.question(question, (a) => {
-    rl.close();
-    resolve(a);
-  }));
+  return new Promise((resolve) =>
+    rl.question(question, (a) => {
+      rl.close();
+      resolve(a);
+    }),
+  );
 }
 
 /** Runs one example's flow in its own temporary directory; resolves to true when every step went as expected. */
@@ -130,10 +138,15 @@ async function runExample(name, { keep, env: baseEnv }) {
     const stackName = name === "root" ? "example-root" : "dev";
     const configFile = name === "root" ? ["--config-file", path.join(work, `Pulumi.${stackName}.yaml`)] : [];
     if (name === "root") {
-      step("root: the repository's own project, in place: Pulumi.yaml runs examples/root/index.ts with this checkout's dist/");
+      step(
+        "root: the repository's own project, in place: Pulumi.yaml runs examples/root/index.ts with this checkout's dist/",
+      );
     } else {
       step(`${name}: install the packed library into a copy of examples/${name}`);
-      const packed = run("npm", ["pack", "--silent", "--pack-destination", work, "--ignore-scripts"], { cwd: REPO, capture: true });
+      const packed = run("npm", ["pack", "--silent", "--pack-destination", work, "--ignore-scripts"], {
+        cwd: REPO,
+        capture: true,
+      });
       const tarball = path.join(work, lastLine(packed));
       project = path.join(work, "project");
       prepareProject(path.join(REPO, "examples", name), project, tarball);
@@ -146,7 +159,8 @@ async function runExample(name, { keep, env: baseEnv }) {
     const env = pulumiEnv(work, baseEnv);
     const pulumi = (argv, opts = {}) => runAsync("pulumi", argv, { cwd: project, env, ...opts });
     const besideProject = path.join(project, `Pulumi.${stackName}.yaml`);
-    if (configFile.length > 0 && fs.existsSync(besideProject)) throw new Error(`${besideProject} exists; move it away first`);
+    if (configFile.length > 0 && fs.existsSync(besideProject))
+      throw new Error(`${besideProject} exists; move it away first`);
     await pulumi(["stack", "init", stackName, "--non-interactive"]);
     if (configFile.length > 0) {
       // `stack init` has no --config-file: it writes the stack's file (the passphrase's salt) beside
@@ -170,24 +184,39 @@ async function runExample(name, { keep, env: baseEnv }) {
         step(`[${i + 1}/${flow.steps.length}] ${s.title}: ${await schedulerAction(server, s.scheduler)}`);
         continue;
       }
-      if (s.config) await setConfig(pulumi, Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])), configFile);
+      if (s.config)
+        await setConfig(
+          pulumi,
+          Object.fromEntries(Object.entries(s.config).map(([k, v]) => [k, { value: v }])),
+          configFile,
+        );
       const argv = [...commandArgs(s), ...configFile];
-      const edit = s.config ? ` (after pulumi config set ${Object.entries(s.config).map(([k, v]) => `${k} ${v}`).join(", ")})` : "";
+      const edit = s.config
+        ? ` (after pulumi config set ${Object.entries(s.config)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")})`
+        : "";
       step(`[${i + 1}/${flow.steps.length}] ${s.title}: pulumi ${argv.join(" ")}${edit}`);
       const t0 = Date.now();
       const res = await pulumi(argv, { allowFailure: true, tee: true });
       const ok = res.status === 0;
-      console.log(`example: step ${i + 1} ${ok ? "succeeded" : "failed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      console.log(
+        `example: step ${i + 1} ${ok ? "succeeded" : "failed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
       if (s.expectFailure && ok) throw new Error(`step ${i + 1} was expected to fail and succeeded`);
       if (!s.expectFailure && !ok) throw new Error(`step ${i + 1} failed (exit ${res.status})`);
       if (s.expectFailure) console.log("example: that failure was the point of this step");
       for (const text of s.expectOutput || []) {
-        if (!res.output.includes(text)) throw new Error(`step ${i + 1}: its output does not contain ${JSON.stringify(text)}`);
+        if (!res.output.includes(text))
+          throw new Error(`step ${i + 1}: its output does not contain ${JSON.stringify(text)}`);
       }
       if (s.expectOutputs) {
         const outs = JSON.parse((await pulumi(["stack", "output", "--json"], { quiet: true })).stdout);
         for (const [k, v] of Object.entries(s.expectOutputs)) {
-          if (JSON.stringify(outs[k]) !== JSON.stringify(v)) throw new Error(`step ${i + 1}: stack output ${k} is ${JSON.stringify(outs[k])}, expected ${JSON.stringify(v)}`);
+          if (JSON.stringify(outs[k]) !== JSON.stringify(v))
+            throw new Error(
+              `step ${i + 1}: stack output ${k} is ${JSON.stringify(outs[k])}, expected ${JSON.stringify(v)}`,
+            );
         }
         console.log(`example: stack outputs as expected: ${JSON.stringify(s.expectOutputs)}`);
       }
@@ -215,7 +244,10 @@ async function schedulerAction(server, action) {
   const call = async (method, urlPath, body) => {
     const res = await fetch(`${server.urls.scheduler}${urlPath}`, {
       method,
-      headers: { authorization: `Bearer ${server.rootTokens.scheduler}`, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${server.rootTokens.scheduler}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     if (!res.ok) throw new Error(`${method} ${urlPath} returned ${res.status}: ${await res.text()}`);
@@ -223,7 +255,11 @@ async function schedulerAction(server, action) {
   let done;
   if (action.scale) {
     const { job, group, count } = action.scale;
-    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, { Target: { Group: group }, Count: count, Message: "scaled outside Pulumi by the example flow" });
+    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, {
+      Target: { Group: group },
+      Count: count,
+      Message: "scaled outside Pulumi by the example flow",
+    });
     done = `POST /v1/job/${job}/scale (group ${group} to ${count})`;
   } else if (action.gc) {
     await call("PUT", "/v1/system/gc");
@@ -254,7 +290,10 @@ async function setConfig(pulumi, entries, configFile = []) {
   for (const [key, { value, secret }] of Object.entries(entries)) {
     // The value goes on stdin (`--` would put tokens on the process list). Plain values need --plaintext:
     // the CLI refuses values it thinks look like secrets (an address with a port) without one of the two.
-    await pulumi(["config", "set", key, secret ? "--secret" : "--plaintext", "--non-interactive", ...configFile], { input: String(value), quiet: true });
+    await pulumi(["config", "set", key, secret ? "--secret" : "--plaintext", "--non-interactive", ...configFile], {
+      input: String(value),
+      quiet: true,
+    });
   }
 }
 
@@ -276,7 +315,7 @@ function pulumiEnv(work, baseEnv) {
 function prepareProject(exampleDir, project, tarball) {
   fs.mkdirSync(path.join(project, "node_modules"), { recursive: true });
   for (const f of fs.readdirSync(exampleDir)) {
-    if (f === "node_modules" || f === "bin" || f.startsWith("Pulumi.") && f !== "Pulumi.yaml") continue;
+    if (f === "node_modules" || f === "bin" || (f.startsWith("Pulumi.") && f !== "Pulumi.yaml")) continue;
     fs.cpSync(path.join(exampleDir, f), path.join(project, f), { recursive: true });
   }
   const pkgFile = path.join(project, "package.json");
@@ -349,7 +388,11 @@ function run(cmd, argv, opts = {}) {
     env: opts.env || process.env,
     input: opts.input,
     encoding: "utf8",
-    stdio: [opts.input !== undefined ? "pipe" : "inherit", opts.capture || opts.quiet ? "pipe" : "inherit", opts.quiet ? "pipe" : "inherit"],
+    stdio: [
+      opts.input !== undefined ? "pipe" : "inherit",
+      opts.capture || opts.quiet ? "pipe" : "inherit",
+      opts.quiet ? "pipe" : "inherit",
+    ],
     maxBuffer: 64 * 1024 * 1024,
   });
   if (res.error) throw res.error;
@@ -391,7 +434,11 @@ function runAsync(cmd, argv, opts = {}) {
     child.on("close", (status, signal) => {
       if (status !== 0 && !opts.allowFailure) {
         const detail = opts.quiet ? `\n${stderr.trim()}` : "";
-        reject(new Error(`${cmd} ${argv[0]} ${argv[1] || ""} failed (${signal ? `signal ${signal}` : `exit ${status}`})${detail}`));
+        reject(
+          new Error(
+            `${cmd} ${argv[0]} ${argv[1] || ""} failed (${signal ? `signal ${signal}` : `exit ${status}`})${detail}`,
+          ),
+        );
       } else resolve({ status: status ?? 1, stdout, output });
     });
   });

@@ -53,7 +53,10 @@ function resolveCommit(ref) {
  * The cached build of `ref`: `{ commit, dir, tarball, modules }` (dir: the unpacked tree; modules: its
  * node_modules). Builds it first when the cache has none.
  */
-function previousRelease(ref = process.env.PSS_PREVIOUS_RELEASE || PREVIOUS_RELEASE_COMMIT, log = (s) => console.error(s)) {
+function previousRelease(
+  ref = process.env.PSS_PREVIOUS_RELEASE || PREVIOUS_RELEASE_COMMIT,
+  log = (s) => console.error(s),
+) {
   const commit = resolveCommit(ref);
   const root = cacheRoot();
   const final = path.join(root, `release-${commit}`);
@@ -61,7 +64,9 @@ function previousRelease(ref = process.env.PSS_PREVIOUS_RELEASE || PREVIOUS_RELE
     try {
       const info = JSON.parse(fs.readFileSync(path.join(dir, "release.json"), "utf8"));
       const tarball = path.join(dir, info.tarball);
-      return fs.existsSync(tarball) ? { commit, dir, tarball, modules: path.join(dir, "tree", "node_modules") } : undefined;
+      return fs.existsSync(tarball)
+        ? { commit, dir, tarball, modules: path.join(dir, "tree", "node_modules") }
+        : undefined;
     } catch {
       return undefined;
     }
@@ -94,9 +99,15 @@ function previousRelease(ref = process.env.PSS_PREVIOUS_RELEASE || PREVIOUS_RELE
       run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: tree });
     }
     run("npm", ["run", "--silent", "build"], { cwd: tree });
-    const packed = run("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], { cwd: tree, capture: true });
+    const packed = run("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], {
+      cwd: tree,
+      capture: true,
+    });
     const tarball = packed.trim().split("\n").pop().trim();
-    fs.writeFileSync(path.join(work, "release.json"), JSON.stringify({ commit, tarball, builtAt: new Date().toISOString() }, null, 2) + "\n");
+    fs.writeFileSync(
+      path.join(work, "release.json"),
+      JSON.stringify({ commit, tarball, builtAt: new Date().toISOString() }, null, 2) + "\n",
+    );
     try {
       fs.renameSync(work, final);
     } catch (e) {

@@ -60,7 +60,9 @@ export interface JobArgs {
    * canaries, of the named groups only when given, stayed healthy and running for the soak). A failing
    * canary fails the update, which then goes through `onDeploymentFailure`.
    */
-  promotion?: pulumi.Input<"manual" | "auto" | { soak: pulumi.Input<number | string>; groups?: pulumi.Input<pulumi.Input<string>[]> }>;
+  promotion?: pulumi.Input<
+    "manual" | "auto" | { soak: pulumi.Input<number | string>; groups?: pulumi.Input<pulumi.Input<string>[]> }
+  >;
   /**
    * Register even when the scheduler's plan, taken again right before the register, shows destructive
    * updates or failed placements that the plan shown by this `up` did not (default false: refuse).
@@ -159,7 +161,9 @@ export class Job extends pulumi.dynamic.Resource {
  * for one secret value of a plain variables map), or undefined when none is secret. The names hold no value,
  * so they are not secret themselves. A source whose secretness cannot be read counts as secret.
  */
-export async function secretInputsOf(args: Pick<JobArgs, "jobspec" | "job" | "variables">): Promise<string[] | undefined> {
+export async function secretInputsOf(
+  args: Pick<JobArgs, "jobspec" | "job" | "variables">,
+): Promise<string[] | undefined> {
   const names: string[] = [];
   if (args.jobspec !== undefined && (await isSecretInput(args.jobspec))) names.push("jobspec");
   if (args.job !== undefined && (await isSecretInput(args.job))) names.push("job");

@@ -19,7 +19,11 @@ export function pauseStackTraces(): number {
  * Restores the stack limit; given an error thrown while it was off, captures its stack again (from the
  * resource constructor `ctor`'s caller) and returns it.
  */
-export function resumeStackTraces(limit: number, error?: unknown, ctor?: abstract new (...args: never[]) => unknown): unknown {
+export function resumeStackTraces(
+  limit: number,
+  error?: unknown,
+  ctor?: abstract new (...args: never[]) => unknown,
+): unknown {
   Error.stackTraceLimit = limit;
   if (error instanceof Error && ctor !== undefined) Error.captureStackTrace(error, ctor);
   return error;

@@ -20,7 +20,8 @@ import { SecretsClient } from "../provider/clients/secrets";
 import { REPO_ROOT, packLibrary } from "./engine/harness/pack";
 import { createProject } from "./engine/harness/project";
 
-const truthy = (v: string | undefined): boolean => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+const truthy = (v: string | undefined): boolean =>
+  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
 
 function findCli(): string | undefined {
@@ -72,107 +73,151 @@ function changes(m: OpMap | undefined): Record<string, number> {
 }
 
 describe("auth resources through the Pulumi CLI", () => {
-  it("quiet preview, no plaintext hash after drift, no trace of a write-only secret, remount as an update", { timeout: 900_000 }, async (t) => {
-    if (!OPTED_IN) t.skip("opt-in: EXAMPLES_CLI_RUN=1 runs this through the real Pulumi CLI");
-    if (CLI_DIR === undefined) throw new Error("no Pulumi CLI on the PATH or built by scripts/pulumi-cli.sh");
-    workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-auth-cli-")));
-    const template = join(workDir, "template");
-    mkdirSync(template);
-    writeFileSync(join(template, "Pulumi.yaml"), `name: ${PROJECT}\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n`);
-    writeFileSync(join(template, "package.json"), JSON.stringify({ name: PROJECT, private: true, main: "index.ts" }, null, 2) + "\n");
-    writeFileSync(
-      join(template, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, target: "ES2020", module: "node16", moduleResolution: "node16", esModuleInterop: true, skipLibCheck: true, outDir: "bin" }, files: ["index.ts"] }, null, 2),
-    );
-    writeFileSync(join(template, "index.ts"), PROGRAM);
-    const { tarball } = await packLibrary(workDir, "auth-cli");
-    const project = await createProject({ tarball, dir: join(workDir, "project"), install: "link", template });
-    const dev = await startDevServer();
-    const client = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
-    const backend = join(workDir, "state");
-    mkdirSync(backend, { recursive: true });
-    const clientSecret = `cli-client-secret-${randomBytes(4).toString("hex")}`;
-    const woSecret = `cli-wo-secret-${randomBytes(4).toString("hex")}`;
-    const output: string[] = [];
-    const onOutput = (s: string): void => {
-      output.push(s);
-    };
-    try {
-      const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-      const envVars: Record<string, string> = {
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
+  it(
+    "quiet preview, no plaintext hash after drift, no trace of a write-only secret, remount as an update",
+    { timeout: 900_000 },
+    async (t) => {
+      if (!OPTED_IN) t.skip("opt-in: EXAMPLES_CLI_RUN=1 runs this through the real Pulumi CLI");
+      if (CLI_DIR === undefined) throw new Error("no Pulumi CLI on the PATH or built by scripts/pulumi-cli.sh");
+      workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-auth-cli-")));
+      const template = join(workDir, "template");
+      mkdirSync(template);
+      writeFileSync(
+        join(template, "Pulumi.yaml"),
+        `name: ${PROJECT}\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n`,
+      );
+      writeFileSync(
+        join(template, "package.json"),
+        JSON.stringify({ name: PROJECT, private: true, main: "index.ts" }, null, 2) + "\n",
+      );
+      writeFileSync(
+        join(template, "tsconfig.json"),
+        JSON.stringify(
+          {
+            compilerOptions: {
+              strict: true,
+              target: "ES2020",
+              module: "node16",
+              moduleResolution: "node16",
+              esModuleInterop: true,
+              skipLibCheck: true,
+              outDir: "bin",
+            },
+            files: ["index.ts"],
+          },
+          null,
+          2,
+        ),
+      );
+      writeFileSync(join(template, "index.ts"), PROGRAM);
+      const { tarball } = await packLibrary(workDir, "auth-cli");
+      const project = await createProject({ tarball, dir: join(workDir, "project"), install: "link", template });
+      const dev = await startDevServer();
+      const client = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
+      const backend = join(workDir, "state");
+      mkdirSync(backend, { recursive: true });
+      const clientSecret = `cli-client-secret-${randomBytes(4).toString("hex")}`;
+      const woSecret = `cli-wo-secret-${randomBytes(4).toString("hex")}`;
+      const output: string[] = [];
+      const onOutput = (s: string): void => {
+        output.push(s);
       };
-      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: project.dir }, { envVars, pulumiCommand });
-      await stack.setAllConfig({
-        "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-        "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-        [`${PROJECT}:clientSecret`]: { value: clientSecret, secret: true },
-        [`${PROJECT}:woSecret`]: { value: woSecret, secret: true },
-      });
+      try {
+        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
+        const envVars: Record<string, string> = {
+          PULUMI_BACKEND_URL: `file://${backend}`,
+          PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
+          PULUMI_SKIP_UPDATE_CHECK: "true",
+          ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
+        };
+        const stack = await LocalWorkspace.createStack(
+          { stackName: "dev", workDir: project.dir },
+          { envVars, pulumiCommand },
+        );
+        await stack.setAllConfig({
+          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
+          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
+          [`${PROJECT}:clientSecret`]: { value: clientSecret, secret: true },
+          [`${PROJECT}:woSecret`]: { value: woSecret, secret: true },
+        });
 
-      const up = await stack.up({ onOutput });
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 6 });
-      const accessor = up.outputs.accessor?.value as string;
-      expect(accessor).toMatch(/^auth_/);
+        const up = await stack.up({ onOutput });
+        expect(changes(up.summary.resourceChanges)).toEqual({ create: 6 });
+        const accessor = up.outputs.accessor?.value as string;
+        expect(accessor).toMatch(/^auth_/);
 
-      // Issue 22: the first preview after the create sends nothing to the secrets service.
-      dev.resetLog();
-      const quiet = await stack.preview({ onOutput });
-      expect(changes(quiet.changeSummary)).toEqual({});
-      expect(dev.requestLog.filter((e) => e.service === "secrets").map((e) => `${e.method} ${e.path}`)).toEqual([]);
+        // Issue 22: the first preview after the create sends nothing to the secrets service.
+        dev.resetLog();
+        const quiet = await stack.preview({ onOutput });
+        expect(changes(quiet.changeSummary)).toEqual({});
+        expect(dev.requestLog.filter((e) => e.service === "secrets").map((e) => `${e.method} ${e.path}`)).toEqual([]);
 
-      // Issue 20: a refresh that finds drift; then no plaintext hash (or secret) in the export.
-      await client.config.write("cli-auth", { tenant_id: TENANT, resource: "https://drifted.example/", client_id: CLIENT });
-      const refresh = await stack.refresh({ onOutput });
-      expect(changes(refresh.summary.resourceChanges)).toMatchObject({ update: 1 });
-      // `pulumi stack export` as a user runs it (the Automation API's exportStack shows secrets decrypted).
-      const pulumiBin = CLI_DIR ? join(CLI_DIR, "pulumi") : "pulumi";
-      const exportRun = spawnSync(pulumiBin, ["stack", "export", "--stack", "dev"], { cwd: project.dir, env: { ...process.env, ...envVars }, encoding: "utf8" });
-      expect(exportRun.status, exportRun.stderr).toBe(0);
-      const exported = exportRun.stdout;
-      expect(exported).toContain("ciphertext");
-      expect(exported).not.toContain("scrypt$");
-      expect(exported).not.toContain(clientSecret);
-      expect(exported).not.toContain(woSecret);
-      const resources = (JSON.parse(exported) as { deployment: { resources: { urn: string; inputs?: unknown; outputs?: unknown }[] } }).deployment.resources;
-      const c = resources.find((r) => r.urn.endsWith("::c"));
-      expect(JSON.stringify(c?.inputs)).toContain('"clientSecretKept":true');
-      // Issue 22: the write-only secret: no input, no output, no ciphertext of anything on that resource.
-      const cwo = resources.find((r) => r.urn.endsWith("::c-wo"));
-      expect(cwo).toBeDefined();
-      expect(JSON.stringify([cwo?.inputs, cwo?.outputs])).not.toMatch(/ciphertext|"clientSecret"|"clientSecretHash"/);
-      expect(JSON.stringify(cwo?.inputs)).toContain('"clientSecretVersion":1');
+        // Issue 20: a refresh that finds drift; then no plaintext hash (or secret) in the export.
+        await client.config.write("cli-auth", {
+          tenant_id: TENANT,
+          resource: "https://drifted.example/",
+          client_id: CLIENT,
+        });
+        const refresh = await stack.refresh({ onOutput });
+        expect(changes(refresh.summary.resourceChanges)).toMatchObject({ update: 1 });
+        // `pulumi stack export` as a user runs it (the Automation API's exportStack shows secrets decrypted).
+        const pulumiBin = CLI_DIR ? join(CLI_DIR, "pulumi") : "pulumi";
+        const exportRun = spawnSync(pulumiBin, ["stack", "export", "--stack", "dev"], {
+          cwd: project.dir,
+          env: { ...process.env, ...envVars },
+          encoding: "utf8",
+        });
+        expect(exportRun.status, exportRun.stderr).toBe(0);
+        const exported = exportRun.stdout;
+        expect(exported).toContain("ciphertext");
+        expect(exported).not.toContain("scrypt$");
+        expect(exported).not.toContain(clientSecret);
+        expect(exported).not.toContain(woSecret);
+        const resources = (
+          JSON.parse(exported) as { deployment: { resources: { urn: string; inputs?: unknown; outputs?: unknown }[] } }
+        ).deployment.resources;
+        const c = resources.find((r) => r.urn.endsWith("::c"));
+        expect(JSON.stringify(c?.inputs)).toContain('"clientSecretKept":true');
+        // Issue 22: the write-only secret: no input, no output, no ciphertext of anything on that resource.
+        const cwo = resources.find((r) => r.urn.endsWith("::c-wo"));
+        expect(cwo).toBeDefined();
+        expect(JSON.stringify([cwo?.inputs, cwo?.outputs])).not.toMatch(/ciphertext|"clientSecret"|"clientSecretHash"/);
+        expect(JSON.stringify(cwo?.inputs)).toContain('"clientSecretVersion":1');
 
-      // Bring the drift back, then move the mount: an update that keeps the accessor, config and roles.
-      await stack.up({ onOutput });
-      await stack.setConfig("mountPath", { value: "cli-auth-moved" });
-      // A plain `pulumi preview` (the Automation API's event stream leaves out the stack's diagnostics).
-      const movePreview = spawnSync(pulumiBin, ["preview", "--stack", "dev", "--non-interactive"], { cwd: project.dir, env: { ...process.env, ...envVars }, encoding: "utf8" });
-      expect(movePreview.status, movePreview.stderr).toBe(0);
-      output.push(movePreview.stdout, movePreview.stderr);
-      expect(movePreview.stdout).toMatch(/AuthMount m update/);
-      expect(movePreview.stdout).toMatch(/~ 1 to update\s+\+-2 to replace/);
-      expect(movePreview.stdout).toMatch(/warning: AuthMount cli-auth: the auth method moves from "cli-auth\/" to "cli-auth-moved\/" \(sys\/remount\).*every token issued under "cli-auth\/" is revoked/);
-      const planned = { update: 1, replace: 2 };
-      const moved = await stack.up({ onOutput });
-      expect(changes(moved.summary.resourceChanges)).toEqual(planned);
-      expect(moved.outputs.accessor?.value).toBe(accessor);
-      expect(moved.outputs.path?.value).toBe("cli-auth-moved");
-      expect(await client.mounts.find("cli-auth")).toBeUndefined();
-      expect(await client.config.read("cli-auth-moved")).toMatchObject({ tenantId: TENANT });
-      expect(await client.roles.read("cli-auth-moved", "web")).toBeDefined();
-      const after = await stack.preview({ onOutput });
-      expect(changes(after.changeSummary)).toEqual({});
+        // Bring the drift back, then move the mount: an update that keeps the accessor, config and roles.
+        await stack.up({ onOutput });
+        await stack.setConfig("mountPath", { value: "cli-auth-moved" });
+        // A plain `pulumi preview` (the Automation API's event stream leaves out the stack's diagnostics).
+        const movePreview = spawnSync(pulumiBin, ["preview", "--stack", "dev", "--non-interactive"], {
+          cwd: project.dir,
+          env: { ...process.env, ...envVars },
+          encoding: "utf8",
+        });
+        expect(movePreview.status, movePreview.stderr).toBe(0);
+        output.push(movePreview.stdout, movePreview.stderr);
+        expect(movePreview.stdout).toMatch(/AuthMount m update/);
+        expect(movePreview.stdout).toMatch(/~ 1 to update\s+\+-2 to replace/);
+        expect(movePreview.stdout).toMatch(
+          /warning: AuthMount cli-auth: the auth method moves from "cli-auth\/" to "cli-auth-moved\/" \(sys\/remount\).*every token issued under "cli-auth\/" is revoked/,
+        );
+        const planned = { update: 1, replace: 2 };
+        const moved = await stack.up({ onOutput });
+        expect(changes(moved.summary.resourceChanges)).toEqual(planned);
+        expect(moved.outputs.accessor?.value).toBe(accessor);
+        expect(moved.outputs.path?.value).toBe("cli-auth-moved");
+        expect(await client.mounts.find("cli-auth")).toBeUndefined();
+        expect(await client.config.read("cli-auth-moved")).toMatchObject({ tenantId: TENANT });
+        expect(await client.roles.read("cli-auth-moved", "web")).toBeDefined();
+        const after = await stack.preview({ onOutput });
+        expect(changes(after.changeSummary)).toEqual({});
 
-      await stack.destroy({ onOutput });
-      await stack.workspace.removeStack("dev");
-      for (const token of Object.values(dev.rootTokens)) expect(output.join("")).not.toContain(token);
-      expect(output.join("")).not.toContain(woSecret);
-    } finally {
-      await dev.close();
-    }
-  });
+        await stack.destroy({ onOutput });
+        await stack.workspace.removeStack("dev");
+        for (const token of Object.values(dev.rootTokens)) expect(output.join("")).not.toContain(token);
+        expect(output.join("")).not.toContain(woSecret);
+      } finally {
+        await dev.close();
+      }
+    },
+  );
 });

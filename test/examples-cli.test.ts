@@ -19,7 +19,8 @@ import { startDevServer } from "../devserver";
 import { REPO_ROOT, packLibrary, type PackedLibrary } from "./engine/harness/pack";
 import { createProject } from "./engine/harness/project";
 
-const truthy = (v: string | undefined): boolean => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+const truthy = (v: string | undefined): boolean =>
+  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
 const REQUIRED = OPTED_IN || truthy(process.env.CI);
 
@@ -30,7 +31,8 @@ function findCli(): string | undefined {
   return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
 }
 const CLI_DIR = OPTED_IN ? findCli() : undefined;
-const NO_CLI = "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
+const NO_CLI =
+  "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
 const chosen = (process.env.EXAMPLES_CLI ?? "quickstart,rollback,json-job,batch").split(",").filter((s) => s !== "");
 
 interface FlowStep {
@@ -48,18 +50,28 @@ interface FlowStep {
 }
 
 /** Runs a step's scheduler action against the devserver's API with its root token; waits until the simulation is idle. */
-async function schedulerAction(dev: Awaited<ReturnType<typeof startDevServer>>, action: NonNullable<FlowStep["scheduler"]>): Promise<void> {
+async function schedulerAction(
+  dev: Awaited<ReturnType<typeof startDevServer>>,
+  action: NonNullable<FlowStep["scheduler"]>,
+): Promise<void> {
   const call = async (method: string, path: string, body?: unknown): Promise<void> => {
     const res = await fetch(`${dev.urls.scheduler}${path}`, {
       method,
-      headers: { authorization: `Bearer ${dev.rootTokens.scheduler}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${dev.rootTokens.scheduler}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     if (!res.ok) throw new Error(`${method} ${path} returned ${res.status}: ${await res.text()}`);
   };
   if (action.scale) {
     const { job, group, count } = action.scale;
-    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, { Target: { Group: group }, Count: count, Message: "scaled outside Pulumi by the example flow" });
+    await call("POST", `/v1/job/${encodeURIComponent(job)}/scale`, {
+      Target: { Group: group },
+      Count: count,
+      Message: "scaled outside Pulumi by the example flow",
+    });
   } else if (action.gc) {
     await call("PUT", "/v1/system/gc");
   } else {
@@ -102,13 +114,24 @@ async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): 
   const onError = onOutput;
   switch (step.command) {
     case "preview": {
-      const r = await stack.preview({ diff: true, onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) });
+      const r = await stack.preview({
+        diff: true,
+        onOutput,
+        onError,
+        ...(step.expectNoChanges ? { expectNoChanges: true } : {}),
+      });
       return changes(r.changeSummary);
     }
     case "up":
-      return changes((await stack.up({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
+      return changes(
+        (await stack.up({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary
+          .resourceChanges,
+      );
     case "refresh":
-      return changes((await stack.refresh({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary.resourceChanges);
+      return changes(
+        (await stack.refresh({ onOutput, onError, ...(step.expectNoChanges ? { expectNoChanges: true } : {}) })).summary
+          .resourceChanges,
+      );
     case "destroy":
       return changes((await stack.destroy({ onOutput, onError })).summary.resourceChanges);
     default:
@@ -117,87 +140,105 @@ async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): 
 }
 
 describe("examples through the Automation API and the Pulumi CLI", () => {
-  it.for(chosen)("%s: runs its flow against the devserver; previews count what up does", { timeout: 900_000 }, async (name, t) => {
-    if (!OPTED_IN) t.skip("opt-in: npm run test:cli (or EXAMPLES_CLI_RUN=1) runs these through the real Pulumi CLI");
-    if (CLI_DIR === undefined) {
-      if (REQUIRED) throw new Error(NO_CLI);
-      t.skip(`skipped: ${NO_CLI}`);
-    }
-    const { tarball } = await packOnce();
-    const base = workDir as string;
-    const project = await createProject({ tarball, dir: join(base, name), install: "link", template: join(REPO_ROOT, "examples", name) });
-    const flow = JSON.parse(readFileSync(join(REPO_ROOT, "examples", name, "flow.json"), "utf8")) as Flow;
-    const dev = await startDevServer();
-    const backend = join(base, `${name}-state`);
-    mkdirSync(backend, { recursive: true });
-    const envVars: Record<string, string> = {
-      PULUMI_BACKEND_URL: `file://${backend}`,
-      PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-    };
-    const output: string[] = [];
-    try {
-      // The Automation API runs `pulumi` from this process's PATH unless told where the CLI is.
-      const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: project.dir }, { envVars, pulumiCommand });
-      const config: ConfigMap = {
-        "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-        "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-        "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
-        "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
-        ...flow.config,
+  it.for(chosen)(
+    "%s: runs its flow against the devserver; previews count what up does",
+    { timeout: 900_000 },
+    async (name, t) => {
+      if (!OPTED_IN) t.skip("opt-in: npm run test:cli (or EXAMPLES_CLI_RUN=1) runs these through the real Pulumi CLI");
+      if (CLI_DIR === undefined) {
+        if (REQUIRED) throw new Error(NO_CLI);
+        t.skip(`skipped: ${NO_CLI}`);
+      }
+      const { tarball } = await packOnce();
+      const base = workDir as string;
+      const project = await createProject({
+        tarball,
+        dir: join(base, name),
+        install: "link",
+        template: join(REPO_ROOT, "examples", name),
+      });
+      const flow = JSON.parse(readFileSync(join(REPO_ROOT, "examples", name, "flow.json"), "utf8")) as Flow;
+      const dev = await startDevServer();
+      const backend = join(base, `${name}-state`);
+      mkdirSync(backend, { recursive: true });
+      const envVars: Record<string, string> = {
+        PULUMI_BACKEND_URL: `file://${backend}`,
+        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
       };
-      await stack.setAllConfig(config);
-      let previewed: { step: string; counts: Record<string, number> } | undefined;
-      for (const step of flow.steps) {
-        if (step.scheduler !== undefined) {
-          await schedulerAction(dev, step.scheduler);
-          continue;
+      const output: string[] = [];
+      try {
+        // The Automation API runs `pulumi` from this process's PATH unless told where the CLI is.
+        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
+        const stack = await LocalWorkspace.createStack(
+          { stackName: "dev", workDir: project.dir },
+          { envVars, pulumiCommand },
+        );
+        const config: ConfigMap = {
+          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
+          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
+          "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
+          "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
+          ...flow.config,
+        };
+        await stack.setAllConfig(config);
+        let previewed: { step: string; counts: Record<string, number> } | undefined;
+        for (const step of flow.steps) {
+          if (step.scheduler !== undefined) {
+            await schedulerAction(dev, step.scheduler);
+            continue;
+          }
+          if (step.config) for (const [k, v] of Object.entries(step.config)) await stack.setConfig(k, { value: v });
+          const start = output.length;
+          const run = runStep(stack, step, (s) => output.push(s));
+          if (step.expectFailure) {
+            const error = await run.then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expect(error, `"${step.title}" was expected to fail`).toBeInstanceOf(Error);
+            const text = output.slice(start).join("") + String(error);
+            for (const s of step.expectOutput ?? []) expect(text, step.title).toContain(s);
+            previewed = undefined;
+            continue;
+          }
+          const counts = await run;
+          for (const s of step.expectOutput ?? []) expect(output.slice(start).join(""), step.title).toContain(s);
+          if (step.expectOutputs) {
+            const outs = Object.fromEntries(
+              Object.entries(await stack.outputs()).map(([k, v]) => [k, v.value as unknown]),
+            );
+            expect(outs, step.title).toMatchObject(step.expectOutputs);
+          }
+          if (step.command === "up" && previewed !== undefined) {
+            expect(counts, `"${step.title}" did what "${previewed.step}" showed`).toEqual(previewed.counts);
+          }
+          if (step.expectNoChanges) expect(counts, step.title).toEqual({});
+          previewed = step.command === "preview" ? { step: step.title, counts } : undefined;
         }
-        if (step.config) for (const [k, v] of Object.entries(step.config)) await stack.setConfig(k, { value: v });
-        const start = output.length;
-        const run = runStep(stack, step, (s) => output.push(s));
-        if (step.expectFailure) {
-          const error = await run.then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          expect(error, `"${step.title}" was expected to fail`).toBeInstanceOf(Error);
-          const text = output.slice(start).join("") + String(error);
-          for (const s of step.expectOutput ?? []) expect(text, step.title).toContain(s);
-          previewed = undefined;
-          continue;
+        const all = output.join("");
+        // The quickstart's edit shows the scheduler's plan in the preview.
+        if (name === "quickstart") expect(all).toContain('Scheduler plan for job "web"');
+        // The batch example: the scale between two ups is recognised, and the failed report names its allocation.
+        if (name === "batch") {
+          expect(all).toContain('Job "web" was scaled outside Pulumi');
+          expect(all).toMatch(/allocation [0-9a-f]{8} \(group "report", task "build": Exit Code: 1/);
+          for (const line of [
+            "constraint ${node.unique.name} != devserver-node-0 filtered 1 node",
+            "constraint ${node.unique.name} != devserver-node-1 filtered 1 node",
+            "memory exhausted on 1 node",
+          ]) {
+            expect(all).toContain(line);
+          }
         }
-        const counts = await run;
-        for (const s of step.expectOutput ?? []) expect(output.slice(start).join(""), step.title).toContain(s);
-        if (step.expectOutputs) {
-          const outs = Object.fromEntries(Object.entries(await stack.outputs()).map(([k, v]) => [k, v.value as unknown]));
-          expect(outs, step.title).toMatchObject(step.expectOutputs);
-        }
-        if (step.command === "up" && previewed !== undefined) {
-          expect(counts, `"${step.title}" did what "${previewed.step}" showed`).toEqual(previewed.counts);
-        }
-        if (step.expectNoChanges) expect(counts, step.title).toEqual({});
-        previewed = step.command === "preview" ? { step: step.title, counts } : undefined;
+        // The quickstart teaches by example: no warning about its own resources.
+        if (name === "quickstart") expect(all).not.toMatch(/warning: AuthRole/);
+        for (const token of Object.values(dev.rootTokens)) expect(all).not.toContain(token);
+        await stack.workspace.removeStack("dev");
+      } finally {
+        await dev.close();
       }
-      const all = output.join("");
-      // The quickstart's edit shows the scheduler's plan in the preview.
-      if (name === "quickstart") expect(all).toContain('Scheduler plan for job "web"');
-      // The batch example: the scale between two ups is recognised, and the failed report names its allocation.
-      if (name === "batch") {
-        expect(all).toContain('Job "web" was scaled outside Pulumi');
-        expect(all).toMatch(/allocation [0-9a-f]{8} \(group "report", task "build": Exit Code: 1/);
-        for (const line of ["constraint ${node.unique.name} != devserver-node-0 filtered 1 node", "constraint ${node.unique.name} != devserver-node-1 filtered 1 node", "memory exhausted on 1 node"]) {
-          expect(all).toContain(line);
-        }
-      }
-      // The quickstart teaches by example: no warning about its own resources.
-      if (name === "quickstart") expect(all).not.toMatch(/warning: AuthRole/);
-      for (const token of Object.values(dev.rootTokens)) expect(all).not.toContain(token);
-      await stack.workspace.removeStack("dev");
-    } finally {
-      await dev.close();
-    }
-  });
+    },
+  );
 });

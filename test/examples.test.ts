@@ -39,7 +39,15 @@ beforeAll(async () => {
   workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-examples-")));
   const pack = await packLibrary(workDir, "examples");
   for (const name of ["quickstart", "rollback", "json-job", "batch"]) {
-    projects.set(name, await createProject({ tarball: pack.tarball, dir: join(workDir, name), install: "link", template: join(REPO_ROOT, "examples", name) }));
+    projects.set(
+      name,
+      await createProject({
+        tarball: pack.tarball,
+        dir: join(workDir, name),
+        install: "link",
+        template: join(REPO_ROOT, "examples", name),
+      }),
+    );
   }
   dev = await startDevServer();
   const first = projects.get("quickstart");
@@ -62,13 +70,16 @@ afterAll(async () => {
 async function runExample(name: string, config: Record<string, string>): Promise<ExampleRun> {
   const project = projects.get(name);
   if (project === undefined) throw new Error(`example ${name} was not prepared`);
-  const { value } = await runChild<ExampleRun>(project, "example.cjs", [], { env: { EXAMPLE_CONFIG: JSON.stringify(config) } });
+  const { value } = await runChild<ExampleRun>(project, "example.cjs", [], {
+    env: { EXAMPLE_CONFIG: JSON.stringify(config) },
+  });
   return value;
 }
 
 function byName(run: ExampleRun, type: string, name: string): Registration {
   const r = run.registrations.find((x) => x.type === TYPE + type && x.name === name);
-  if (r === undefined) throw new Error(`no ${type} "${name}" among ${run.registrations.map((x) => `${x.type}/${x.name}`).join(", ")}`);
+  if (r === undefined)
+    throw new Error(`no ${type} "${name}" among ${run.registrations.map((x) => `${x.type}/${x.name}`).join(", ")}`);
   return r;
 }
 
@@ -91,7 +102,11 @@ describe("examples/quickstart", () => {
     expect(cfg.inputs.mount).toBe("cloud");
     // The client secret comes from stack config and reaches the engine as a secret.
     expect(cfg.inputs.clientSecret).toEqual({ [SECRET_SIG_KEY]: SECRET_SIG, value: "quickstart-test-secret" });
-    expect(byName(run, "AuthRole", "web").inputs).toMatchObject({ mount: "cloud", name: "web", tokenPolicies: ["web"] });
+    expect(byName(run, "AuthRole", "web").inputs).toMatchObject({
+      mount: "cloud",
+      name: "web",
+      tokenPolicies: ["web"],
+    });
     expect(byName(run, "AuthRole", "ci").inputs).toMatchObject({ mount: "cloud", name: "ci" });
 
     const web = byName(run, "Job", "web");
@@ -146,9 +161,17 @@ describe("examples/batch", () => {
     const run = await runExample("batch", { dataset: "2026-11-24" });
     expect(count(run, "Job")).toBe(2);
     const report = byName(run, "Job", "report").inputs;
-    expect(report).toMatchObject({ waitForCompletion: true, runOnce: true, triggers: { dataset: "2026-11-24" }, variables: { fail: "false" } });
+    expect(report).toMatchObject({
+      waitForCompletion: true,
+      runOnce: true,
+      triggers: { dataset: "2026-11-24" },
+      variables: { fail: "false" },
+    });
     expect(String(report.jobspec)).toMatch(/type\s*=\s*"batch"/);
-    expect(byName(run, "Job", "web").inputs).toMatchObject({ preserveCounts: true, variables: { image: "nginx:1.25" } });
+    expect(byName(run, "Job", "web").inputs).toMatchObject({
+      preserveCounts: true,
+      variables: { image: "nginx:1.25" },
+    });
   });
 
   it("needs a dataset in stack config", async () => {
@@ -239,7 +262,8 @@ async function refreshDrift(run: ExampleRun, stack: Map<string, Live>): Promise<
 
 /** Deletes everything like `pulumi destroy`, newest first. */
 async function destroy(stack: Map<string, Live>): Promise<void> {
-  for (const live of [...stack.values()].reverse()) await hostOf().delete(urnOf(live.type, live.name), live.id, live.outs);
+  for (const live of [...stack.values()].reverse())
+    await hostOf().delete(urnOf(live.type, live.name), live.id, live.outs);
   stack.clear();
 }
 
@@ -318,7 +342,9 @@ describe("examples against the devserver through the provider host (no CLI)", ()
     const config = { dataset: "2026-11-24", image: "nginx:1.25" };
     await up(await runExample("batch", config), stack);
     expect(stack.get("Job/report")?.outs.status).toBe("dead");
-    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual(["complete"]);
+    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual([
+      "complete",
+    ]);
 
     await scheduler.jobs.scale("web", { Target: { Group: "web" }, Count: 3, Message: "autoscaler" });
     await control.idle();
@@ -333,8 +359,12 @@ describe("examples against the devserver through the provider host (no CLI)", ()
     expect(await refreshDrift(await runExample("batch", { ...config, image: "nginx:1.26" }), stack)).toEqual([]);
     expect(stack.get("Job/report")?.outs.collected).toBe(true);
     expect(await up(await runExample("batch", { ...config, image: "nginx:1.26" }), stack)).toEqual([]);
-    expect(await up(await runExample("batch", { dataset: "2026-11-25", image: "nginx:1.26" }), stack)).toEqual(["update Job/report"]);
-    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual(["complete"]);
+    expect(await up(await runExample("batch", { dataset: "2026-11-25", image: "nginx:1.26" }), stack)).toEqual([
+      "update Job/report",
+    ]);
+    expect((await scheduler.records.allocations("nightly-report")).value.map((a) => a.ClientStatus)).toEqual([
+      "complete",
+    ]);
     await destroy(stack);
   });
 

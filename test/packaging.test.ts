@@ -4,7 +4,19 @@
  * repository's own `dist/` is neither used nor touched, and checks the tarball's file list.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -26,43 +38,58 @@ interface PackInfo {
 }
 
 describe("npm pack", () => {
-  it("builds dist/ on pack and ships it with the README, and no sources, tests or examples", { timeout: 240_000 }, async () => {
-    for (const f of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "index.ts"]) copyFileSync(join(REPO_ROOT, f), join(stage, f));
-    for (const d of ["sdk", "provider", "devserver", "scripts"]) cpSync(join(REPO_ROOT, d), join(stage, d), { recursive: true });
-    symlinkSync(join(REPO_ROOT, "node_modules"), join(stage, "node_modules"), "dir");
-    expect(existsSync(join(stage, "dist"))).toBe(false);
+  it(
+    "builds dist/ on pack and ships it with the README, and no sources, tests or examples",
+    { timeout: 240_000 },
+    async () => {
+      for (const f of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "index.ts"])
+        copyFileSync(join(REPO_ROOT, f), join(stage, f));
+      for (const d of ["sdk", "provider", "devserver", "scripts"])
+        cpSync(join(REPO_ROOT, d), join(stage, d), { recursive: true });
+      symlinkSync(join(REPO_ROOT, "node_modules"), join(stage, "node_modules"), "dir");
+      expect(existsSync(join(stage, "dist"))).toBe(false);
 
-    const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: stage, maxBuffer: 64 * 1024 * 1024 });
-    // npm prints the prepack script's output before the JSON.
-    const info = JSON.parse(stdout.slice(stdout.indexOf("[\n"))) as PackInfo[];
-    const files = (info[0]?.files ?? []).map((f) => f.path).sort();
+      const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], {
+        cwd: stage,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      // npm prints the prepack script's output before the JSON.
+      const info = JSON.parse(stdout.slice(stdout.indexOf("[\n"))) as PackInfo[];
+      const files = (info[0]?.files ?? []).map((f) => f.path).sort();
 
-    for (const f of [
-      "package.json",
-      "README.md",
-      "dist/index.js",
-      "dist/index.d.ts",
-      "dist/provider/index.js",
-      "dist/provider/host.js",
-      "dist/provider/host-bundle.js",
-      "dist/provider/host-bundle.LICENSES.txt",
-      "dist/provider/clients/index.js",
-      "dist/devserver/index.js",
-      "dist/sdk/shim/job.js",
-      "dist/sdk/shim/auth-config.js",
-    ]) {
-      expect(files, f).toContain(f);
-    }
-    // Every path in the exports map is in the tarball.
-    const pkg = (await import(join(REPO_ROOT, "package.json"), { with: { type: "json" } })) as { default: { exports: Record<string, Record<string, string> | string> } };
-    for (const target of Object.values(pkg.default.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t)))) {
-      expect(files, target).toContain(target.replace(/^\.\//, ""));
-    }
-    expect(files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md" && f !== "LICENSE")).toEqual([]);
-    expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
-    expect(existsSync(join(stage, info[0]?.filename ?? "missing.tgz"))).toBe(true);
-    tarball = join(stage, info[0]?.filename ?? "missing.tgz");
-  });
+      for (const f of [
+        "package.json",
+        "README.md",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/provider/index.js",
+        "dist/provider/host.js",
+        "dist/provider/host-bundle.js",
+        "dist/provider/host-bundle.LICENSES.txt",
+        "dist/provider/clients/index.js",
+        "dist/devserver/index.js",
+        "dist/sdk/shim/job.js",
+        "dist/sdk/shim/auth-config.js",
+      ]) {
+        expect(files, f).toContain(f);
+      }
+      // Every path in the exports map is in the tarball.
+      const pkg = (await import(join(REPO_ROOT, "package.json"), { with: { type: "json" } })) as {
+        default: { exports: Record<string, Record<string, string> | string> };
+      };
+      for (const target of Object.values(pkg.default.exports).flatMap((t) =>
+        typeof t === "string" ? [t] : Object.values(t),
+      )) {
+        expect(files, target).toContain(target.replace(/^\.\//, ""));
+      }
+      expect(
+        files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md" && f !== "LICENSE"),
+      ).toEqual([]);
+      expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+      expect(existsSync(join(stage, info[0]?.filename ?? "missing.tgz"))).toBe(true);
+      tarball = join(stage, info[0]?.filename ?? "missing.tgz");
+    },
+  );
 
   /** Unpacks the tarball as `<dir>/node_modules/pulumi-secrets-scheduler` (no dependencies); returns the package dir. */
   async function unpackInto(dir: string): Promise<string> {
@@ -76,31 +103,57 @@ describe("npm pack", () => {
   }
 
   // Needs the registry (or npm's cache) for the packages' metadata: npm works out the whole tree.
-  it("a plain npm install of the tarball does not install the devserver's HCL parser (an optional peer dependency)", { timeout: 300_000 }, async () => {
-    expect(tarball).not.toBe("");
-    const project = join(stage, "plain-install");
-    const lib = await unpackInto(join(stage, "plain-install-manifest"));
-    const pkg = JSON.parse(readFileSync(join(lib, "package.json"), "utf8")) as {
-      dependencies?: Record<string, string>;
-      peerDependencies?: Record<string, string>;
-      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-    };
-    expect(Object.keys(pkg.dependencies ?? {})).not.toContain("@cdktf/hcl2json");
-    expect(pkg.peerDependencies?.["@cdktf/hcl2json"]).toBe("0.21.0");
-    expect(pkg.peerDependenciesMeta?.["@cdktf/hcl2json"]?.optional).toBe(true);
+  it(
+    "a plain npm install of the tarball does not install the devserver's HCL parser (an optional peer dependency)",
+    { timeout: 300_000 },
+    async () => {
+      expect(tarball).not.toBe("");
+      const project = join(stage, "plain-install");
+      const lib = await unpackInto(join(stage, "plain-install-manifest"));
+      const pkg = JSON.parse(readFileSync(join(lib, "package.json"), "utf8")) as {
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+        peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+      };
+      expect(Object.keys(pkg.dependencies ?? {})).not.toContain("@cdktf/hcl2json");
+      expect(pkg.peerDependencies?.["@cdktf/hcl2json"]).toBe("0.21.0");
+      expect(pkg.peerDependenciesMeta?.["@cdktf/hcl2json"]?.optional).toBe(true);
 
-    mkdirSync(project);
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "plain-install", private: true }));
-    // npm's default peer handling (npm >= 7 installs required peers, not optional ones); the tree only.
-    await run("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball], {
-      cwd: project,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
-    const installed = Object.keys(lock.packages);
-    for (const p of ["node_modules/pulumi-secrets-scheduler", "node_modules/jose", "node_modules/undici", "node_modules/zod", "node_modules/@pulumi/pulumi"]) expect(installed, p).toContain(p);
-    expect(installed.filter((p) => p.includes("@cdktf/"))).toEqual([]);
-  });
+      mkdirSync(project);
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "plain-install", private: true }));
+      // npm's default peer handling (npm >= 7 installs required peers, not optional ones); the tree only.
+      await run(
+        "npm",
+        [
+          "install",
+          "--package-lock-only",
+          "--ignore-scripts",
+          "--no-audit",
+          "--no-fund",
+          "--prefer-offline",
+          "--loglevel=error",
+          tarball,
+        ],
+        {
+          cwd: project,
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as {
+        packages: Record<string, unknown>;
+      };
+      const installed = Object.keys(lock.packages);
+      for (const p of [
+        "node_modules/pulumi-secrets-scheduler",
+        "node_modules/jose",
+        "node_modules/undici",
+        "node_modules/zod",
+        "node_modules/@pulumi/pulumi",
+      ])
+        expect(installed, p).toContain(p);
+      expect(installed.filter((p) => p.includes("@cdktf/"))).toEqual([]);
+    },
+  );
 
   it("without the HCL parser, the devserver's parse route says what to install", { timeout: 60_000 }, async () => {
     expect(tarball).not.toBe("");

@@ -102,7 +102,10 @@ function typecheck(files: Record<string, string>, compilerOptions: Record<string
   return [
     ...optionErrors,
     ...diagnostics.map((d) => {
-      const where = d.file && d.start !== undefined ? `${d.file.fileName.slice(ROOT.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";
+      const where =
+        d.file && d.start !== undefined
+          ? `${d.file.fileName.slice(ROOT.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: `
+          : "";
       return `${where}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
     }),
   ];
@@ -111,7 +114,8 @@ function typecheck(files: Record<string, string>, compilerOptions: Record<string
 describe("README code blocks", () => {
   it("are all of a kind this test checks", () => {
     expect(blocks.length).toBeGreaterThan(5);
-    for (const b of blocks) expect(["ts", "sh", "hcl", "json"], `README.md:${b.line} has a \`\`\`${b.lang} block`).toContain(b.lang);
+    for (const b of blocks)
+      expect(["ts", "sh", "hcl", "json"], `README.md:${b.line} has a \`\`\`${b.lang} block`).toContain(b.lang);
   });
 
   it("TypeScript blocks type-check against the package with the README's tsconfig", () => {
@@ -169,16 +173,34 @@ describe("README code blocks", () => {
   it("shell commands name only scripts, variables, stack config keys and CLI flags that exist", () => {
     const conformanceVars = new Set<string>();
     for (const f of readdirSync(join(ROOT, "test/conformance"))) {
-      for (const m of readFileSync(join(ROOT, "test/conformance", f), "utf8").matchAll(/\bCONFORMANCE_[A-Z_]+/g)) conformanceVars.add(m[0]);
+      for (const m of readFileSync(join(ROOT, "test/conformance", f), "utf8").matchAll(/\bCONFORMANCE_[A-Z_]+/g))
+        conformanceVars.add(m[0]);
     }
     const libraryVars = new Set<string>([...Object.values(ENV.secrets), ...Object.values(ENV.scheduler)]);
-    const configKeys = new Set([...Object.values(CONFIG_KEYS.secrets), ...Object.values(CONFIG_KEYS.scheduler)].map((k) => `${CONFIG_NAMESPACE}:${k}`));
+    const configKeys = new Set(
+      [...Object.values(CONFIG_KEYS.secrets), ...Object.values(CONFIG_KEYS.scheduler)].map(
+        (k) => `${CONFIG_NAMESPACE}:${k}`,
+      ),
+    );
     // The root project's own keys: the ones its program (examples/root/index.ts) reads.
-    for (const m of readFileSync(join(ROOT, "examples/root/index.ts"), "utf8").matchAll(/\bconfig\.(?:get|require)(?:Secret|Number|Boolean)?\("(\w+)"\)/g)) {
+    for (const m of readFileSync(join(ROOT, "examples/root/index.ts"), "utf8").matchAll(
+      /\bconfig\.(?:get|require)(?:Secret|Number|Boolean)?\("(\w+)"\)/g,
+    )) {
       if (m[1] !== undefined) configKeys.add(m[1]);
     }
     // Flags of the Pulumi CLI commands the README may use (https://www.pulumi.com/docs/iac/cli/commands/).
-    const common = ["--yes", "-y", "--stack", "-s", "--cwd", "-C", "--non-interactive", "--skip-preview", "--diff", "--expect-no-changes"];
+    const common = [
+      "--yes",
+      "-y",
+      "--stack",
+      "-s",
+      "--cwd",
+      "-C",
+      "--non-interactive",
+      "--skip-preview",
+      "--diff",
+      "--expect-no-changes",
+    ];
     const pulumiFlags: Record<string, string[]> = {
       "config set": ["--secret", "--plaintext", "--path"],
       "config rm": ["--path"],
@@ -211,7 +233,8 @@ describe("README code blocks", () => {
       } else if (words[0] === "export") {
         for (const assignment of words.slice(1)) {
           const name = assignment.split("=")[0] ?? "";
-          const known = libraryVars.has(name) || conformanceVars.has(name) || name.startsWith("PULUMI_") || name === "PATH";
+          const known =
+            libraryVars.has(name) || conformanceVars.has(name) || name.startsWith("PULUMI_") || name === "PATH";
           expect(known, `${at}: ${name} is read by neither the library, the conformance suite nor Pulumi`).toBe(true);
         }
       } else if (words[0] === "pulumi") {
@@ -222,7 +245,10 @@ describe("README code blocks", () => {
         }
         if (sub === "config set" || sub === "config rm") {
           const key = words.slice(3).find((w) => !w.startsWith("--"));
-          expect(configKeys.has(key ?? ""), `${at}: ${key} is not a stack config key of this library or the root project`).toBe(true);
+          expect(
+            configKeys.has(key ?? ""),
+            `${at}: ${key} is not a stack config key of this library or the root project`,
+          ).toBe(true);
         }
       } else if (words[0] === "node" || /^(\.\/)?scripts\//.test(words[0] ?? "")) {
         const file = words[0] === "node" ? words[1] : words[0];

@@ -55,7 +55,9 @@ describe("the root Pulumi project", () => {
       expect(existsSync(join(d, "package.json")), `${d} has no package.json`).toBe(false);
     }
     // ts-node reads the program directory's tsconfig (else its defaults, whose resolution ignores `exports`).
-    const tsconfig = JSON.parse(read("examples/root/tsconfig.json")) as { compilerOptions: { moduleResolution: string } };
+    const tsconfig = JSON.parse(read("examples/root/tsconfig.json")) as {
+      compilerOptions: { moduleResolution: string };
+    };
     expect(tsconfig.compilerOptions.moduleResolution).toMatch(/^(node16|nodenext|bundler)$/i);
   });
 });

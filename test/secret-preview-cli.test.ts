@@ -17,7 +17,8 @@ import { SchedulerClient } from "../provider/clients/scheduler";
 import { REPO_ROOT, packLibrary } from "./engine/harness/pack";
 import { createProject } from "./engine/harness/project";
 
-const truthy = (v: string | undefined): boolean => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+const truthy = (v: string | undefined): boolean =>
+  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
 const REQUIRED = OPTED_IN || truthy(process.env.CI);
 
@@ -43,7 +44,12 @@ describe("secret job values through the Pulumi CLI", () => {
     }
     workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-secret-cli-")));
     const { tarball } = await packLibrary(workDir, "secret-cli");
-    const project = await createProject({ tarball, dir: join(workDir, "secret-job"), install: "link", template: join(REPO_ROOT, "test", "cli-fixtures", "secret-job") });
+    const project = await createProject({
+      tarball,
+      dir: join(workDir, "secret-job"),
+      install: "link",
+      template: join(REPO_ROOT, "test", "cli-fixtures", "secret-job"),
+    });
     const dev = await startDevServer();
     const backend = join(workDir, "state");
     mkdirSync(backend, { recursive: true });
@@ -61,7 +67,10 @@ describe("secret job values through the Pulumi CLI", () => {
         PULUMI_SKIP_UPDATE_CHECK: "true",
         ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
       };
-      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: project.dir }, { envVars, pulumiCommand });
+      const stack = await LocalWorkspace.createStack(
+        { stackName: "dev", workDir: project.dir },
+        { envVars, pulumiCommand },
+      );
       await stack.setAllConfig({
         "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
         "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },

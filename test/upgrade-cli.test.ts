@@ -28,7 +28,8 @@ import { startDevServer } from "../devserver";
 import { REPO_ROOT, hashTree, packLibrary } from "./engine/harness/pack";
 import { createProject, PACKAGE_NAME } from "./engine/harness/project";
 
-const truthy = (v: string | undefined): boolean => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+const truthy = (v: string | undefined): boolean =>
+  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
 const OPTED_IN = truthy(process.env.UPGRADE_CLI_RUN);
 const REQUIRED = OPTED_IN || truthy(process.env.CI);
 
@@ -38,7 +39,8 @@ function findCli(): string | undefined {
   return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
 }
 const CLI_DIR = OPTED_IN ? findCli() : undefined;
-const NO_CLI = "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
+const NO_CLI =
+  "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
 
 interface PreviousRelease {
   commit: string;
@@ -66,92 +68,129 @@ function changes(m: OpMap | undefined): Record<string, number> {
 }
 
 describe("upgrade from the previous release through the Pulumi CLI", () => {
-  it("a stack the previous release deployed previews and updates with no change after installing this one", { timeout: 900_000 }, async (t) => {
-    if (!OPTED_IN) t.skip("opt-in: npm run test:upgrade (or UPGRADE_CLI_RUN=1) runs this through the real Pulumi CLI");
-    if (CLI_DIR === undefined) {
-      if (REQUIRED) throw new Error(NO_CLI);
-      t.skip(`skipped: ${NO_CLI}`);
-    }
-    const timings: string[] = [];
-    const timed = async <T>(label: string, f: () => Promise<T> | T): Promise<T> => {
-      const t0 = Date.now();
-      try {
-        return await f();
-      } finally {
-        timings.push(`${label} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  it(
+    "a stack the previous release deployed previews and updates with no change after installing this one",
+    { timeout: 900_000 },
+    async (t) => {
+      if (!OPTED_IN)
+        t.skip("opt-in: npm run test:upgrade (or UPGRADE_CLI_RUN=1) runs this through the real Pulumi CLI");
+      if (CLI_DIR === undefined) {
+        if (REQUIRED) throw new Error(NO_CLI);
+        t.skip(`skipped: ${NO_CLI}`);
       }
-    };
-    workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-upgrade-cli-")));
-    const base = workDir;
-    const previous = await timed("previous release (build or cache)", () => previousRelease(undefined, (s) => console.log(s)));
-    const current = await timed("this checkout's build and pack", () => packLibrary(base, "new"));
+      const timings: string[] = [];
+      const timed = async <T>(label: string, f: () => Promise<T> | T): Promise<T> => {
+        const t0 = Date.now();
+        try {
+          return await f();
+        } finally {
+          timings.push(`${label} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        }
+      };
+      workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-upgrade-cli-")));
+      const base = workDir;
+      const previous = await timed("previous release (build or cache)", () =>
+        previousRelease(undefined, (s) => console.log(s)),
+      );
+      const current = await timed("this checkout's build and pack", () => packLibrary(base, "new"));
 
-    // The program as the previous release's quickstart had it: an upgrade changes the library, not the program.
-    const template = join(previous.dir, "tree", "examples", "quickstart");
-    const projectDir = join(base, "project");
-    await timed("install the previous release", () =>
-      createProject({ tarball: previous.tarball, dir: projectDir, install: "link", template, modulesFrom: previous.modules }),
-    );
-    const flow = JSON.parse(readFileSync(join(template, "flow.json"), "utf8")) as { config: ConfigMap };
+      // The program as the previous release's quickstart had it: an upgrade changes the library, not the program.
+      const template = join(previous.dir, "tree", "examples", "quickstart");
+      const projectDir = join(base, "project");
+      await timed("install the previous release", () =>
+        createProject({
+          tarball: previous.tarball,
+          dir: projectDir,
+          install: "link",
+          template,
+          modulesFrom: previous.modules,
+        }),
+      );
+      const flow = JSON.parse(readFileSync(join(template, "flow.json"), "utf8")) as { config: ConfigMap };
 
-    const dev = await startDevServer();
-    const backend = join(base, "state");
-    mkdirSync(backend, { recursive: true });
-    const envVars: Record<string, string> = {
-      PULUMI_BACKEND_URL: `file://${backend}`,
-      PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-    };
-    const output: string[] = [];
-    const onOutput = (s: string): void => {
-      output.push(s);
-    };
-    try {
-      const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-      const stack = await LocalWorkspace.createStack({ stackName: "dev", workDir: projectDir }, { envVars, pulumiCommand });
-      await stack.setAllConfig({
-        "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-        "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-        "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
-        "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
-        ...flow.config,
-      });
+      const dev = await startDevServer();
+      const backend = join(base, "state");
+      mkdirSync(backend, { recursive: true });
+      const envVars: Record<string, string> = {
+        PULUMI_BACKEND_URL: `file://${backend}`,
+        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
+      };
+      const output: string[] = [];
+      const onOutput = (s: string): void => {
+        output.push(s);
+      };
+      try {
+        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
+        const stack = await LocalWorkspace.createStack(
+          { stackName: "dev", workDir: projectDir },
+          { envVars, pulumiCommand },
+        );
+        await stack.setAllConfig({
+          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
+          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
+          "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
+          "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
+          ...flow.config,
+        });
 
-      const deployed = await timed("pulumi up (previous release)", () => stack.up({ onOutput }));
-      expect(deployed.summary.result).toBe("succeeded");
-      const types = ((await stack.exportStack()).deployment as { resources?: Array<{ type: string }> }).resources?.map((r) => r.type) ?? [];
-      for (const kind of KINDS) expect(types.filter((ty) => ty.endsWith(`:${kind}`)), `the stack holds a ${kind}`).not.toHaveLength(0);
-      const outputsBefore = await stack.outputs();
+        const deployed = await timed("pulumi up (previous release)", () => stack.up({ onOutput }));
+        expect(deployed.summary.result).toBe("succeeded");
+        const types =
+          ((await stack.exportStack()).deployment as { resources?: Array<{ type: string }> }).resources?.map(
+            (r) => r.type,
+          ) ?? [];
+        for (const kind of KINDS)
+          expect(
+            types.filter((ty) => ty.endsWith(`:${kind}`)),
+            `the stack holds a ${kind}`,
+          ).not.toHaveLength(0);
+        const outputsBefore = await stack.outputs();
 
-      // `npm install` of the new release: its tarball and the dependencies this checkout locks.
-      rmSync(join(projectDir, "node_modules"), { recursive: true, force: true });
-      await timed("install this checkout's release", () => createProject({ tarball: current.tarball, dir: projectDir, install: "link", template }));
-      expect(hashTree(join(projectDir, "node_modules", PACKAGE_NAME, "dist"))).toEqual(hashTree(join(current.stageDir, "dist")));
+        // `npm install` of the new release: its tarball and the dependencies this checkout locks.
+        rmSync(join(projectDir, "node_modules"), { recursive: true, force: true });
+        await timed("install this checkout's release", () =>
+          createProject({ tarball: current.tarball, dir: projectDir, install: "link", template }),
+        );
+        expect(hashTree(join(projectDir, "node_modules", PACKAGE_NAME, "dist"))).toEqual(
+          hashTree(join(current.stageDir, "dist")),
+        );
 
-      const preview = await timed("pulumi preview --expect-no-changes (this release)", () => stack.preview({ diff: true, expectNoChanges: true, onOutput }));
-      expect(changes(preview.changeSummary), "the preview after the upgrade").toEqual({});
-      const up = await timed("pulumi up --expect-no-changes (this release)", () => stack.up({ expectNoChanges: true, onOutput }));
-      expect(changes(up.summary.resourceChanges), "the up after the upgrade").toEqual({});
-      const refresh = await timed("pulumi refresh --expect-no-changes (this release)", () => stack.refresh({ expectNoChanges: true, onOutput }));
-      expect(changes(refresh.summary.resourceChanges), "the refresh after the upgrade").toEqual({});
-      const again = await timed("pulumi preview --expect-no-changes again", () => stack.preview({ expectNoChanges: true, onOutput }));
-      expect(changes(again.changeSummary), "the preview after the refresh").toEqual({});
-      expect(await stack.outputs()).toEqual(outputsBefore);
+        const preview = await timed("pulumi preview --expect-no-changes (this release)", () =>
+          stack.preview({ diff: true, expectNoChanges: true, onOutput }),
+        );
+        expect(changes(preview.changeSummary), "the preview after the upgrade").toEqual({});
+        const up = await timed("pulumi up --expect-no-changes (this release)", () =>
+          stack.up({ expectNoChanges: true, onOutput }),
+        );
+        expect(changes(up.summary.resourceChanges), "the up after the upgrade").toEqual({});
+        const refresh = await timed("pulumi refresh --expect-no-changes (this release)", () =>
+          stack.refresh({ expectNoChanges: true, onOutput }),
+        );
+        expect(changes(refresh.summary.resourceChanges), "the refresh after the upgrade").toEqual({});
+        const again = await timed("pulumi preview --expect-no-changes again", () =>
+          stack.preview({ expectNoChanges: true, onOutput }),
+        );
+        expect(changes(again.changeSummary), "the preview after the refresh").toEqual({});
+        expect(await stack.outputs()).toEqual(outputsBefore);
 
-      const destroyed = await timed("pulumi destroy (this release)", () => stack.destroy({ onOutput }));
-      const removed = changes(destroyed.summary.resourceChanges);
-      expect(Object.keys(removed), "destroy only deletes").toEqual(["delete"]);
-      expect(removed.delete).toBeGreaterThanOrEqual(types.filter((ty) => KINDS.some((k) => ty.endsWith(`:${k}`))).length);
-      await stack.workspace.removeStack("dev");
-      const all = output.join("");
-      for (const token of Object.values(dev.rootTokens)) expect(all).not.toContain(token);
-    } catch (e) {
-      console.log(output.join(""));
-      throw e;
-    } finally {
-      console.log(`upgrade from ${previous.commit.slice(0, 12)}: ${timings.join("; ")}`);
-      await dev.close();
-    }
-  });
+        const destroyed = await timed("pulumi destroy (this release)", () => stack.destroy({ onOutput }));
+        const removed = changes(destroyed.summary.resourceChanges);
+        expect(Object.keys(removed), "destroy only deletes").toEqual(["delete"]);
+        expect(removed.delete).toBeGreaterThanOrEqual(
+          types.filter((ty) => KINDS.some((k) => ty.endsWith(`:${k}`))).length,
+        );
+        await stack.workspace.removeStack("dev");
+        const all = output.join("");
+        for (const token of Object.values(dev.rootTokens)) expect(all).not.toContain(token);
+      } catch (e) {
+        console.log(output.join(""));
+        throw e;
+      } finally {
+        console.log(`upgrade from ${previous.commit.slice(0, 12)}: ${timings.join("; ")}`);
+        await dev.close();
+      }
+    },
+  );
 });

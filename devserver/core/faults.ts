@@ -37,7 +37,7 @@ export interface FaultHandle {
 class Fault implements FaultHandle {
   hits = 0;
   remaining: number;
-  private readonly pattern: ((path: string) => boolean);
+  private readonly pattern: (path: string) => boolean;
 
   constructor(
     readonly spec: FaultSpec,

@@ -60,7 +60,17 @@ export { FaultInjector, type FaultHandle, type FaultSpec } from "./faults";
 export { REAL_HEADER_NAMES, SPEC_HEADER_NAMES } from "./names";
 export { writeJsonAtomic } from "./persist";
 export { createTestCertificates, type PemPair, type TestCertificates } from "./testcerts";
-export { Router, compilePath, matchPath, type CapabilityRule, type Route, type RouteHandler, type RouteMatch, type RouteMethod, type RouteOptions } from "./router";
+export {
+  Router,
+  compilePath,
+  matchPath,
+  type CapabilityRule,
+  type Route,
+  type RouteHandler,
+  type RouteMatch,
+  type RouteMethod,
+  type RouteOptions,
+} from "./router";
 export {
   startServiceHost,
   type DevServer,

@@ -80,14 +80,20 @@ export function createRequestHandler(
     } catch (err) {
       status = err instanceof DevHttpError ? err.status : 500;
       const messages = err instanceof DevHttpError ? err.messages : [err instanceof Error ? err.message : String(err)];
-      if (!res.headersSent) sendError(res, host.name, status, messages, err instanceof DevHttpError ? err.headers : undefined);
+      if (!res.headersSent)
+        sendError(res, host.name, status, messages, err instanceof DevHttpError ? err.headers : undefined);
       else res.destroy();
     }
     done(status, delayed);
     if (status < 400 && !READ_METHODS.has(sentMethod)) markDirty();
   }
 
-  async function applyFault(host: HostedService, fault: FaultSpec, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+  async function applyFault(
+    host: HostedService,
+    fault: FaultSpec,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<boolean> {
     if (fault.delayMs !== undefined && fault.delayMs > 0) await delay(fault.delayMs);
     if (fault.reset) {
       req.socket.destroy();
@@ -100,7 +106,13 @@ export function createRequestHandler(
       const rendered = renderError(host.name, ["injected fault"]);
       sendBody(res, fault.status, headers, rendered.body, rendered.contentType);
     } else if (typeof fault.body === "string") {
-      sendBody(res, fault.status, headers, fault.body, host.name === "secrets" ? "application/json" : "text/plain; charset=utf-8");
+      sendBody(
+        res,
+        fault.status,
+        headers,
+        fault.body,
+        host.name === "secrets" ? "application/json" : "text/plain; charset=utf-8",
+      );
     } else {
       sendBody(res, fault.status, headers, JSON.stringify(fault.body), "application/json");
     }
@@ -117,7 +129,8 @@ export function createRequestHandler(
   ): Promise<number> {
     const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
     const query = new URLSearchParams(search);
-    const method = host.name === "secrets" && sentMethod === "GET" && query.get("list") === "true" ? "LIST" : sentMethod;
+    const method =
+      host.name === "secrets" && sentMethod === "GET" && query.get("list") === "true" ? "LIST" : sentMethod;
     const match = host.router.match(method, path);
     if (match.kind === "not-found") {
       throw new DevHttpError(404, host.name === "secrets" ? [] : "404 page not found");
@@ -157,7 +170,12 @@ export function createRequestHandler(
     return writeResponse(res, out, method === "HEAD");
   }
 
-  function authorize(host: HostedService, req: DevRequest, tokenValue: string | undefined, rule: CapabilityRule | undefined): void {
+  function authorize(
+    host: HostedService,
+    req: DevRequest,
+    tokenValue: string | undefined,
+    rule: CapabilityRule | undefined,
+  ): void {
     if (req.token === undefined && (host.name === "secrets" || tokenValue !== undefined)) {
       throw missingTokenError(host.name, tokenValue !== undefined);
     }

@@ -116,7 +116,10 @@ export class DevRequestImpl implements DevRequest {
       this.parsedValue = JSON.parse(this.raw.toString("utf8")) as unknown;
     } catch {
       // V8's parse message quotes the start of the body, which may be a JWT or a secret: keep it out.
-      throw new DevHttpError(400, this.service === "secrets" ? "failed to parse JSON input" : "Request body decode failed");
+      throw new DevHttpError(
+        400,
+        this.service === "secrets" ? "failed to parse JSON input" : "Request body decode failed",
+      );
     }
     this.parsed = true;
     return this.parsedValue;

@@ -109,7 +109,12 @@ export class Router {
   private readonly byPattern = new Map<string, PathEntry>();
 
   /** Registers a handler for a method (or several) and a path pattern. */
-  on(method: RouteMethod | readonly RouteMethod[], pattern: string, handler: RouteHandler, options: RouteOptions = {}): this {
+  on(
+    method: RouteMethod | readonly RouteMethod[],
+    pattern: string,
+    handler: RouteHandler,
+    options: RouteOptions = {},
+  ): this {
     let entry = this.byPattern.get(pattern);
     if (entry === undefined) {
       entry = { path: compilePath(pattern), pattern, byMethod: new Map() };

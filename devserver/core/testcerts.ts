@@ -54,7 +54,9 @@ const ECDSA_SHA256 = seq(oid("1.2.840.10045.4.3.2"));
 
 function keyId(key: KeyObject): Buffer {
   // SHA-1 of the whole SPKI is enough for a key identifier; it only has to be stable and unique.
-  return createHash("sha1").update(key.export({ type: "spki", format: "der" })).digest();
+  return createHash("sha1")
+    .update(key.export({ type: "spki", format: "der" }))
+    .digest();
 }
 
 interface CertInput {
@@ -117,8 +119,23 @@ export function createTestCertificates(caName = "devserver test CA"): TestCertif
   const client = newKey();
   const base = { issuer: caName, issuerKey: ca.privateKey, issuerPublicKey: ca.publicKey };
   return {
-    ca: { cert: certificate({ ...base, subject: caName, publicKey: ca.publicKey, ca: true, usage: "ca" }), key: pem(ca.privateKey) },
-    server: { cert: certificate({ ...base, subject: "localhost", publicKey: server.publicKey, ca: false, usage: "server" }), key: pem(server.privateKey) },
-    client: { cert: certificate({ ...base, subject: "devserver test client", publicKey: client.publicKey, ca: false, usage: "client" }), key: pem(client.privateKey) },
+    ca: {
+      cert: certificate({ ...base, subject: caName, publicKey: ca.publicKey, ca: true, usage: "ca" }),
+      key: pem(ca.privateKey),
+    },
+    server: {
+      cert: certificate({ ...base, subject: "localhost", publicKey: server.publicKey, ca: false, usage: "server" }),
+      key: pem(server.privateKey),
+    },
+    client: {
+      cert: certificate({
+        ...base,
+        subject: "devserver test client",
+        publicKey: client.publicKey,
+        ca: false,
+        usage: "client",
+      }),
+      key: pem(client.privateKey),
+    },
   };
 }

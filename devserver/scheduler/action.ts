@@ -71,7 +71,10 @@ export function handleActionUpgrade(
   const url = new URL(req.url ?? "/", "http://devserver");
   const m = /^\/v1\/job\/(.+)\/action\/?$/.exec(url.pathname);
   if (m === null) return false;
-  const jobId = (m[1] as string).split("/").map((s) => decodeURIComponent(s)).join("/");
+  const jobId = (m[1] as string)
+    .split("/")
+    .map((s) => decodeURIComponent(s))
+    .join("/");
   const q = url.searchParams;
   const namespace = q.get("namespace") || "default";
   const conn = acceptWebSocket(req, socket, head);
@@ -98,7 +101,8 @@ export function handleActionUpgrade(
     }
     const version = isObject(msg) ? msg.version : undefined;
     if (version !== 1) return conn.close(CLOSE_POLICY_VIOLATION, `unexpected handshake value: ${String(version ?? 0)}`);
-    const token = isObject(msg) && typeof msg.auth_token === "string" && msg.auth_token !== "" ? msg.auth_token : headerToken;
+    const token =
+      isObject(msg) && typeof msg.auth_token === "string" && msg.auth_token !== "" ? msg.auth_token : headerToken;
     start(token);
   });
   return true;
@@ -127,7 +131,14 @@ function authorize(
   return undefined;
 }
 
-function run(conn: WsConnection, store: Store, q: URLSearchParams, namespace: string, jobId: string, runner: ActionRunner): void {
+function run(
+  conn: WsConnection,
+  store: Store,
+  q: URLSearchParams,
+  namespace: string,
+  jobId: string,
+  runner: ActionRunner,
+): void {
   const allocId = q.get("alloc_id") || q.get("allocID") || "";
   const taskName = q.get("task") ?? "";
   const actionName = q.get("action") ?? "";
@@ -146,7 +157,11 @@ function run(conn: WsConnection, store: Store, q: URLSearchParams, namespace: st
   let result: ActionResult;
   try {
     result = runner({
-      namespace, jobId, allocId, task: taskName, tty,
+      namespace,
+      jobId,
+      allocId,
+      task: taskName,
+      tty,
       action: { Name: actionName, Command: str(action, "Command"), Args: strs(action, "Args") },
     });
   } catch (e) {

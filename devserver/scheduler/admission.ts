@@ -7,7 +7,17 @@ import { canonicalizeJob } from "./hcl";
 import { isObject, num, obj, objs, str, toJson, type JsonObject } from "./json";
 
 /** Fields the server sets itself; a submitted value is ignored (VersionTag is deliberately not among them). */
-const SERVER_FIELDS = ["Status", "StatusDescription", "Stable", "Version", "CreateIndex", "ModifyIndex", "JobModifyIndex", "SubmitTime", "SvcTokenID"];
+const SERVER_FIELDS = [
+  "Status",
+  "StatusDescription",
+  "Stable",
+  "Version",
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+  "SubmitTime",
+  "SvcTokenID",
+];
 
 const JOB_TYPES = new Set(["service", "batch", "system", "sysbatch"]);
 
@@ -86,7 +96,13 @@ export function admitJob(raw: JsonObject, ctx: AdmissionContext): JsonObject {
   job.Update = {
     Stagger: maxParallel > 0 ? num(update, "Stagger") : 0,
     MaxParallel: maxParallel > 0 ? maxParallel : 0,
-    HealthCheck: "", MinHealthyTime: 0, HealthyDeadline: 0, ProgressDeadline: 0, AutoRevert: false, AutoPromote: false, Canary: 0,
+    HealthCheck: "",
+    MinHealthyTime: 0,
+    HealthyDeadline: 0,
+    ProgressDeadline: 0,
+    AutoRevert: false,
+    AutoPromote: false,
+    Canary: 0,
   };
   const dcs = job.Datacenters;
   if (!Array.isArray(dcs) || dcs.length === 0) job.Datacenters = ["*"];

@@ -16,7 +16,8 @@ export function failingTasks(job: JsonObject, groupName: string): Set<string> {
   const group = objs(job, "TaskGroups").find((g) => str(g, "Name") === groupName);
   if (group === undefined) return out;
   const all = strMap(job, "Meta")[FAIL_BATCH_META] === "true" || strMap(group, "Meta")[FAIL_BATCH_META] === "true";
-  for (const t of objs(group, "Tasks")) if (all || strMap(t, "Meta")[FAIL_BATCH_META] === "true") out.add(str(t, "Name"));
+  for (const t of objs(group, "Tasks"))
+    if (all || strMap(t, "Meta")[FAIL_BATCH_META] === "true") out.add(str(t, "Name"));
   return out;
 }
 
@@ -28,8 +29,10 @@ export function collectGarbage(store: Store): number {
   for (const e of dead) {
     store.jobs.delete(jobKey(e.namespace, e.id));
     for (const [id, ev] of store.evals) if (ev.Namespace === e.namespace && ev.JobID === e.id) store.evals.delete(id);
-    for (const [id, r] of store.allocs) if (r.alloc.Namespace === e.namespace && r.alloc.JobID === e.id) store.allocs.delete(id);
-    for (const [id, d] of store.deployments) if (d.Namespace === e.namespace && d.JobID === e.id) store.deployments.delete(id);
+    for (const [id, r] of store.allocs)
+      if (r.alloc.Namespace === e.namespace && r.alloc.JobID === e.id) store.allocs.delete(id);
+    for (const [id, d] of store.deployments)
+      if (d.Namespace === e.namespace && d.JobID === e.id) store.deployments.delete(id);
   }
   return dead.length;
 }

@@ -69,7 +69,12 @@ export function groupAsk(group: JsonObject): { cpu: number; memoryMB: number } {
 }
 
 function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+  );
   return re.test(value);
 }
 
@@ -120,7 +125,14 @@ export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<strin
   const usage: Usage = new Map();
   for (const r of allocs) {
     const a = r.alloc;
-    if (skip.has(a.ID) || a.DesiredStatus !== "run" || a.ClientStatus === "complete" || a.ClientStatus === "failed" || a.ClientStatus === "lost") continue;
+    if (
+      skip.has(a.ID) ||
+      a.DesiredStatus !== "run" ||
+      a.ClientStatus === "complete" ||
+      a.ClientStatus === "failed" ||
+      a.ClientStatus === "lost"
+    )
+      continue;
     const g = findGroup(r.job, a.TaskGroup);
     if (g === undefined) continue;
     const ask = groupAsk(g);
@@ -134,9 +146,21 @@ export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<strin
 
 function emptyMetric(): AllocMetric {
   return {
-    NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 0, NodesAvailable: {}, ClassFiltered: null, ConstraintFiltered: null,
-    NodesExhausted: 0, ClassExhausted: null, DimensionExhausted: null, QuotaExhausted: null, ResourcesExhausted: null,
-    Scores: null, ScoreMetaData: null, AllocationTime: 0, CoalescedFailures: 0,
+    NodesEvaluated: 0,
+    NodesFiltered: 0,
+    NodesInPool: 0,
+    NodesAvailable: {},
+    ClassFiltered: null,
+    ConstraintFiltered: null,
+    NodesExhausted: 0,
+    ClassExhausted: null,
+    DimensionExhausted: null,
+    QuotaExhausted: null,
+    ResourcesExhausted: null,
+    Scores: null,
+    ScoreMetaData: null,
+    AllocationTime: 0,
+    CoalescedFailures: 0,
   };
 }
 
@@ -145,7 +169,13 @@ function emptyMetric(): AllocMetric {
  * `usage` must already exclude allocations that the plans stop or replace; it is updated in place.
  * `occupied` lists, per group, nodes already holding one of the job's allocations (system jobs use one per node).
  */
-export function placeAll(job: JsonObject, plans: readonly GroupPlan[], nodes: readonly Node[], usage: Usage, occupied: Map<string, Set<string>>): PlacementResult {
+export function placeAll(
+  job: JsonObject,
+  plans: readonly GroupPlan[],
+  nodes: readonly Node[],
+  usage: Usage,
+  occupied: Map<string, Set<string>>,
+): PlacementResult {
   const { pool, eligible } = eligibleNodes(job, nodes);
   const placements: Placement[] = [];
   const failed: Record<string, AllocMetric> = {};

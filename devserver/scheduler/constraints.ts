@@ -17,8 +17,16 @@ export interface Constraint {
 
 /** Returns the constraints that apply to one group's allocations: the job's, the group's, then its tasks'. */
 export function groupConstraints(job: JsonObject, group: JsonObject): Constraint[] {
-  const all = [...objs(job, "Constraints"), ...objs(group, "Constraints"), ...objs(group, "Tasks").flatMap((t) => objs(t, "Constraints"))];
-  return all.map((c) => ({ LTarget: str(c, "LTarget"), RTarget: str(c, "RTarget"), Operand: str(c, "Operand") || "=" }));
+  const all = [
+    ...objs(job, "Constraints"),
+    ...objs(group, "Constraints"),
+    ...objs(group, "Tasks").flatMap((t) => objs(t, "Constraints")),
+  ];
+  return all.map((c) => ({
+    LTarget: str(c, "LTarget"),
+    RTarget: str(c, "RTarget"),
+    Operand: str(c, "Operand") || "=",
+  }));
 }
 
 /** The key a constraint is counted under in `ConstraintFiltered`. */
@@ -105,5 +113,8 @@ function meets(node: Node, c: Constraint): boolean {
 }
 
 function items(s: string): string[] {
-  return s.split(",").map((x) => x.trim()).filter((x) => x !== "");
+  return s
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
 }

@@ -27,7 +27,8 @@ function parseField(text: string, min: number, max: number, names?: readonly str
   const value = (t: string): number => {
     const i = names ? names.indexOf(t.toUpperCase()) : -1;
     const n = i >= 0 ? i + nameBase : Number(t);
-    if (!Number.isInteger(n) || n < min || n > max + (names === DAYS ? 1 : 0)) throw new Error(`value ${t} out of range`);
+    if (!Number.isInteger(n) || n < min || n > max + (names === DAYS ? 1 : 0))
+      throw new Error(`value ${t} out of range`);
     return names === DAYS && n === 7 ? 0 : n;
   };
   for (const part of text.split(",")) {
@@ -134,7 +135,14 @@ export function nextCron(spec: CronSpec, from: Date): Date | undefined {
 /** Returns the offset (ms) of `zone` from UTC at the instant `t`. */
 function zoneOffset(t: Date, zone: string): number {
   const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit",
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
   }).formatToParts(t);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? "0");
   const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));

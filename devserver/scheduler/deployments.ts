@@ -32,7 +32,13 @@ export class Deployments {
   constructor(private readonly engine: Engine) {}
 
   /** Finds or starts the deployment of the job's current version when this evaluation changes allocations. */
-  start(e: Evaluation, entry: JobEntry, plans: GroupPlan[], live: AllocRecord[], index: number): Deployment | undefined {
+  start(
+    e: Evaluation,
+    entry: JobEntry,
+    plans: GroupPlan[],
+    live: AllocRecord[],
+    index: number,
+  ): Deployment | undefined {
     const job = entry.job;
     if (str(job, "Type") !== "service" || job.Stop === true) return undefined;
     const groups = objs(job, "TaskGroups").filter((g) => num(obj(g, "Update"), "MaxParallel") > 0);
@@ -49,18 +55,38 @@ export class Deployments {
     }
     const now = nowNanos();
     const d: Deployment = {
-      ID: randomUUID(), Namespace: entry.namespace, JobID: entry.id, JobVersion: num(job, "Version"), JobModifyIndex: jmi,
-      JobSpecModifyIndex: jmi, JobCreateIndex: num(job, "CreateIndex"), IsMultiregion: false, TaskGroups: {},
-      Status: "running", StatusDescription: DEPLOYMENT_DESC.running, EvalPriority: e.Priority, CreateIndex: index,
-      ModifyIndex: index, CreateTime: now, ModifyTime: now,
+      ID: randomUUID(),
+      Namespace: entry.namespace,
+      JobID: entry.id,
+      JobVersion: num(job, "Version"),
+      JobModifyIndex: jmi,
+      JobSpecModifyIndex: jmi,
+      JobCreateIndex: num(job, "CreateIndex"),
+      IsMultiregion: false,
+      TaskGroups: {},
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESC.running,
+      EvalPriority: e.Priority,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
     };
     for (const g of groups) {
       const u = obj(g, "Update");
       const plan = plans.find((p) => p.name === str(g, "Name"));
       d.TaskGroups[str(g, "Name")] = {
-        AutoRevert: bool(u, "AutoRevert"), AutoPromote: bool(u, "AutoPromote"), ProgressDeadline: num(u, "ProgressDeadline"),
-        RequireProgressBy: null, Promoted: false, PlacedCanaries: null, DesiredCanaries: plan?.canary ?? 0,
-        DesiredTotal: num(g, "Count", 1), PlacedAllocs: 0, HealthyAllocs: 0, UnhealthyAllocs: 0,
+        AutoRevert: bool(u, "AutoRevert"),
+        AutoPromote: bool(u, "AutoPromote"),
+        ProgressDeadline: num(u, "ProgressDeadline"),
+        RequireProgressBy: null,
+        Promoted: false,
+        PlacedCanaries: null,
+        DesiredCanaries: plan?.canary ?? 0,
+        DesiredTotal: num(g, "Count", 1),
+        PlacedAllocs: 0,
+        HealthyAllocs: 0,
+        UnhealthyAllocs: 0,
       };
     }
     this.engine.store.deployments.set(d.ID, d);
@@ -78,7 +104,9 @@ export class Deployments {
   }
 
   private allocs(d: Deployment): AllocRecord[] {
-    return [...this.engine.store.allocs.values()].filter((r) => r.alloc.DeploymentID === d.ID && r.alloc.DesiredStatus === "run");
+    return [...this.engine.store.allocs.values()].filter(
+      (r) => r.alloc.DeploymentID === d.ID && r.alloc.DesiredStatus === "run",
+    );
   }
 
   /** Moves a running deployment on: failure (devserver switch), canary health, or success. */
@@ -127,8 +155,12 @@ export class Deployments {
     for (const [name, g] of Object.entries(d.TaskGroups)) {
       if ((groups !== undefined && !groups.includes(name)) || g.DesiredCanaries === 0) continue;
       const placed = new Set(g.PlacedCanaries ?? []);
-      const have = this.allocs(d).filter((r) => placed.has(r.alloc.ID) && r.alloc.DeploymentStatus?.Healthy === true && r.alloc.ClientStatus === "running").length;
-      if (have < g.DesiredCanaries) out.push(`Task group ${JSON.stringify(name)} has ${have}/${g.DesiredCanaries} healthy allocations`);
+      const have = this.allocs(d).filter(
+        (r) =>
+          placed.has(r.alloc.ID) && r.alloc.DeploymentStatus?.Healthy === true && r.alloc.ClientStatus === "running",
+      ).length;
+      if (have < g.DesiredCanaries)
+        out.push(`Task group ${JSON.stringify(name)} has ${have}/${g.DesiredCanaries} healthy allocations`);
     }
     return out;
   }
@@ -138,14 +170,20 @@ export class Deployments {
    * a follow-up evaluation. Groups left unpromoted keep the deployment waiting for promotion.
    */
   promote(d: Deployment, index: number, groups?: readonly string[]): Evaluation {
-    for (const [name, g] of Object.entries(d.TaskGroups)) if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
+    for (const [name, g] of Object.entries(d.TaskGroups))
+      if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
     const waiting = Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
     d.StatusDescription = waiting ? DEPLOYMENT_DESC.needsPromotion : DEPLOYMENT_DESC.running;
     d.ModifyIndex = index;
     const entry = this.engine.store.getJob(d.Namespace, d.JobID);
     return this.engine.createEval(index, {
-      namespace: d.Namespace, jobId: d.JobID, type: str(entry?.job, "Type") || "service", priority: d.EvalPriority || 50,
-      triggeredBy: "deployment-watcher", jobModifyIndex: d.JobModifyIndex, deploymentId: d.ID,
+      namespace: d.Namespace,
+      jobId: d.JobID,
+      type: str(entry?.job, "Type") || "service",
+      priority: d.EvalPriority || 50,
+      triggeredBy: "deployment-watcher",
+      jobModifyIndex: d.JobModifyIndex,
+      deploymentId: d.ID,
     });
   }
 
@@ -184,9 +222,17 @@ export class Deployments {
         const g = d.TaskGroups[r.alloc.TaskGroup];
         if (g) g.UnhealthyAllocs += 1;
         Object.assign(r.alloc, {
-          ClientStatus: "failed", ClientDescription: "Failed tasks", TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
-          DeploymentStatus: { ...(r.alloc.DeploymentStatus ?? { Canary: false }), Healthy: false, Timestamp: iso(), ModifyIndex: index },
-          ModifyIndex: index, ModifyTime: nowNanos(),
+          ClientStatus: "failed",
+          ClientDescription: "Failed tasks",
+          TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
+          DeploymentStatus: {
+            ...(r.alloc.DeploymentStatus ?? { Canary: false }),
+            Healthy: false,
+            Timestamp: iso(),
+            ModifyIndex: index,
+          },
+          ModifyIndex: index,
+          ModifyTime: nowNanos(),
         });
       }
     }

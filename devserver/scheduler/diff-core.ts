@@ -180,13 +180,21 @@ export function primitiveObjectDiff(
 }
 
 /** Diffs two lists of blocks as sets keyed by content: only added and deleted blocks appear. */
-export function objectSetDiff(oldL: JsonObject[], newL: JsonObject[], name: string, contextual: boolean, filter: readonly string[] = []): ObjectDiff[] {
+export function objectSetDiff(
+  oldL: JsonObject[],
+  newL: JsonObject[],
+  name: string,
+  contextual: boolean,
+  filter: readonly string[] = [],
+): ObjectDiff[] {
   const key = (o: JsonObject): string => canonical(o);
   const oldK = new Map(oldL.map((o) => [key(o), o]));
   const newK = new Map(newL.map((o) => [key(o), o]));
   const out: ObjectDiff[] = [];
-  for (const [k, o] of oldK) if (!newK.has(k)) pushDefined(out, primitiveObjectDiff(o, undefined, filter, name, contextual));
-  for (const [k, o] of newK) if (!oldK.has(k)) pushDefined(out, primitiveObjectDiff(undefined, o, filter, name, contextual));
+  for (const [k, o] of oldK)
+    if (!newK.has(k)) pushDefined(out, primitiveObjectDiff(o, undefined, filter, name, contextual));
+  for (const [k, o] of newK)
+    if (!oldK.has(k)) pushDefined(out, primitiveObjectDiff(undefined, o, filter, name, contextual));
   return sortObjects(out);
 }
 
@@ -200,11 +208,19 @@ export function canonical(v: Json | undefined): string {
   if (v === undefined) return "undefined";
   if (v === null || typeof v !== "object") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+    .join(",")}}`;
 }
 
 /** Diffs two string lists as sets under one name; undefined when both are empty (or equal without context). */
-export function stringSetDiff(oldL: string[], newL: string[], name: string, contextual: boolean): ObjectDiff | undefined {
+export function stringSetDiff(
+  oldL: string[],
+  newL: string[],
+  name: string,
+  contextual: boolean,
+): ObjectDiff | undefined {
   const oldS = new Set(oldL);
   const newS = new Set(newL);
   const fields: FieldDiff[] = [];

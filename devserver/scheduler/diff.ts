@@ -31,8 +31,19 @@ export type { DiffType, FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff 
 
 /** Job fields left out of the job-level field diff (server-managed, or diffed as blocks). */
 const JOB_FILTER = [
-  "ID", "Status", "StatusDescription", "Version", "Stable", "CreateIndex", "ModifyIndex", "JobModifyIndex",
-  "Update", "SubmitTime", "SvcTokenID", "SecretsToken", "Payload",
+  "ID",
+  "Status",
+  "StatusDescription",
+  "Version",
+  "Stable",
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+  "Update",
+  "SubmitTime",
+  "SvcTokenID",
+  "SecretsToken",
+  "Payload",
 ];
 
 /** Group fields that are optional durations: shown only when both sides exist, as "" when unset. */
@@ -45,11 +56,16 @@ function portDiffs(oldL: JsonObject[], newL: JsonObject[], dynamic: boolean, con
   const newM = new Map(newL.map((p) => [str(p, "Label"), p]));
   const out: ObjectDiff[] = [];
   for (const [label, p] of oldM) pushDefined(out, primitiveObjectDiff(p, newM.get(label), filter, name, contextual));
-  for (const [label, p] of newM) if (!oldM.has(label)) pushDefined(out, primitiveObjectDiff(undefined, p, filter, name, contextual));
+  for (const [label, p] of newM)
+    if (!oldM.has(label)) pushDefined(out, primitiveObjectDiff(undefined, p, filter, name, contextual));
   return sortObjects(out);
 }
 
-function networkDiff(oldN: JsonObject | undefined, newN: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function networkDiff(
+  oldN: JsonObject | undefined,
+  newN: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   return nestedDiff(oldN, newN, "Network", contextual, ["Device", "CIDR", "IP"], (o, n) => [
     ...portDiffs(objs(o, "ReservedPorts"), objs(n, "ReservedPorts"), false, contextual),
     ...portDiffs(objs(o, "DynamicPorts"), objs(n, "DynamicPorts"), true, contextual),
@@ -66,7 +82,11 @@ function networkDiffs(oldL: JsonObject[], newL: JsonObject[], contextual: boolea
   return sortObjects(out);
 }
 
-function checkDiff(oldC: JsonObject | undefined, newC: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function checkDiff(
+  oldC: JsonObject | undefined,
+  newC: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   return nestedDiff(oldC, newC, "Check", contextual, [], (o, n) => {
     const out: ObjectDiff[] = [];
     const oh = obj(o, "Header");
@@ -75,7 +95,14 @@ function checkDiff(oldC: JsonObject | undefined, newC: JsonObject | undefined, c
       const fields = fieldDiffs(flatDeep(oh, "", {}), flatDeep(nh, "", {}), contextual);
       out.push({ Type: blockType(oh, nh), Name: "Header", Fields: orNull(fields), Objects: null });
     }
-    const restart = nestedDiff(obj(o, "CheckRestart"), obj(n, "CheckRestart"), "CheckRestart", contextual, [], () => []);
+    const restart = nestedDiff(
+      obj(o, "CheckRestart"),
+      obj(n, "CheckRestart"),
+      "CheckRestart",
+      contextual,
+      [],
+      () => [],
+    );
     pushDefined(out, restart);
     return out;
   });
@@ -85,7 +112,11 @@ function byName(list: JsonObject[]): Map<string, JsonObject> {
   return new Map(list.map((o) => [str(o, "Name"), o]));
 }
 
-function serviceDiff(oldS: JsonObject | undefined, newS: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function serviceDiff(
+  oldS: JsonObject | undefined,
+  newS: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   return nestedDiff(oldS, newS, "Service", contextual, [], (o, n) => {
     const out: ObjectDiff[] = [];
     pushDefined(out, stringSetDiff(strs(o, "CanaryTags"), strs(n, "CanaryTags"), "CanaryTags", contextual));
@@ -114,7 +145,10 @@ function serviceDiffs(oldL: JsonObject[], newL: JsonObject[], contextual: boolea
     let bestScore = 0;
     newL.forEach((n, j) => {
       if (newMatched[j]) return;
-      const score = (i === j ? 1 : 0) + (str(s, "PortLabel") === str(n, "PortLabel") ? 2 : 0) + (str(s, "Name") === str(n, "Name") ? 3 : 0);
+      const score =
+        (i === j ? 1 : 0) +
+        (str(s, "PortLabel") === str(n, "PortLabel") ? 2 : 0) +
+        (str(s, "Name") === str(n, "Name") ? 3 : 0);
       if (score > 2 && score > bestScore) {
         best = j;
         bestScore = score;
@@ -133,21 +167,43 @@ function serviceDiffs(oldL: JsonObject[], newL: JsonObject[], contextual: boolea
   return sortObjects(out);
 }
 
-function configDiff(oldC: JsonObject | undefined, newC: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function configDiff(
+  oldC: JsonObject | undefined,
+  newC: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   const o = oldC ?? {};
   const n = newC ?? {};
   if (deepEqual(o, n)) return undefined;
   const type: DiffType = Object.keys(o).length === 0 ? "Added" : Object.keys(n).length === 0 ? "Deleted" : "Edited";
-  return { Type: type, Name: "Config", Fields: orNull(fieldDiffs(flatDeep(o, "", {}), flatDeep(n, "", {}), contextual)), Objects: null };
+  return {
+    Type: type,
+    Name: "Config",
+    Fields: orNull(fieldDiffs(flatDeep(o, "", {}), flatDeep(n, "", {}), contextual)),
+    Objects: null,
+  };
 }
 
-function resourcesDiff(oldR: JsonObject | undefined, newR: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function resourcesDiff(
+  oldR: JsonObject | undefined,
+  newR: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   return nestedDiff(oldR, newR, "Resources", contextual, [], (o, n) => {
     const devices: ObjectDiff[] = [];
     const od = byName(objs(o, "Devices"));
     const nd = byName(objs(n, "Devices"));
-    for (const [k, d] of od) pushDefined(devices, nestedDiff(d, nd.get(k), "Device", contextual, [], () => []));
-    for (const [k, d] of nd) if (!od.has(k)) pushDefined(devices, nestedDiff(undefined, d, "Device", contextual, [], () => []));
+    for (const [k, d] of od)
+      pushDefined(
+        devices,
+        nestedDiff(d, nd.get(k), "Device", contextual, [], () => []),
+      );
+    for (const [k, d] of nd)
+      if (!od.has(k))
+        pushDefined(
+          devices,
+          nestedDiff(undefined, d, "Device", contextual, [], () => []),
+        );
     return [...networkDiffs(objs(o, "Networks"), objs(n, "Networks"), contextual), ...sortObjects(devices)];
   });
 }
@@ -158,7 +214,8 @@ function templateDiffs(oldL: JsonObject[], newL: JsonObject[], contextual: boole
   const newM = new Map(newL.map((t) => [key(t), t]));
   const out: ObjectDiff[] = [];
   for (const [k, t] of oldM) pushDefined(out, primitiveObjectDiff(t, newM.get(k), [], "Template", contextual));
-  for (const [k, t] of newM) if (!oldM.has(k)) pushDefined(out, primitiveObjectDiff(undefined, t, [], "Template", contextual));
+  for (const [k, t] of newM)
+    if (!oldM.has(k)) pushDefined(out, primitiveObjectDiff(undefined, t, [], "Template", contextual));
   return sortObjects(out);
 }
 
@@ -169,7 +226,8 @@ function anyChanged(fields: readonly FieldDiff[], objects: readonly ObjectDiff[]
 /** Diffs two tasks (either side may be absent). */
 export function taskDiff(oldT: JsonObject | undefined, newT: JsonObject | undefined, contextual: boolean): TaskDiff {
   const name = str(newT ?? oldT, "Name");
-  const type: DiffType = oldT === undefined ? "Added" : newT === undefined ? "Deleted" : deepEqual(oldT, newT) ? "None" : "Edited";
+  const type: DiffType =
+    oldT === undefined ? "Added" : newT === undefined ? "Deleted" : deepEqual(oldT, newT) ? "None" : "Edited";
   const fields = fieldDiffs(flatPrimitive(oldT, ["Name"]), flatPrimitive(newT, ["Name"]), false);
   const objects: ObjectDiff[] = [
     ...objectSetDiff(objs(oldT, "Constraints"), objs(newT, "Constraints"), "Constraint", contextual),
@@ -177,13 +235,22 @@ export function taskDiff(oldT: JsonObject | undefined, newT: JsonObject | undefi
   ];
   pushDefined(objects, configDiff(obj(oldT, "Config"), obj(newT, "Config"), contextual));
   pushDefined(objects, resourcesDiff(obj(oldT, "Resources"), obj(newT, "Resources"), contextual));
-  pushDefined(objects, primitiveObjectDiff(obj(oldT, "LogConfig"), obj(newT, "LogConfig"), [], "LogConfig", contextual));
-  pushDefined(objects, primitiveObjectDiff(obj(oldT, "DispatchPayload"), obj(newT, "DispatchPayload"), [], "DispatchPayload", contextual));
+  pushDefined(
+    objects,
+    primitiveObjectDiff(obj(oldT, "LogConfig"), obj(newT, "LogConfig"), [], "LogConfig", contextual),
+  );
+  pushDefined(
+    objects,
+    primitiveObjectDiff(obj(oldT, "DispatchPayload"), obj(newT, "DispatchPayload"), [], "DispatchPayload", contextual),
+  );
   objects.push(...objectSetDiff(objs(oldT, "Artifacts"), objs(newT, "Artifacts"), "Artifact", contextual));
   objects.push(...serviceDiffs(objs(oldT, "Services"), objs(newT, "Services"), contextual));
   pushDefined(objects, primitiveObjectDiff(obj(oldT, "Secrets"), obj(newT, "Secrets"), [], "Secrets", contextual));
   objects.push(...templateDiffs(objs(oldT, "Templates"), objs(newT, "Templates"), contextual));
-  pushDefined(objects, primitiveObjectDiff(obj(oldT, "Lifecycle"), obj(newT, "Lifecycle"), [], "Lifecycle", contextual));
+  pushDefined(
+    objects,
+    primitiveObjectDiff(obj(oldT, "Lifecycle"), obj(newT, "Lifecycle"), [], "Lifecycle", contextual),
+  );
   return { Type: type, Name: name, Fields: orNull(fields), Objects: orNull(objects), Annotations: null };
 }
 
@@ -199,26 +266,53 @@ function groupFlat(g: JsonObject | undefined, both: boolean): Flat {
 }
 
 /** Diffs two task groups (either side may be absent). */
-export function taskGroupDiff(oldG: JsonObject | undefined, newG: JsonObject | undefined, contextual: boolean): TaskGroupDiff {
+export function taskGroupDiff(
+  oldG: JsonObject | undefined,
+  newG: JsonObject | undefined,
+  contextual: boolean,
+): TaskGroupDiff {
   const name = str(newG ?? oldG, "Name");
-  const type: DiffType = oldG === undefined ? "Added" : newG === undefined ? "Deleted" : deepEqual(oldG, newG) ? "None" : "Edited";
+  const type: DiffType =
+    oldG === undefined ? "Added" : newG === undefined ? "Deleted" : deepEqual(oldG, newG) ? "None" : "Edited";
   const both = oldG !== undefined && newG !== undefined;
   const fields = fieldDiffs(groupFlat(oldG, both), groupFlat(newG, both), false);
   const objects: ObjectDiff[] = [
     ...objectSetDiff(objs(oldG, "Constraints"), objs(newG, "Constraints"), "Constraint", contextual),
     ...objectSetDiff(objs(oldG, "Affinities"), objs(newG, "Affinities"), "Affinity", contextual),
   ];
-  for (const [key, label] of [["RestartPolicy", "RestartPolicy"], ["ReschedulePolicy", "ReschedulePolicy"], ["EphemeralDisk", "EphemeralDisk"], ["Consul", "Consul"]] as const) {
+  for (const [key, label] of [
+    ["RestartPolicy", "RestartPolicy"],
+    ["ReschedulePolicy", "ReschedulePolicy"],
+    ["EphemeralDisk", "EphemeralDisk"],
+    ["Consul", "Consul"],
+  ] as const) {
     pushDefined(objects, primitiveObjectDiff(obj(oldG, key), obj(newG, key), [], label, contextual));
   }
-  pushDefined(objects, primitiveObjectDiff(obj(oldG, "Update"), obj(newG, "Update"), ["Stagger"], "Update", contextual));
+  pushDefined(
+    objects,
+    primitiveObjectDiff(obj(oldG, "Update"), obj(newG, "Update"), ["Stagger"], "Update", contextual),
+  );
   objects.push(...networkDiffs(objs(oldG, "Networks"), objs(newG, "Networks"), contextual));
-  const scaling = nestedDiff(obj(oldG, "Scaling"), obj(newG, "Scaling"), "Scaling", false, ["CreateIndex", "ModifyIndex", "ID", "Type"], (o, n) => {
-    const op = obj(o, "Policy");
-    const np = obj(n, "Policy");
-    if (deepEqual(op, np)) return [];
-    return [{ Type: blockType(op, np), Name: "Policy", Fields: orNull(fieldDiffs(flatDeep(op, "", {}), flatDeep(np, "", {}), false)), Objects: null }];
-  });
+  const scaling = nestedDiff(
+    obj(oldG, "Scaling"),
+    obj(newG, "Scaling"),
+    "Scaling",
+    false,
+    ["CreateIndex", "ModifyIndex", "ID", "Type"],
+    (o, n) => {
+      const op = obj(o, "Policy");
+      const np = obj(n, "Policy");
+      if (deepEqual(op, np)) return [];
+      return [
+        {
+          Type: blockType(op, np),
+          Name: "Policy",
+          Fields: orNull(fieldDiffs(flatDeep(op, "", {}), flatDeep(np, "", {}), false)),
+          Objects: null,
+        },
+      ];
+    },
+  );
   if (scaling?.Fields) {
     scaling.Fields = orNull(scaling.Fields.filter((f) => !/^Target\[(Job|Group|Namespace)\]$/.test(f.Name)));
   }
@@ -230,10 +324,21 @@ export function taskGroupDiff(oldG: JsonObject | undefined, newG: JsonObject | u
   for (const [k, t] of oldT) tasks.push(taskDiff(t, newT.get(k), contextual));
   for (const [k, t] of newT) if (!oldT.has(k)) tasks.push(taskDiff(undefined, t, contextual));
   tasks.sort((a, b) => cmp(a.Name, b.Name));
-  return { Type: type, Name: name, Fields: orNull(fields), Objects: orNull(objects), Tasks: orNull(tasks), Updates: null };
+  return {
+    Type: type,
+    Name: name,
+    Fields: orNull(fields),
+    Objects: orNull(objects),
+    Tasks: orNull(tasks),
+    Updates: null,
+  };
 }
 
-function parameterizedDiff(oldP: JsonObject | undefined, newP: JsonObject | undefined, contextual: boolean): ObjectDiff | undefined {
+function parameterizedDiff(
+  oldP: JsonObject | undefined,
+  newP: JsonObject | undefined,
+  contextual: boolean,
+): ObjectDiff | undefined {
   return nestedDiff(oldP, newP, "ParameterizedJob", contextual, [], (o, n) => {
     const out: ObjectDiff[] = [];
     pushDefined(out, stringSetDiff(strs(o, "MetaRequired"), strs(n, "MetaRequired"), "MetaRequired", contextual));
@@ -248,7 +353,8 @@ function parameterizedDiff(oldP: JsonObject | undefined, newP: JsonObject | unde
  */
 export function jobDiff(oldJ: JsonObject | undefined, newJ: JsonObject | undefined, contextual = true): JobDiff {
   const id = str(newJ ?? oldJ, "ID");
-  let type: DiffType = oldJ === undefined && newJ !== undefined ? "Added" : newJ === undefined && oldJ !== undefined ? "Deleted" : "None";
+  let type: DiffType =
+    oldJ === undefined && newJ !== undefined ? "Added" : newJ === undefined && oldJ !== undefined ? "Deleted" : "None";
   const fields = fieldDiffs(flatPrimitive(oldJ, JOB_FILTER), flatPrimitive(newJ, JOB_FILTER), false);
   const objects: ObjectDiff[] = [];
   const dcs = stringSetDiff(strs(oldJ, "Datacenters"), strs(newJ, "Datacenters"), "Datacenters", contextual);

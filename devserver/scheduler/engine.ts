@@ -13,7 +13,6 @@ import { isTemplateJob } from "./spec";
 import type { AllocRecord, JobEntry, Store } from "./store";
 import { allocTerminal, evalTerminal, type Deployment, type Evaluation } from "./types";
 
-
 /** Timing and cluster settings of the simulation. */
 export interface EngineSettings {
   /** Delay before a pending evaluation is processed (ms). */
@@ -50,7 +49,10 @@ export class Engine {
   rollback: RollbackFn | undefined;
   readonly deployments: Deployments = new Deployments(this);
 
-  constructor(readonly store: Store, readonly settings: EngineSettings) {}
+  constructor(
+    readonly store: Store,
+    readonly settings: EngineSettings,
+  ) {}
 
   /** Runs `fn` after `ms`; tracked so `close` can cancel and `idle` can wait. Returns a cancel function. */
   schedule(ms: number, fn: () => void): () => void {
@@ -94,12 +96,36 @@ export class Engine {
   createEval(index: number, spec: EvalSpec): Evaluation {
     const now = nowNanos();
     const e: Evaluation = {
-      ID: randomUUID(), Namespace: spec.namespace, Priority: spec.priority, Type: spec.type, TriggeredBy: spec.triggeredBy,
-      JobID: spec.jobId, JobModifyIndex: spec.jobModifyIndex, NodeID: "", NodeModifyIndex: 0, DeploymentID: spec.deploymentId ?? "",
-      Status: "pending", StatusDescription: "", Wait: 0, WaitUntil: null, NextEval: "", PreviousEval: spec.previousEval ?? "",
-      BlockedEval: "", RelatedEvals: null, FailedTGAllocs: null, ClassEligibility: null, QuotaLimitReached: "",
-      EscapedComputedClass: false, AnnotatePlan: false, QueuedAllocations: null, LeaderACL: "", SnapshotIndex: index,
-      CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now,
+      ID: randomUUID(),
+      Namespace: spec.namespace,
+      Priority: spec.priority,
+      Type: spec.type,
+      TriggeredBy: spec.triggeredBy,
+      JobID: spec.jobId,
+      JobModifyIndex: spec.jobModifyIndex,
+      NodeID: "",
+      NodeModifyIndex: 0,
+      DeploymentID: spec.deploymentId ?? "",
+      Status: "pending",
+      StatusDescription: "",
+      Wait: 0,
+      WaitUntil: null,
+      NextEval: "",
+      PreviousEval: spec.previousEval ?? "",
+      BlockedEval: "",
+      RelatedEvals: null,
+      FailedTGAllocs: null,
+      ClassEligibility: null,
+      QuotaLimitReached: "",
+      EscapedComputedClass: false,
+      AnnotatePlan: false,
+      QueuedAllocations: null,
+      LeaderACL: "",
+      SnapshotIndex: index,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
     };
     this.store.evals.set(e.ID, e);
     this.store.stamp(index, "evals");
@@ -117,7 +143,11 @@ export class Engine {
     for (const d of this.store.deployments.values()) if (d.Status === "running") this.deployments.arm(d.ID);
     for (const r of this.store.allocs.values()) {
       const t = str(r.job, "Type");
-      if ((t === "batch" || t === "sysbatch") && r.alloc.ClientStatus === "running" && r.alloc.DesiredStatus === "run") {
+      if (
+        (t === "batch" || t === "sysbatch") &&
+        r.alloc.ClientStatus === "running" &&
+        r.alloc.DesiredStatus === "run"
+      ) {
         this.scheduleBatchCompletion([r.alloc.ID]);
       }
     }
@@ -129,15 +159,24 @@ export class Engine {
     // Every registration of the ID: allocations left by a purged one must still be stopped.
     return this.store
       .jobAllocs(ns, id, true)
-      .filter((r) => !allocTerminal(r.alloc) || (batch && r.alloc.DesiredStatus === "run" && r.alloc.ClientStatus === "complete"));
+      .filter(
+        (r) =>
+          !allocTerminal(r.alloc) || (batch && r.alloc.DesiredStatus === "run" && r.alloc.ClientStatus === "complete"),
+      );
   }
 
   /** Returns the groups whose canaries of the job's current version were promoted. */
   promoted(ns: string, id: string, job: JsonObject | undefined): ReadonlySet<string> {
     if (job === undefined) return new Set();
-    const d = this.store.jobDeployments(ns, id).find((x) => x.JobVersion === num(job, "Version") && x.JobModifyIndex === num(job, "JobModifyIndex"));
+    const d = this.store
+      .jobDeployments(ns, id)
+      .find((x) => x.JobVersion === num(job, "Version") && x.JobModifyIndex === num(job, "JobModifyIndex"));
     if (d === undefined) return new Set();
-    return new Set(Object.entries(d.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && g.Promoted).map(([name]) => name));
+    return new Set(
+      Object.entries(d.TaskGroups)
+        .filter(([, g]) => g.DesiredCanaries > 0 && g.Promoted)
+        .map(([name]) => name),
+    );
   }
 
   /** Processes one pending evaluation: reconcile, place, record the outcome. */
@@ -148,20 +187,30 @@ export class Engine {
     const job = entry?.job;
     const live = this.liveAllocs(e.Namespace, e.JobID, job);
     const systemCount = job ? eligibleNodes(job, this.settings.nodes).eligible.length : 0;
-    const plans = reconcile(job, live, { rolling: false, promoted: this.promoted(e.Namespace, e.JobID, job), systemCount });
+    const plans = reconcile(job, live, {
+      rolling: false,
+      promoted: this.promoted(e.Namespace, e.JobID, job),
+      systemCount,
+    });
     const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
     const usage = nodeUsage(this.store.allocs.values(), replaced);
     const occupied = new Map<string, Set<string>>();
     for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
-    const result = job !== undefined && job.Stop !== true
-      ? placeAll(job, plans, this.settings.nodes, usage, occupied)
-      : { placements: [], failed: {}, queued: {} };
+    const result =
+      job !== undefined && job.Stop !== true
+        ? placeAll(job, plans, this.settings.nodes, usage, occupied)
+        : { placements: [], failed: {}, queued: {} };
     const index = this.store.write("evals", "allocs", "job_summary");
 
     // Older blocked evaluations of this job are superseded by this one.
     for (const other of this.store.jobEvals(e.Namespace, e.JobID)) {
       if (other.ID !== e.ID && other.Status === "blocked") {
-        Object.assign(other, { Status: "canceled", StatusDescription: `evaluation "${e.ID}" successful`, ModifyIndex: index, ModifyTime: nowNanos() });
+        Object.assign(other, {
+          Status: "canceled",
+          StatusDescription: `evaluation "${e.ID}" successful`,
+          ModifyIndex: index,
+          ModifyTime: nowNanos(),
+        });
       }
     }
 
@@ -188,9 +237,21 @@ export class Engine {
   private createBlockedEval(e: Evaluation, index: number): Evaluation {
     const now = nowNanos();
     const b: Evaluation = {
-      ...e, ID: randomUUID(), TriggeredBy: "queued-allocs", Status: "blocked", StatusDescription: "created to place remaining allocations",
-      PreviousEval: e.ID, BlockedEval: "", NextEval: "", DeploymentID: "", QueuedAllocations: null, CreateIndex: index, ModifyIndex: index,
-      CreateTime: now, ModifyTime: now, SnapshotIndex: index,
+      ...e,
+      ID: randomUUID(),
+      TriggeredBy: "queued-allocs",
+      Status: "blocked",
+      StatusDescription: "created to place remaining allocations",
+      PreviousEval: e.ID,
+      BlockedEval: "",
+      NextEval: "",
+      DeploymentID: "",
+      QueuedAllocations: null,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
+      SnapshotIndex: index,
     };
     this.store.evals.set(b.ID, b);
     return b;
@@ -209,14 +270,27 @@ export class Engine {
   }
 
   /** Applies the plans: stops, in-place updates, replacements and new placements. Returns whether capacity was freed. */
-  private applyPlans(e: Evaluation, job: JsonObject | undefined, plans: GroupPlan[], placements: Placement[], d: Deployment | undefined, index: number): boolean {
+  private applyPlans(
+    e: Evaluation,
+    job: JsonObject | undefined,
+    plans: GroupPlan[],
+    placements: Placement[],
+    d: Deployment | undefined,
+    index: number,
+  ): boolean {
     const now = nowNanos();
     let freed = false;
     const stop = (r: AllocRecord, why: string): void => {
       const a = r.alloc;
       Object.assign(a, {
-        DesiredStatus: "stop", DesiredDescription: why, ClientStatus: "complete", ClientDescription: "All tasks have completed",
-        TaskStates: finishTaskStates(a.TaskStates, "killed"), ModifyIndex: index, AllocModifyIndex: index, ModifyTime: now,
+        DesiredStatus: "stop",
+        DesiredDescription: why,
+        ClientStatus: "complete",
+        ClientDescription: "All tasks have completed",
+        TaskStates: finishTaskStates(a.TaskStates, "killed"),
+        ModifyIndex: index,
+        AllocModifyIndex: index,
+        ModifyTime: now,
       });
       freed = true;
     };
@@ -226,8 +300,17 @@ export class Engine {
         if (job === undefined) continue;
         r.job = job;
         Object.assign(r.alloc, {
-          EvalID: e.ID, JobVersion: num(job, "Version"), ModifyIndex: index, AllocModifyIndex: index, ModifyTime: now,
-          ...(d ? { DeploymentID: d.ID, DeploymentStatus: { Healthy: null, Timestamp: iso(), Canary: false, ModifyIndex: index } } : {}),
+          EvalID: e.ID,
+          JobVersion: num(job, "Version"),
+          ModifyIndex: index,
+          AllocModifyIndex: index,
+          ModifyTime: now,
+          ...(d
+            ? {
+                DeploymentID: d.ID,
+                DeploymentStatus: { Healthy: null, Timestamp: iso(), Canary: false, ModifyIndex: index },
+              }
+            : {}),
         });
         const tg = d?.TaskGroups[p.name];
         if (tg) tg.PlacedAllocs += 1;
@@ -291,9 +374,11 @@ export class Engine {
         for (const [name, st] of Object.entries(r.alloc.TaskStates)) (failing.has(name) ? bad : ok)[name] = st;
         const failed = Object.keys(bad).length > 0;
         Object.assign(r.alloc, {
-          ClientStatus: failed ? "failed" : "complete", ClientDescription: failed ? "Failed tasks" : "All tasks have completed",
+          ClientStatus: failed ? "failed" : "complete",
+          ClientDescription: failed ? "Failed tasks" : "All tasks have completed",
           TaskStates: { ...finishTaskStates(ok, "completed"), ...finishTaskStates(bad, "failed") },
-          ModifyIndex: index, ModifyTime: nowNanos(),
+          ModifyIndex: index,
+          ModifyTime: nowNanos(),
         });
         const entry = this.store.getJob(r.alloc.Namespace, r.alloc.JobID);
         if (entry) touched.add(entry);

@@ -121,7 +121,10 @@ class Parser {
 
   private value(): string {
     const p = this.peek();
-    if (p === undefined || !(p.kind === "str" || p.kind === "num" || (p.kind === "word" && (p.text === "true" || p.text === "false")))) {
+    if (
+      p === undefined ||
+      !(p.kind === "str" || p.kind === "num" || (p.kind === "word" && (p.text === "true" || p.text === "false")))
+    ) {
       throw new FilterError(`expected a value, got ${p ? JSON.stringify(p.text) : "end of input"}`);
     }
     this.i++;
@@ -130,7 +133,8 @@ class Parser {
 
   private selector(): string[] {
     const first = this.peek();
-    if (first?.kind !== "word") throw new FilterError(`expected a selector, got ${first ? JSON.stringify(first.text) : "end of input"}`);
+    if (first?.kind !== "word")
+      throw new FilterError(`expected a selector, got ${first ? JSON.stringify(first.text) : "end of input"}`);
     this.i++;
     const path = [first.text];
     for (;;) {

@@ -47,14 +47,22 @@ function updateEmpty(u: Obj): boolean {
 }
 
 function reschedulePolicy(jobType: string): Obj {
-  if (jobType === "service") return { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: "exponential", MaxDelay: HOUR, Unlimited: true };
-  if (jobType === "batch") return { Attempts: 1, Interval: 24 * HOUR, Delay: 5 * S, DelayFunction: "constant", MaxDelay: 0, Unlimited: false };
+  if (jobType === "service")
+    return { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: "exponential", MaxDelay: HOUR, Unlimited: true };
+  if (jobType === "batch")
+    return { Attempts: 1, Interval: 24 * HOUR, Delay: 5 * S, DelayFunction: "constant", MaxDelay: 0, Unlimited: false };
   return { Attempts: 0, Interval: 0, Delay: 0, DelayFunction: "", MaxDelay: 0, Unlimited: false };
 }
 
 function restartPolicy(jobType: string): Obj {
   const service = jobType === "service" || jobType === "system";
-  return { Delay: 15 * S, Attempts: service ? 2 : 3, Interval: service ? 30 * MIN : 24 * HOUR, Mode: "fail", RenderTemplates: false };
+  return {
+    Delay: 15 * S,
+    Attempts: service ? 2 : 3,
+    Interval: service ? 30 * MIN : 24 * HOUR,
+    Mode: "fail",
+    RenderTemplates: false,
+  };
 }
 
 const weighted = (list: unknown): void => objects(list).forEach((a) => fill(a, { Weight: 50 }));
@@ -84,12 +92,20 @@ function mergeCheckRestart(service: unknown, check: unknown): Obj | undefined {
 
 function canonicalizeService(s: Obj, job: Obj, group: Obj, task?: Obj): void {
   if (unset(s["Name"]) || s["Name"] === "") {
-    s["Name"] = task ? `${String(job["Name"])}-${String(group["Name"])}-${String(task["Name"])}` : `${String(job["Name"])}-${String(group["Name"])}`;
+    s["Name"] = task
+      ? `${String(job["Name"])}-${String(group["Name"])}-${String(task["Name"])}`
+      : `${String(job["Name"])}-${String(group["Name"])}`;
   }
-  for (const [k, v] of Object.entries({ AddressMode: "auto", OnUpdate: "require_healthy", Provider: "consul", Cluster: "default" })) {
+  for (const [k, v] of Object.entries({
+    AddressMode: "auto",
+    OnUpdate: "require_healthy",
+    Provider: "consul",
+    Cluster: "default",
+  })) {
     if (unset(s[k]) || s[k] === "") s[k] = v;
   }
-  for (const k of ["Meta", "CanaryMeta", "TaggedAddresses"]) if (isObj(s[k]) && Object.keys(s[k] as Obj).length === 0) delete s[k];
+  for (const k of ["Meta", "CanaryMeta", "TaggedAddresses"])
+    if (isObj(s[k]) && Object.keys(s[k] as Obj).length === 0) delete s[k];
   if (isObj(s["Weights"])) {
     const w = s["Weights"];
     for (const k of ["Passing", "Warning"]) if (!(typeof w[k] === "number" && (w[k] as number) > 0)) w[k] = 1;
@@ -109,12 +125,21 @@ function canonicalizeTemplate(t: Obj): void {
   if (unset(t["ChangeSignal"])) t["ChangeSignal"] = t["ChangeMode"] === "signal" ? "SIGHUP" : "";
   else t["ChangeSignal"] = String(t["ChangeSignal"]).toUpperCase();
   if (isObj(t["ChangeScript"])) fill(t["ChangeScript"], { Command: "", Args: [], Timeout: 5 * S, FailOnError: false });
-  fill(t, { Splay: 5 * S, Perms: "0644", LeftDelim: "{{", RightDelim: "}}", Envvars: false, ErrMissingKey: false, VaultGrace: 0 });
+  fill(t, {
+    Splay: 5 * S,
+    Perms: "0644",
+    LeftDelim: "{{",
+    RightDelim: "}}",
+    Envvars: false,
+    ErrMissingKey: false,
+    VaultGrace: 0,
+  });
 }
 
 function canonicalizeArtifact(a: Obj): void {
   fill(a, { GetterMode: "any", GetterInsecure: false, GetterSource: "" });
-  for (const k of ["GetterOptions", "GetterHeaders"]) if (!isObj(a[k]) || Object.keys(a[k] as Obj).length === 0) delete a[k];
+  for (const k of ["GetterOptions", "GetterHeaders"])
+    if (!isObj(a[k]) || Object.keys(a[k] as Obj).length === 0) delete a[k];
   if (unset(a["RelativeDest"])) {
     const base = String(a["GetterSource"]).split("/").filter(Boolean).pop() ?? ".";
     a["RelativeDest"] = a["GetterMode"] === "file" ? `local/${base}` : "local/";
@@ -126,14 +151,26 @@ function canonicalizeTask(t: Obj, group: Obj, job: Obj): void {
   canonicalizeResources(resources);
   t["Resources"] = resources;
   fill(t, { KillTimeout: 5 * S });
-  t["LogConfig"] = fill(isObj(t["LogConfig"]) ? t["LogConfig"] : {}, { MaxFiles: 10, MaxFileSizeMB: 10, Disabled: false });
+  t["LogConfig"] = fill(isObj(t["LogConfig"]) ? t["LogConfig"] : {}, {
+    MaxFiles: 10,
+    MaxFileSizeMB: 10,
+    Disabled: false,
+  });
   objects(t["Artifacts"]).forEach(canonicalizeArtifact);
   if (isObj(t["Secrets"])) {
     const v = t["Secrets"];
-    fill(v, { Env: true, DisableFile: false, Namespace: "", ChangeMode: "restart", ChangeSignal: "SIGHUP", AllowTokenExpiration: false });
+    fill(v, {
+      Env: true,
+      DisableFile: false,
+      Namespace: "",
+      ChangeMode: "restart",
+      ChangeSignal: "SIGHUP",
+      AllowTokenExpiration: false,
+    });
     if (unset(v["Cluster"]) || v["Cluster"] === "") v["Cluster"] = "default";
   }
-  if (isObj(t["Discovery"]) && (unset(t["Discovery"]["Cluster"]) || t["Discovery"]["Cluster"] === "")) t["Discovery"]["Cluster"] = "default";
+  if (isObj(t["Discovery"]) && (unset(t["Discovery"]["Cluster"]) || t["Discovery"]["Cluster"] === ""))
+    t["Discovery"]["Cluster"] = "default";
   objects(t["Templates"]).forEach(canonicalizeTemplate);
   objects(t["Services"]).forEach((s) => canonicalizeService(s, job, group, t));
   weighted(t["Affinities"]);
@@ -154,10 +191,15 @@ function canonicalizeGroup(g: Obj, job: Obj): void {
   fill(g, { Name: "" });
   if (unset(g["Count"])) g["Count"] = isObj(g["Scaling"]) && !unset(g["Scaling"]["Min"]) ? g["Scaling"]["Min"] : 1;
   if (isObj(g["Scaling"])) fill(g["Scaling"], { Enabled: true, Min: g["Count"], Type: "horizontal" });
-  g["EphemeralDisk"] = fill(isObj(g["EphemeralDisk"]) ? g["EphemeralDisk"] : {}, { Sticky: false, Migrate: false, SizeMB: 300 });
+  g["EphemeralDisk"] = fill(isObj(g["EphemeralDisk"]) ? g["EphemeralDisk"] : {}, {
+    Sticky: false,
+    Migrate: false,
+    SizeMB: 300,
+  });
 
   const discovery = isObj(g["Discovery"]) ? g["Discovery"] : {};
-  if (unset(discovery["Namespace"]) || discovery["Namespace"] === "") discovery["Namespace"] = job["DiscoveryNamespace"] ?? "";
+  if (unset(discovery["Namespace"]) || discovery["Namespace"] === "")
+    discovery["Namespace"] = job["DiscoveryNamespace"] ?? "";
   if (unset(discovery["Cluster"]) || discovery["Cluster"] === "") discovery["Cluster"] = "default";
   fill(discovery, { Partition: "" });
   g["Discovery"] = discovery;
@@ -168,14 +210,18 @@ function canonicalizeGroup(g: Obj, job: Obj): void {
   if (isObj(g["Update"])) fill(g["Update"], DEFAULT_UPDATE);
 
   const jobReschedule = isObj(job["Reschedule"]) ? job["Reschedule"] : undefined;
-  if (jobReschedule) g["ReschedulePolicy"] = isObj(g["ReschedulePolicy"]) ? merge(jobReschedule, g["ReschedulePolicy"]) : { ...jobReschedule };
+  if (jobReschedule)
+    g["ReschedulePolicy"] = isObj(g["ReschedulePolicy"])
+      ? merge(jobReschedule, g["ReschedulePolicy"])
+      : { ...jobReschedule };
   if (!isObj(g["ReschedulePolicy"]) && type !== "system") g["ReschedulePolicy"] = {};
   if (isObj(g["ReschedulePolicy"])) fill(g["ReschedulePolicy"], reschedulePolicy(type));
 
   const jobMigrate = isObj(job["Migrate"]) ? job["Migrate"] : undefined;
   if (jobMigrate) g["Migrate"] = isObj(g["Migrate"]) ? merge(jobMigrate, g["Migrate"]) : { ...jobMigrate };
   if (!isObj(g["Migrate"]) && type === "service") g["Migrate"] = {};
-  if (isObj(g["Migrate"])) fill(g["Migrate"], { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10 * S, HealthyDeadline: 5 * MIN });
+  if (isObj(g["Migrate"]))
+    fill(g["Migrate"], { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10 * S, HealthyDeadline: 5 * MIN });
 
   g["RestartPolicy"] = isObj(g["RestartPolicy"]) ? merge(restartPolicy(type), g["RestartPolicy"]) : restartPolicy(type);
 

@@ -10,7 +10,8 @@ import * as path from "path";
 import * as zlib from "zlib";
 
 /** Result of one parser call: the JSON text on success, the parser's diagnostic text on failure. */
-export type EngineResult = { readonly ok: true; readonly json: string } | { readonly ok: false; readonly error: string };
+export type EngineResult =
+  { readonly ok: true; readonly json: string } | { readonly ok: false; readonly error: string };
 
 type GoCallback = (err: string | null, result: string | null) => void;
 type GoFunction = (filename: string, source: string, cb: GoCallback) => void;

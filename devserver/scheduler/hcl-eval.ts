@@ -24,10 +24,13 @@ function toBool(v: HclValue): boolean {
 
 function deepEqual(a: HclValue, b: HclValue): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i] as HclValue));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i] as HclValue));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k] as HclValue, b[k] as HclValue));
+    return (
+      ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k] as HclValue, b[k] as HclValue))
+    );
   }
   return false;
 }
@@ -35,7 +38,8 @@ function deepEqual(a: HclValue, b: HclValue): boolean {
 function applyStep(v: HclValue, step: Step, scope: Scope): HclValue {
   if (step.t === "attr") {
     if (isObject(v) && step.name in v) return v[step.name] as HclValue;
-    if (isObject(v)) throw new EvalError("Unsupported attribute", `This object does not have an attribute named "${step.name}".`);
+    if (isObject(v))
+      throw new EvalError("Unsupported attribute", `This object does not have an attribute named "${step.name}".`);
     throw new EvalError("Unsupported attribute", `Can't access attributes on a ${typeName(v)} value.`);
   }
   const key = evaluate(step.key, scope);
@@ -48,7 +52,8 @@ function applyStep(v: HclValue, step: Step, scope: Scope): HclValue {
   }
   if (isObject(v)) {
     const k = stringify(key);
-    if (!(k in v)) throw new EvalError("Invalid index", "The given key does not identify an element in this collection value.");
+    if (!(k in v))
+      throw new EvalError("Invalid index", "The given key does not identify an element in this collection value.");
     return v[k] as HclValue;
   }
   throw new EvalError("Invalid index", `This value does not have any indices.`);
@@ -90,7 +95,10 @@ function binary(op: string, l: HclValue, r: HclValue): HclValue {
 function iterate(coll: HclValue): [HclValue, HclValue][] {
   if (Array.isArray(coll)) return coll.map((v, i) => [i, v]);
   if (isObject(coll)) return Object.keys(coll).map((k) => [k, coll[k] as HclValue]);
-  throw new EvalError("Iteration over non-iterable value", "A value of type " + typeName(coll) + " cannot be used as the collection in a 'for' expression.");
+  throw new EvalError(
+    "Iteration over non-iterable value",
+    "A value of type " + typeName(coll) + " cannot be used as the collection in a 'for' expression.",
+  );
 }
 
 /** Evaluates an expression in a scope. */
@@ -157,7 +165,8 @@ export function renderTemplate(tmpl: Template, scope: Scope): HclValue {
   for (const part of tmpl.parts) {
     if (part.t === "text") out += part.text;
     else if (part.t === "interp") out += stringify(evaluate(part.expr, scope));
-    else if (part.t === "if") out += stringify(renderTemplate(toBool(evaluate(part.cond, scope)) ? part.then : part.else, scope));
+    else if (part.t === "if")
+      out += stringify(renderTemplate(toBool(evaluate(part.cond, scope)) ? part.then : part.else, scope));
     else {
       for (const [k, v] of iterate(evaluate(part.coll, scope))) {
         const inner: Scope = { ...scope, [part.value]: v, ...(part.key === undefined ? {} : { [part.key]: k }) };
@@ -175,7 +184,8 @@ export function evaluateJsonString(text: string, scope: Scope): HclValue {
   try {
     tmpl = parseTemplate(text, false);
   } catch (e) {
-    if (e instanceof ExprSyntaxError) throw new EvalError("Unsupported expression", `This expression is not supported: ${text}`);
+    if (e instanceof ExprSyntaxError)
+      throw new EvalError("Unsupported expression", `This expression is not supported: ${text}`);
     throw e;
   }
   return renderTemplate(tmpl, scope);

@@ -263,7 +263,8 @@ class Parser {
     let node = base;
     for (;;) {
       const { steps, splat } = this.steps();
-      if (steps.length) node = node.t === "scope" ? { ...node, steps: [...node.steps, ...steps] } : { t: "steps", base: node, steps };
+      if (steps.length)
+        node = node.t === "scope" ? { ...node, steps: [...node.steps, ...steps] } : { t: "steps", base: node, steps };
       if (!splat) return node;
       this.i += this.s[this.i] === "[" ? 3 : 2;
       const each = this.steps();
@@ -347,7 +348,10 @@ class Parser {
         const name = this.ident();
         this.ws();
         // a bare name is a literal key unless it is followed by more expression syntax
-        key = this.s[this.i] === "=" || this.s[this.i] === ":" ? { t: "lit", value: name } : ((this.i = start), this.expr());
+        key =
+          this.s[this.i] === "=" || this.s[this.i] === ":"
+            ? { t: "lit", value: name }
+            : ((this.i = start), this.expr());
       } else key = this.expr();
       if (!this.eat("=") && !this.eat(":")) this.fail('expected "=" in object');
       items.push({ key, value: this.expr() });

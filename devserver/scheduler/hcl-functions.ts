@@ -12,7 +12,8 @@ function str(v: HclValue | undefined): string {
 
 function num(v: HclValue | undefined): number {
   const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-  if (Number.isNaN(n)) throw new EvalError("Invalid function argument", "Invalid value for argument: a number is required.");
+  if (Number.isNaN(n))
+    throw new EvalError("Invalid function argument", "Invalid value for argument: a number is required.");
   return n;
 }
 
@@ -32,7 +33,8 @@ function format(args: HclValue[]): string {
   return str(spec).replace(/%([%sdvqft])/g, (_m, verb: string) => {
     if (verb === "%") return "%";
     const v = rest[n++];
-    if (v === undefined) throw new EvalError("Error in function call", "Call to function \"format\" failed: not enough arguments.");
+    if (v === undefined)
+      throw new EvalError("Error in function call", 'Call to function "format" failed: not enough arguments.');
     if (verb === "d") return String(Math.trunc(num(v)));
     if (verb === "q") return JSON.stringify(str(v));
     if (verb === "v" && typeof v !== "string") return JSON.stringify(v);
@@ -68,14 +70,20 @@ const FUNCTIONS: Readonly<Record<string, Fn>> = {
   format: (a) => format(a),
   formatlist: ([spec, ...rest]) => {
     const n = Math.max(0, ...rest.filter(Array.isArray).map((l) => l.length));
-    return Array.from({ length: n }, (_x, i) => format([spec ?? "", ...rest.map((r) => (Array.isArray(r) ? (r[i] ?? null) : r))]));
+    return Array.from({ length: n }, (_x, i) =>
+      format([spec ?? "", ...rest.map((r) => (Array.isArray(r) ? (r[i] ?? null) : r))]),
+    );
   },
   length: ([v]) => (Array.isArray(v) ? v.length : isObject(v) ? Object.keys(v).length : Array.from(str(v)).length),
   concat: (a) => a.flatMap((l) => list(l)),
   contains: ([l, v]) => list(l).some((x) => JSON.stringify(x) === JSON.stringify(v)),
   element: ([l, i]) => {
     const xs = list(l);
-    if (!xs.length) throw new EvalError("Error in function call", "Call to function \"element\" failed: cannot use element function with an empty list.");
+    if (!xs.length)
+      throw new EvalError(
+        "Error in function call",
+        'Call to function "element" failed: cannot use element function with an empty list.',
+      );
     return xs[((num(i) % xs.length) + xs.length) % xs.length] as HclValue;
   },
   index: ([l, v]) => list(l).findIndex((x) => JSON.stringify(x) === JSON.stringify(v)),
@@ -89,30 +97,49 @@ const FUNCTIONS: Readonly<Record<string, Fn>> = {
   sort: ([l]) => list(l).map(str).sort(),
   slice: ([l, from, to]) => list(l).slice(num(from), num(to)),
   range: (a) => {
-    const [start, limit, step] = a.length === 1 ? [0, num(a[0]), 1] : [num(a[0]), num(a[1]), a[2] === undefined ? 1 : num(a[2])];
+    const [start, limit, step] =
+      a.length === 1 ? [0, num(a[0]), 1] : [num(a[0]), num(a[1]), a[2] === undefined ? 1 : num(a[2])];
     const out: number[] = [];
     for (let x = start; step > 0 ? x < limit : x > limit; x += step) out.push(x);
     return out;
   },
   keys: ([m]) => Object.keys(obj(m)).sort(),
-  values: ([m]) => Object.keys(obj(m)).sort().map((k) => obj(m)[k] as HclValue),
+  values: ([m]) =>
+    Object.keys(obj(m))
+      .sort()
+      .map((k) => obj(m)[k] as HclValue),
   lookup: ([m, k, d]) => {
     const o = obj(m);
     if (str(k) in o) return o[str(k)] as HclValue;
-    if (d === undefined) throw new EvalError("Error in function call", `Call to function "lookup" failed: lookup failed to find key ${JSON.stringify(str(k))}.`);
+    if (d === undefined)
+      throw new EvalError(
+        "Error in function call",
+        `Call to function "lookup" failed: lookup failed to find key ${JSON.stringify(str(k))}.`,
+      );
     return d;
   },
   merge: (a) => Object.assign({}, ...a.filter((x) => x !== null).map(obj)) as HclObject,
   zipmap: ([ks, vs]) => Object.fromEntries(list(ks).map((k, i) => [str(k), list(vs)[i] ?? null])) as HclObject,
   coalesce: (a) => {
     const v = a.find((x) => x !== null && x !== "");
-    if (v === undefined) throw new EvalError("Error in function call", "Call to function \"coalesce\" failed: no non-null, non-empty-string arguments.");
+    if (v === undefined)
+      throw new EvalError(
+        "Error in function call",
+        'Call to function "coalesce" failed: no non-null, non-empty-string arguments.',
+      );
     return v;
   },
   coalescelist: (a) => a.find((x) => Array.isArray(x) && x.length > 0) ?? [],
   tostring: ([v]) => (v === null ? null : str(v)),
   tonumber: ([v]) => (v === null ? null : num(v)),
-  tobool: ([v]) => (v === null || typeof v === "boolean" ? (v ?? null) : str(v) === "true" ? true : str(v) === "false" ? false : num(NaN)),
+  tobool: ([v]) =>
+    v === null || typeof v === "boolean"
+      ? (v ?? null)
+      : str(v) === "true"
+        ? true
+        : str(v) === "false"
+          ? false
+          : num(NaN),
   tolist: ([v]) => list(v),
   toset: ([v]) => list(v).filter((x, i, xs) => xs.findIndex((y) => JSON.stringify(y) === JSON.stringify(x)) === i),
   tomap: ([v]) => obj(v),

@@ -53,13 +53,24 @@ export const POST: Readonly<Record<PostStep, (out: Out, ctx: PostContext) => Out
   network: (out) => {
     const ports = out["DynamicPorts"] as Out[] | undefined;
     if (!ports?.length) return out;
-    const full = ports.map((p) => ({ Label: p["Label"], Value: p["Value"] ?? 0, To: p["To"] ?? 0, HostNetwork: p["HostNetwork"] ?? "", ...p }));
+    const full = ports.map((p) => ({
+      Label: p["Label"],
+      Value: p["Value"] ?? 0,
+      To: p["To"] ?? 0,
+      HostNetwork: p["HostNetwork"] ?? "",
+      ...p,
+    }));
     const reserved = full.filter((p) => (p.Value as number) > 0);
     const dynamic = full.filter((p) => !((p.Value as number) > 0));
     const { DynamicPorts: _d, ReservedPorts: _r, ...rest } = out;
-    return { ...rest, ...(reserved.length ? { ReservedPorts: reserved } : {}), ...(dynamic.length ? { DynamicPorts: dynamic } : {}) };
+    return {
+      ...rest,
+      ...(reserved.length ? { ReservedPorts: reserved } : {}),
+      ...(dynamic.length ? { DynamicPorts: dynamic } : {}),
+    };
   },
-  template: (out) => withDefaults(out, { ChangeMode: "restart", Perms: "0644", Splay: DURATION_5S, ErrMissingKey: false }),
+  template: (out) =>
+    withDefaults(out, { ChangeMode: "restart", Perms: "0644", Splay: DURATION_5S, ErrMissingKey: false }),
   changeScript: (out) => withDefaults(out, { Args: [], Timeout: DURATION_5S, FailOnError: false }),
   secrets: (out) => withDefaults(out, { Env: true, ChangeMode: "restart" }),
   periodic: (out) => ("Spec" in out || "Specs" in out ? { ...out, SpecType: "cron" } : out),
@@ -67,9 +78,18 @@ export const POST: Readonly<Record<PostStep, (out: Out, ctx: PostContext) => Out
   taskScaling: (out, ctx) => {
     const { Name: label, ...rest } = out;
     const type = label === "cpu" ? "vertical_cpu" : label === "mem" ? "vertical_mem" : undefined;
-    if (!type) ctx.diags.push(formatDiag(undefined, "Invalid scaling policy name", 'scaling policy name must be "cpu" or "mem"'));
+    if (!type)
+      ctx.diags.push(
+        formatDiag(undefined, "Invalid scaling policy name", 'scaling policy name must be "cpu" or "mem"'),
+      );
     else if (rest["Type"] !== undefined && rest["Type"] !== type) {
-      ctx.diags.push(formatDiag(undefined, "Invalid scaling policy type", `Invalid policy type, expected "${String(rest["Type"])}" but found "${type}"`));
+      ctx.diags.push(
+        formatDiag(
+          undefined,
+          "Invalid scaling policy type",
+          `Invalid policy type, expected "${String(rest["Type"])}" but found "${type}"`,
+        ),
+      );
     }
     return { ...rest, Type: type ?? rest["Type"] };
   },

@@ -30,7 +30,17 @@ export interface BlockRef {
 }
 
 /** Decoder steps that run after a block's fields are decoded (see hcl-job.ts). */
-export type PostStep = "constraint" | "affinity" | "network" | "template" | "changeScript" | "secrets" | "periodic" | "groupScaling" | "taskScaling" | "group";
+export type PostStep =
+  | "constraint"
+  | "affinity"
+  | "network"
+  | "template"
+  | "changeScript"
+  | "secrets"
+  | "periodic"
+  | "groupScaling"
+  | "taskScaling"
+  | "group";
 
 export interface BlockSpec {
   /** argument name -> "Field:kind" */
@@ -41,7 +51,12 @@ export interface BlockSpec {
 
 const one = (field: string, target: BlockTarget): BlockRef => ({ field, target });
 const many = (field: string, target: BlockTarget): BlockRef => ({ field, target, many: true });
-const labelled = (field: string, target: BlockTarget, labelField: string): BlockRef => ({ field, target, many: true, labelField });
+const labelled = (field: string, target: BlockTarget, labelField: string): BlockRef => ({
+  field,
+  target,
+  many: true,
+  labelField,
+});
 
 const CONSTRAINT: BlockSpec = {
   post: "constraint",
@@ -107,7 +122,13 @@ const MIGRATE: BlockSpec = {
 };
 
 const RESTART: BlockSpec = {
-  attrs: { interval: "Interval:duration", attempts: "Attempts:int", delay: "Delay:duration", mode: "Mode:string", render_templates: "RenderTemplates:bool" },
+  attrs: {
+    interval: "Interval:duration",
+    attempts: "Attempts:int",
+    delay: "Delay:duration",
+    mode: "Mode:string",
+    render_templates: "RenderTemplates:bool",
+  },
 };
 
 const RESCHEDULE: BlockSpec = {
@@ -122,20 +143,36 @@ const RESCHEDULE: BlockSpec = {
 };
 
 const PORT: BlockSpec = {
-  attrs: { static: "Value:int", to: "To:int", host_network: "HostNetwork:string", ignore_collision: "IgnoreCollision:bool" },
+  attrs: {
+    static: "Value:int",
+    to: "To:int",
+    host_network: "HostNetwork:string",
+    ignore_collision: "IgnoreCollision:bool",
+  },
 };
 
 const NETWORK: BlockSpec = {
   post: "network",
-  attrs: { mode: "Mode:string", device: "Device:string", cidr: "CIDR:string", ip: "IP:string", hostname: "Hostname:string", mbits: "MBits:int" },
+  attrs: {
+    mode: "Mode:string",
+    device: "Device:string",
+    cidr: "CIDR:string",
+    ip: "IP:string",
+    hostname: "Hostname:string",
+    mbits: "MBits:int",
+  },
   blocks: {
-    dns: one("DNS", { attrs: { servers: "Servers:strings", searches: "Searches:strings", options: "Options:strings" } }),
+    dns: one("DNS", {
+      attrs: { servers: "Servers:strings", searches: "Searches:strings", options: "Options:strings" },
+    }),
     port: labelled("DynamicPorts", PORT, "Label"),
     reserved_ports: labelled("ReservedPorts", PORT, "Label"),
   },
 };
 
-const CHECK_RESTART: BlockSpec = { attrs: { limit: "Limit:int", grace: "Grace:duration", ignore_warnings: "IgnoreWarnings:bool" } };
+const CHECK_RESTART: BlockSpec = {
+  attrs: { limit: "Limit:int", grace: "Grace:duration", ignore_warnings: "IgnoreWarnings:bool" },
+};
 
 const CHECK: BlockSpec = {
   attrs: {
@@ -210,7 +247,11 @@ const RESOURCES: BlockSpec = {
     iops: "IOPS:int",
     secrets: "SecretsMB:int",
   },
-  blocks: { network: many("Networks", NETWORK), device: labelled("Devices", DEVICE, "Name"), numa: one("NUMA", "generic") },
+  blocks: {
+    network: many("Networks", NETWORK),
+    device: labelled("Devices", DEVICE, "Name"),
+    numa: one("NUMA", "generic"),
+  },
 };
 
 const SECRETS: BlockSpec = {
@@ -228,7 +269,9 @@ const SECRETS: BlockSpec = {
   },
 };
 
-const DISCOVERY: BlockSpec = { attrs: { namespace: "Namespace:string", cluster: "Cluster:string", partition: "Partition:string" } };
+const DISCOVERY: BlockSpec = {
+  attrs: { namespace: "Namespace:string", cluster: "Cluster:string", partition: "Partition:string" },
+};
 
 const TEMPLATE: BlockSpec = {
   post: "template",
@@ -252,7 +295,12 @@ const TEMPLATE: BlockSpec = {
   blocks: {
     change_script: one("ChangeScript", {
       post: "changeScript",
-      attrs: { command: "Command:string", args: "Args:strings", timeout: "Timeout:duration", fail_on_error: "FailOnError:bool" },
+      attrs: {
+        command: "Command:string",
+        args: "Args:strings",
+        timeout: "Timeout:duration",
+        fail_on_error: "FailOnError:bool",
+      },
     }),
     wait: one("Wait", { attrs: { min: "Min:duration", max: "Max:duration" } }),
   },
@@ -295,7 +343,14 @@ const TASK: BlockSpec = {
     resources: one("Resources", RESOURCES),
     restart: one("RestartPolicy", RESTART),
     meta: one("Meta", "stringMap"),
-    logs: one("LogConfig", { attrs: { max_files: "MaxFiles:int", max_file_size: "MaxFileSizeMB:int", enabled: "Enabled:bool", disabled: "Disabled:bool" } }),
+    logs: one("LogConfig", {
+      attrs: {
+        max_files: "MaxFiles:int",
+        max_file_size: "MaxFileSizeMB:int",
+        enabled: "Enabled:bool",
+        disabled: "Disabled:bool",
+      },
+    }),
     artifact: many("Artifacts", ARTIFACT),
     vault: one("Secrets", SECRETS),
     consul: one("Discovery", DISCOVERY),
@@ -367,15 +422,26 @@ const GROUP: BlockSpec = {
           attachment_mode: "AttachmentMode:string",
           per_alloc: "PerAlloc:bool",
         },
-        blocks: { mount_options: one("MountOptions", { attrs: { fs_type: "FSType:string", mount_flags: "MountFlags:strings" } }) },
+        blocks: {
+          mount_options: one("MountOptions", {
+            attrs: { fs_type: "FSType:string", mount_flags: "MountFlags:strings" },
+          }),
+        },
       },
     },
     restart: one("RestartPolicy", RESTART),
     disconnect: one("Disconnect", {
-      attrs: { lost_after: "LostAfter:duration", stop_on_client_after: "StopOnClientAfter:duration", replace: "Replace:bool", reconcile: "Reconcile:string" },
+      attrs: {
+        lost_after: "LostAfter:duration",
+        stop_on_client_after: "StopOnClientAfter:duration",
+        replace: "Replace:bool",
+        reconcile: "Reconcile:string",
+      },
     }),
     reschedule: one("ReschedulePolicy", RESCHEDULE),
-    ephemeral_disk: one("EphemeralDisk", { attrs: { sticky: "Sticky:bool", migrate: "Migrate:bool", size: "SizeMB:int" } }),
+    ephemeral_disk: one("EphemeralDisk", {
+      attrs: { sticky: "Sticky:bool", migrate: "Migrate:bool", size: "SizeMB:int" },
+    }),
     update: one("Update", UPDATE),
     migrate: one("Migrate", MIGRATE),
     network: many("Networks", NETWORK),
@@ -411,15 +477,34 @@ export const JOB: BlockSpec = {
       attrs: {},
       blocks: {
         strategy: one("Strategy", { attrs: { max_parallel: "MaxParallel:int", on_failure: "OnFailure:string" } }),
-        region: labelled("Regions", { attrs: { count: "Count:int", datacenters: "Datacenters:strings", node_pool: "NodePool:string" }, blocks: { meta: one("Meta", "stringMap") } }, "Name"),
+        region: labelled(
+          "Regions",
+          {
+            attrs: { count: "Count:int", datacenters: "Datacenters:strings", node_pool: "NodePool:string" },
+            blocks: { meta: one("Meta", "stringMap") },
+          },
+          "Name",
+        ),
       },
     }),
     spread: many("Spreads", SPREAD),
     periodic: one("Periodic", {
       post: "periodic",
-      attrs: { enabled: "Enabled:bool", cron: "Spec:string", crons: "Specs:strings", prohibit_overlap: "ProhibitOverlap:bool", time_zone: "TimeZone:string" },
+      attrs: {
+        enabled: "Enabled:bool",
+        cron: "Spec:string",
+        crons: "Specs:strings",
+        prohibit_overlap: "ProhibitOverlap:bool",
+        time_zone: "TimeZone:string",
+      },
     }),
-    parameterized: one("ParameterizedJob", { attrs: { payload: "Payload:string", meta_required: "MetaRequired:strings", meta_optional: "MetaOptional:strings" } }),
+    parameterized: one("ParameterizedJob", {
+      attrs: {
+        payload: "Payload:string",
+        meta_required: "MetaRequired:strings",
+        meta_optional: "MetaOptional:strings",
+      },
+    }),
     reschedule: one("Reschedule", RESCHEDULE),
     migrate: one("Migrate", MIGRATE),
     meta: one("Meta", "stringMap"),

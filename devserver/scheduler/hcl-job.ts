@@ -59,14 +59,26 @@ function suggest(name: string, candidates: readonly string[]): string {
 }
 
 /** Lines up the outline of a body with the parser's JSON for it (block bodies by type, label and occurrence). */
-export function entries(raw: HclObject, items: readonly OutlineItem[] | undefined, blockNames: readonly string[]): Entry[] {
+export function entries(
+  raw: HclObject,
+  items: readonly OutlineItem[] | undefined,
+  blockNames: readonly string[],
+): Entry[] {
   if (!items) {
     const out: Entry[] = [];
     for (const key of Object.keys(raw)) {
       const v = raw[key] as HclValue;
-      if (blockNames.includes(key) && Array.isArray(v) && v.every(isObject)) v.forEach((body) => out.push({ kind: "block", type: key, labels: [], raw: body }));
-      else if (blockNames.includes(key) && isObject(v) && Object.values(v).every((x) => Array.isArray(x) && x.every(isObject))) {
-        for (const label of Object.keys(v)) (v[label] as HclValue[]).forEach((body) => out.push({ kind: "block", type: key, labels: [label], raw: body }));
+      if (blockNames.includes(key) && Array.isArray(v) && v.every(isObject))
+        v.forEach((body) => out.push({ kind: "block", type: key, labels: [], raw: body }));
+      else if (
+        blockNames.includes(key) &&
+        isObject(v) &&
+        Object.values(v).every((x) => Array.isArray(x) && x.every(isObject))
+      ) {
+        for (const label of Object.keys(v))
+          (v[label] as HclValue[]).forEach((body) =>
+            out.push({ kind: "block", type: key, labels: [label], raw: body }),
+          );
       } else out.push({ kind: "attr", name: key, raw: v });
     }
     return out;
@@ -79,7 +91,14 @@ export function entries(raw: HclObject, items: readonly OutlineItem[] | undefine
     seen.set(key, k + 1);
     let node: HclValue | undefined = raw[item.type];
     for (const l of item.labels) node = isObject(node) ? node[l] : undefined;
-    return { kind: "block", type: item.type, labels: item.labels, pos: item.pos, raw: Array.isArray(node) ? node[k] : undefined, items: item.body };
+    return {
+      kind: "block",
+      type: item.type,
+      labels: item.labels,
+      pos: item.pos,
+      raw: Array.isArray(node) ? node[k] : undefined,
+      items: item.body,
+    };
   });
 }
 
@@ -106,7 +125,11 @@ function convert(v: HclValue, kind: Kind): unknown {
       return need("a bool is required");
     case "duration":
       if (typeof v === "number") return Math.trunc(v);
-      if (typeof v !== "string") throw new KindError("Unsuitable value type", `Unsuitable value: expected a string but found ${Array.isArray(v) ? "tuple" : isObject(v) ? "object" : typeof v}`);
+      if (typeof v !== "string")
+        throw new KindError(
+          "Unsuitable value type",
+          `Unsuitable value: expected a string but found ${Array.isArray(v) ? "tuple" : isObject(v) ? "object" : typeof v}`,
+        );
       try {
         return parseDuration(v);
       } catch (e) {
@@ -131,7 +154,10 @@ function attrValue(ctx: Ctx, name: string, pos: SourcePos | undefined, raw: HclV
     return v === null ? undefined : convert(v, kind);
   } catch (e) {
     if (e instanceof KindError) {
-      const detail = e.summary === "Incorrect attribute value type" ? `Inappropriate value for attribute "${name}": ${e.detail}.` : e.detail;
+      const detail =
+        e.summary === "Incorrect attribute value type"
+          ? `Inappropriate value for attribute "${name}": ${e.detail}.`
+          : e.detail;
       ctx.diags.push(formatDiag(at(ctx, pos), e.summary, detail));
     } else if (e instanceof EvalError) ctx.diags.push(formatDiag(at(ctx, pos), e.summary, e.detail));
     else throw e;
@@ -140,8 +166,22 @@ function attrValue(ctx: Ctx, name: string, pos: SourcePos | undefined, raw: HclV
 }
 
 function unsupported(ctx: Ctx, e: Entry, spec: { attrs: readonly string[]; blocks: readonly string[] }): void {
-  if (e.kind === "attr") ctx.diags.push(formatDiag(at(ctx, e.pos), "Unsupported argument", `An argument named "${e.name}" is not expected here.${suggest(e.name, spec.attrs)}`));
-  else ctx.diags.push(formatDiag(at(ctx, e.pos), "Unsupported block type", `Blocks of type "${e.type}" are not expected here.${suggest(e.type, spec.blocks)}`));
+  if (e.kind === "attr")
+    ctx.diags.push(
+      formatDiag(
+        at(ctx, e.pos),
+        "Unsupported argument",
+        `An argument named "${e.name}" is not expected here.${suggest(e.name, spec.attrs)}`,
+      ),
+    );
+  else
+    ctx.diags.push(
+      formatDiag(
+        at(ctx, e.pos),
+        "Unsupported block type",
+        `Blocks of type "${e.type}" are not expected here.${suggest(e.type, spec.blocks)}`,
+      ),
+    );
 }
 
 /** Decodes a free-form block (driver config): object-literal arguments and nested blocks become lists of objects. */
@@ -174,7 +214,11 @@ function sortKeys(v: HclValue): HclValue {
 function decodeGeneric(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[] | undefined): HclObject {
   const out: HclObject = {};
   const pascal = (s: string): string => s.replace(/(^|_)([a-z0-9])/g, (_m, _u: string, c: string) => c.toUpperCase());
-  for (const e of entries(raw, items, Object.keys(raw).filter((k) => Array.isArray(raw[k])))) {
+  for (const e of entries(
+    raw,
+    items,
+    Object.keys(raw).filter((k) => Array.isArray(raw[k])),
+  )) {
     if (e.kind === "attr") {
       const v = attrValue(ctx, e.name, e.pos, e.raw, "any") as HclValue | undefined;
       if (v !== undefined) out[pascal(e.name)] = v;
@@ -188,7 +232,12 @@ function decodeGeneric(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[] |
   return out;
 }
 
-function decodeStringMap(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[] | undefined, lists: boolean): Record<string, unknown> {
+function decodeStringMap(
+  ctx: Ctx,
+  raw: HclObject,
+  items: readonly OutlineItem[] | undefined,
+  lists: boolean,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const e of entries(raw, items, [])) {
     if (e.kind === "block") {
@@ -198,15 +247,26 @@ function decodeStringMap(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[]
     const v = attrValue(ctx, e.name, e.pos, e.raw, lists ? "strings" : "string");
     if (v !== undefined) out[e.name] = v;
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k]]),
+  );
 }
 
 function decodeTarget(ctx: Ctx, ref: BlockRef, e: BlockEntry): unknown {
   const raw = isObject(e.raw) ? e.raw : {};
   if (ref.target === "free") return decodeFree(ctx, raw, e.items);
   if (ref.target === "generic") return decodeGeneric(ctx, raw, e.items);
-  if (ref.target === "stringMap" || ref.target === "stringListMap") return decodeStringMap(ctx, raw, e.items, ref.target === "stringListMap");
-  const out = decodeBlock(ctx, raw, e.items, ref.target, ref.labelField && e.labels[0] !== undefined ? { [ref.labelField]: e.labels[0] } : {});
+  if (ref.target === "stringMap" || ref.target === "stringListMap")
+    return decodeStringMap(ctx, raw, e.items, ref.target === "stringListMap");
+  const out = decodeBlock(
+    ctx,
+    raw,
+    e.items,
+    ref.target,
+    ref.labelField && e.labels[0] !== undefined ? { [ref.labelField]: e.labels[0] } : {},
+  );
   return out;
 }
 
@@ -220,13 +280,18 @@ function expandDynamic(ctx: Ctx, e: BlockEntry): (readonly [Ctx, BlockEntry])[] 
   const type = e.labels[0];
   const raw = isObject(e.raw) ? e.raw : {};
   if (e.labels.length !== 1 || type === undefined) {
-    ctx.diags.push(formatDiag(at(ctx, e.pos), "Missing name for dynamic", "All dynamic blocks must have 1 labels (type)."));
+    ctx.diags.push(
+      formatDiag(at(ctx, e.pos), "Missing name for dynamic", "All dynamic blocks must have 1 labels (type)."),
+    );
     return [];
   }
   const contentItem = e.items?.find((i) => i.kind === "block" && i.type === "content");
   const content = Array.isArray(raw["content"]) ? raw["content"][0] : undefined;
   if (raw["for_each"] === undefined || !isObject(content)) {
-    const missing = raw["for_each"] === undefined ? 'The argument "for_each" is required, but no definition was found.' : 'A block of type "content" is required.';
+    const missing =
+      raw["for_each"] === undefined
+        ? 'The argument "for_each" is required, but no definition was found.'
+        : 'A block of type "content" is required.';
     ctx.diags.push(formatDiag(at(ctx, e.pos), "Missing required argument", missing));
     return [];
   }
@@ -246,14 +311,26 @@ function expandDynamic(ctx: Ctx, e: BlockEntry): (readonly [Ctx, BlockEntry])[] 
       : [];
   return pairs.map(([key, value]) => {
     const scoped: Ctx = { ...ctx, scope: { ...ctx.scope, [iterator]: { key, value } } };
-    const labels = raw["labels"] === undefined ? [] : (attrValue(scoped, "labels", e.pos, raw["labels"], "strings") as string[] | undefined) ?? [];
+    const labels =
+      raw["labels"] === undefined
+        ? []
+        : ((attrValue(scoped, "labels", e.pos, raw["labels"], "strings") as string[] | undefined) ?? []);
     const items = contentItem?.kind === "block" ? contentItem.body : undefined;
-    return [scoped, { kind: "block", type, labels, ...(e.pos ? { pos: e.pos } : {}), raw: content, ...(items ? { items } : {}) }] as const;
+    return [
+      scoped,
+      { kind: "block", type, labels, ...(e.pos ? { pos: e.pos } : {}), raw: content, ...(items ? { items } : {}) },
+    ] as const;
   });
 }
 
 /** Decodes one block body according to its spec; `seed` holds fields that come first (the label). */
-export function decodeBlock(ctx: Ctx, raw: HclObject, items: readonly OutlineItem[] | undefined, spec: BlockSpec, seed: Out = {}): Out {
+export function decodeBlock(
+  ctx: Ctx,
+  raw: HclObject,
+  items: readonly OutlineItem[] | undefined,
+  spec: BlockSpec,
+  seed: Out = {},
+): Out {
   const blocks = spec.blocks ?? {};
   const fields: Out = {};
   const singles = new Map<string, SourcePos | undefined>();
@@ -283,7 +360,11 @@ export function decodeBlock(ctx: Ctx, raw: HclObject, items: readonly OutlineIte
         c.diags.push(
           b.labels.length < want
             ? formatDiag(at(c, b.pos), `Missing name for ${b.type}`, `All ${b.type} blocks must have 1 labels (name).`)
-            : formatDiag(at(c, b.pos), `Extraneous label for ${b.type}`, `Only ${want} labels${want ? " (name)" : ""} are expected for ${b.type} blocks.`),
+            : formatDiag(
+                at(c, b.pos),
+                `Extraneous label for ${b.type}`,
+                `Only ${want} labels${want ? " (name)" : ""} are expected for ${b.type} blocks.`,
+              ),
         );
         continue;
       }
@@ -299,7 +380,11 @@ export function decodeBlock(ctx: Ctx, raw: HclObject, items: readonly OutlineIte
       } else if (singles.has(b.type)) {
         const prev = singles.get(b.type);
         c.diags.push(
-          formatDiag(at(c, b.pos), `Duplicate ${b.type} block`, `Only one ${b.type} block is allowed. Another was defined at ${at(c, prev) ?? "<nil>"}.`),
+          formatDiag(
+            at(c, b.pos),
+            `Duplicate ${b.type} block`,
+            `Only one ${b.type} block is allowed. Another was defined at ${at(c, prev) ?? "<nil>"}.`,
+          ),
         );
       } else {
         singles.set(b.type, b.pos);

@@ -37,9 +37,11 @@ export function stringify(v: HclValue): string {
       "The expression result is null. Cannot include a null value in a string template.",
     );
   }
-  throw new EvalError("Invalid template interpolation value", "Cannot include the given value in a string template: string required.");
+  throw new EvalError(
+    "Invalid template interpolation value",
+    "Cannot include the given value in a string template: string required.",
+  );
 }
-
 
 /** Formats one diagnostic the way HCL's Go library renders it: `subject: summary; detail` (subject `<nil>` when absent). */
 export function formatDiag(subject: string | undefined, summary: string, detail: string): string {

@@ -5,7 +5,15 @@
 import { parseExpression, type Expr } from "./hcl-expr";
 import { evaluateDeep, evaluateJsonString, type Scope } from "./hcl-eval";
 import { type OutlineBlock, type OutlineItem, formatPos } from "./hcl-outline";
-import { DiagnosticsError, EvalError, type HclObject, type HclValue, formatDiag, isObject, typeName } from "./hcl-values";
+import {
+  DiagnosticsError,
+  EvalError,
+  type HclObject,
+  type HclValue,
+  formatDiag,
+  isObject,
+  typeName,
+} from "./hcl-values";
 
 type VarType =
   | { readonly k: "any" | "string" | "number" | "bool" }
@@ -49,7 +57,8 @@ function typeFromExpr(e: Expr): VarType {
 }
 
 function friendly(t: VarType): string {
-  if (t.k === "list" || t.k === "set" || t.k === "map") return `${t.k} of ${t.elem.k === "any" ? "any single type" : friendly(t.elem)}`;
+  if (t.k === "list" || t.k === "set" || t.k === "map")
+    return `${t.k} of ${t.elem.k === "any" ? "any single type" : friendly(t.elem)}`;
   return t.k;
 }
 
@@ -105,7 +114,9 @@ function bodies(v: HclValue | undefined): HclObject[] {
 }
 
 function block(items: readonly OutlineItem[] | undefined, type: string, label?: string): OutlineBlock | undefined {
-  return items?.find((i): i is OutlineBlock => i.kind === "block" && i.type === type && (label === undefined || i.labels[0] === label));
+  return items?.find(
+    (i): i is OutlineBlock => i.kind === "block" && i.type === type && (label === undefined || i.labels[0] === label),
+  );
 }
 
 /** Collects the declared variables, applies var-file values and evaluates locals; returns the evaluation scope. */
@@ -126,14 +137,23 @@ export function resolveVariables(
   for (const name of Object.keys(decls)) {
     const list = bodies(decls[name]);
     const outlineBlock = block(items, "variable", name);
-    if (list.length > 1) diags.push(formatDiag(undefined, "Duplicate variable", `Duplicate ${name} variable definition found.`));
+    if (list.length > 1)
+      diags.push(formatDiag(undefined, "Duplicate variable", `Duplicate ${name} variable definition found.`));
     const body = list[0] ?? {};
     if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) {
-      diags.push(formatDiag(at(outlineBlock), "Invalid variable name", "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes."));
+      diags.push(
+        formatDiag(
+          at(outlineBlock),
+          "Invalid variable name",
+          "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+        ),
+      );
     }
     for (const key of Object.keys(body)) {
       if (!["description", "default", "type", "validation"].includes(key)) {
-        diags.push(formatDiag(at(outlineBlock, key), "Unsupported argument", `An argument named "${key}" is not expected here.`));
+        diags.push(
+          formatDiag(at(outlineBlock, key), "Unsupported argument", `An argument named "${key}" is not expected here.`),
+        );
       }
     }
     let type: VarType | undefined;
@@ -142,7 +162,13 @@ export function resolveVariables(
       try {
         type = typeFromExpr(parseExpression(rawType.replace(/^\$\{([\s\S]*)\}$/, "$1")));
       } catch (e) {
-        diags.push(formatDiag(at(outlineBlock, "type"), "Invalid type specification", e instanceof TypeError_ ? e.message : "The type expression could not be parsed."));
+        diags.push(
+          formatDiag(
+            at(outlineBlock, "type"),
+            "Invalid type specification",
+            e instanceof TypeError_ ? e.message : "The type expression could not be parsed.",
+          ),
+        );
       }
     }
     const values: { from: string; value: HclValue }[] = [];
@@ -153,7 +179,11 @@ export function resolveVariables(
       } catch (e) {
         diags.push(
           e instanceof TypeError_
-            ? formatDiag(at(outlineBlock, "default"), "Invalid default value for variable", `This default value is not compatible with the variable's type constraint: ${e.message}.`)
+            ? formatDiag(
+                at(outlineBlock, "default"),
+                "Invalid default value for variable",
+                `This default value is not compatible with the variable's type constraint: ${e.message}.`,
+              )
             : evalDiag(e, at(outlineBlock, "default")),
         );
         values.push({ from: "default", value: null });
@@ -168,8 +198,15 @@ export function resolveVariables(
   }
   for (const body of bodies(top["variables"])) {
     for (const name of Object.keys(body)) {
-      if (declared.has(name)) diags.push(formatDiag(undefined, "Duplicate variable", `Duplicate ${name} variable definition found.`));
-      else declared.set(name, { name, type: undefined, values: [{ from: "default", value: evaluateDeep(body[name] as HclValue, {}) }], validations: [] });
+      if (declared.has(name))
+        diags.push(formatDiag(undefined, "Duplicate variable", `Duplicate ${name} variable definition found.`));
+      else
+        declared.set(name, {
+          name,
+          type: undefined,
+          values: [{ from: "default", value: evaluateDeep(body[name] as HclValue, {}) }],
+          validations: [],
+        });
     }
   }
 
@@ -195,7 +232,11 @@ export function resolveVariables(
       } catch (e) {
         diags.push(
           e instanceof TypeError_
-            ? formatDiag(undefined, "Invalid value for variable", `The value for ${name} is not compatible with the variable's type constraint: ${e.message}.`)
+            ? formatDiag(
+                undefined,
+                "Invalid value for variable",
+                `The value for ${name} is not compatible with the variable's type constraint: ${e.message}.`,
+              )
             : evalDiag(e, undefined),
         );
         // The variable counts as set (to an unknown value), so no "Unset variable" follows.
@@ -221,7 +262,13 @@ export function resolveVariables(
         continue;
       }
       if (ok === false || ok === "false") {
-        diags.push(formatDiag(rule.at, `Invalid value for ${last.from} variable`, `${rule.message}\n\nThis was checked by the validation rule at ${rule.at}.`));
+        diags.push(
+          formatDiag(
+            rule.at,
+            `Invalid value for ${last.from} variable`,
+            `${rule.message}\n\nThis was checked by the validation rule at ${rule.at}.`,
+          ),
+        );
       }
     }
   }
@@ -230,14 +277,25 @@ export function resolveVariables(
 }
 
 /** Evaluates `locals {}` entries, retrying ones that depend on locals not evaluated yet. */
-function evaluateLocals(top: HclObject, items: readonly OutlineItem[] | undefined, vars: HclObject, filename: string): HclObject {
+function evaluateLocals(
+  top: HclObject,
+  items: readonly OutlineItem[] | undefined,
+  vars: HclObject,
+  filename: string,
+): HclObject {
   const local: HclObject = {};
   const pending: [string, HclValue][] = [];
   for (const body of bodies(top["locals"])) {
     for (const name of Object.keys(body)) {
       if (pending.some(([n]) => n === name)) {
         const pos = block(items, "locals")?.body.find((i) => i.kind === "attr" && i.name === name)?.pos;
-        throw new DiagnosticsError([formatDiag(pos && formatPos(filename, pos), "Duplicate value in locals", `Duplicate ${name} definition found.`)]);
+        throw new DiagnosticsError([
+          formatDiag(
+            pos && formatPos(filename, pos),
+            "Duplicate value in locals",
+            `Duplicate ${name} definition found.`,
+          ),
+        ]);
       }
       pending.push([name, body[name] as HclValue]);
     }
@@ -245,7 +303,7 @@ function evaluateLocals(top: HclObject, items: readonly OutlineItem[] | undefine
   let lastError: EvalError | undefined;
   while (pending.length) {
     let progressed = false;
-    for (let i = 0; i < pending.length; ) {
+    for (let i = 0; i < pending.length;) {
       const [name, raw] = pending[i] as [string, HclValue];
       try {
         local[name] = evaluateDeep(raw, { var: vars, local });
@@ -257,7 +315,10 @@ function evaluateLocals(top: HclObject, items: readonly OutlineItem[] | undefine
         i++;
       }
     }
-    if (!progressed) throw new DiagnosticsError([formatDiag(undefined, lastError?.summary ?? "Invalid local", lastError?.detail ?? "")]);
+    if (!progressed)
+      throw new DiagnosticsError([
+        formatDiag(undefined, lastError?.summary ?? "Invalid local", lastError?.detail ?? ""),
+      ]);
   }
   return local;
 }

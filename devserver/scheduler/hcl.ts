@@ -44,18 +44,27 @@ function parseFile(text: string): { value: HclObject } | { error: string } {
 }
 
 /** Checks the top level holds only variable, variables, locals and one job block; returns the job block. */
-function topLevel(top: HclObject, items: readonly OutlineItem[] | undefined): { id: string; body: HclObject; items?: readonly OutlineItem[] } {
+function topLevel(
+  top: HclObject,
+  items: readonly OutlineItem[] | undefined,
+): { id: string; body: HclObject; items?: readonly OutlineItem[] } {
   const allowed = ["variable", "variables", "locals", "job"];
   const diags: string[] = [];
   for (const item of items ?? []) {
     const pos = formatPos(FILENAME, item.pos);
-    if (item.kind === "attr") diags.push(formatDiag(pos, "Unsupported argument", `An argument named "${item.name}" is not expected here.`));
-    else if (!allowed.includes(item.type)) diags.push(formatDiag(pos, "Unsupported block type", `Blocks of type "${item.type}" are not expected here.`));
+    if (item.kind === "attr")
+      diags.push(formatDiag(pos, "Unsupported argument", `An argument named "${item.name}" is not expected here.`));
+    else if (!allowed.includes(item.type))
+      diags.push(formatDiag(pos, "Unsupported block type", `Blocks of type "${item.type}" are not expected here.`));
     else if ((item.type === "job" || item.type === "variable") && item.labels.length !== 1) {
       diags.push(
         item.labels.length === 0
           ? formatDiag(pos, `Missing name for ${item.type}`, `All ${item.type} blocks must have 1 labels (name).`)
-          : formatDiag(pos, `Extraneous label for ${item.type}`, `Only 1 labels (name) are expected for ${item.type} blocks.`),
+          : formatDiag(
+              pos,
+              `Extraneous label for ${item.type}`,
+              `Only 1 labels (name) are expected for ${item.type} blocks.`,
+            ),
       );
     }
   }
@@ -75,7 +84,8 @@ function topLevel(top: HclObject, items: readonly OutlineItem[] | undefined): { 
   const id = jobs[0]?.labels[0] ?? Object.keys(byLabel)[0];
   const bodies = id === undefined ? undefined : byLabel[id];
   const body = Array.isArray(bodies) ? bodies[0] : undefined;
-  if (id === undefined || !isObject(body)) throw new DiagnosticsError([formatDiag(undefined, "Missing job block", "A job block is required")]);
+  if (id === undefined || !isObject(body))
+    throw new DiagnosticsError([formatDiag(undefined, "Missing job block", "A job block is required")]);
   return { id, body, ...(jobs[0] ? { items: jobs[0].body } : {}) };
 }
 
@@ -103,7 +113,8 @@ export function parseJobspec(hcl: string, opts: ParseJobspecOptions = {}): Recor
     return opts.canonicalize ? canonicalizeJob(decoded) : decoded;
   } catch (e) {
     if (e instanceof DiagnosticsError) throw new JobspecError(`Failed to parse job: ${e.message}`);
-    if (e instanceof EvalError) throw new JobspecError(`Failed to parse job: ${formatDiag(undefined, e.summary, e.detail)}`);
+    if (e instanceof EvalError)
+      throw new JobspecError(`Failed to parse job: ${formatDiag(undefined, e.summary, e.detail)}`);
     throw e;
   }
 }

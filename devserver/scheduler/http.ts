@@ -30,14 +30,21 @@ export function boolParam(req: DevRequest, name: string): boolean {
   if (v === null || v === "") return false;
   if (TRUE.has(v)) return true;
   if (FALSE.has(v)) return false;
-  throw new DevHttpError(500, `Failed to parse value of ${JSON.stringify(name)} (${v}) as a bool: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  throw new DevHttpError(
+    500,
+    `Failed to parse value of ${JSON.stringify(name)} (${v}) as a bool: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`,
+  );
 }
 
 /** Parses an integer query parameter; undefined when absent. */
 export function intParam(req: DevRequest, name: string): number | undefined {
   const v = req.query.get(name);
   if (v === null || v === "") return undefined;
-  if (!/^-?[0-9]+$/.test(v)) throw new DevHttpError(400, `Failed to parse value of ${JSON.stringify(name)} (${v}) as an int: strconv.Atoi: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (!/^-?[0-9]+$/.test(v))
+    throw new DevHttpError(
+      400,
+      `Failed to parse value of ${JSON.stringify(name)} (${v}) as an int: strconv.Atoi: parsing ${JSON.stringify(v)}: invalid syntax`,
+    );
   return Number(v);
 }
 

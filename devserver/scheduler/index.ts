@@ -89,8 +89,29 @@ export interface SchedulerService extends ServiceModule {
 
 /** Namespace policy shorthands and the capabilities they grant (the real server's read/write/scale sets). */
 const POLICIES: Readonly<Record<string, readonly string[]>> = (() => {
-  const read = ["list-jobs", "parse-job", "read-job", "read-job-scaling", "list-scaling-policies", "read-scaling-policy", "csi-list-volume", "csi-read-volume"];
-  const write = [...read, "submit-job", "dispatch-job", "scale-job", "read-logs", "read-fs", "alloc-exec", "alloc-lifecycle", "csi-mount-volume", "csi-write-volume", "submit-recommendation"];
+  const read = [
+    "list-jobs",
+    "parse-job",
+    "read-job",
+    "read-job-scaling",
+    "list-scaling-policies",
+    "read-scaling-policy",
+    "csi-list-volume",
+    "csi-read-volume",
+  ];
+  const write = [
+    ...read,
+    "submit-job",
+    "dispatch-job",
+    "scale-job",
+    "read-logs",
+    "read-fs",
+    "alloc-exec",
+    "alloc-lifecycle",
+    "csi-mount-volume",
+    "csi-write-volume",
+    "submit-recommendation",
+  ];
   const scale = ["list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job"];
   const ns = (caps: string[]): string[] => caps.map((c) => `namespace:${c}`);
   return { read: ns(read), write: ns(write), scale: ns(scale), deny: [] };
@@ -129,8 +150,11 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       if (r === undefined || r.alloc.ClientStatus !== "running") throw new Error(`allocation ${id} is not running`);
       const index = started().store.write("allocs", "job_summary");
       Object.assign(r.alloc, {
-        ClientStatus: "failed", ClientDescription: "Failed tasks", TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
-        ModifyIndex: index, ModifyTime: nowNanos(),
+        ClientStatus: "failed",
+        ClientDescription: "Failed tasks",
+        TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
+        ModifyIndex: index,
+        ModifyTime: nowNanos(),
       });
     },
     setTiming: (t) => {
@@ -156,7 +180,16 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
         trackedVersions: options.trackedVersions ?? 6,
         maxSourceBytes: options.maxSourceBytes ?? 1_000_000,
       });
-      deps = { ctx, store, engine, ops, region: options.region ?? "global", serviceProviders: options.serviceProviders ?? ["nomad"], actionRunner: runner, has };
+      deps = {
+        ctx,
+        store,
+        engine,
+        ops,
+        region: options.region ?? "global",
+        serviceProviders: options.serviceProviders ?? ["nomad"],
+        actionRunner: runner,
+        has,
+      };
       readRoutes(router, deps);
       writeRoutes(router, deps);
       jobRoutes(router, deps);
@@ -168,8 +201,8 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       d.engine.resume();
     },
     policyCapabilities,
-    upgrade: (req, socket, head, ctx) => handleActionUpgrade(req, socket, head, ctx, started().store, runner, policyCapabilities),
+    upgrade: (req, socket, head, ctx) =>
+      handleActionUpgrade(req, socket, head, ctx, started().store, runner, policyCapabilities),
     close: () => deps?.engine.close(),
   };
 }
-

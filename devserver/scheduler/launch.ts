@@ -7,7 +7,15 @@ import { DISPATCH_PAYLOAD_LIMIT, err500, isParameterized } from "./rules";
 import { isTemplateJob } from "./spec";
 
 /** Dispatches an instance of a parameterized job; see reference §3.8. */
-export function dispatchJob(ops: JobOps, ns: string, id: string, payload: Buffer, meta: Record<string, string>, idPrefixTemplate: string, idempotencyToken: string): JsonObject {
+export function dispatchJob(
+  ops: JobOps,
+  ns: string,
+  id: string,
+  payload: Buffer,
+  meta: Record<string, string>,
+  idPrefixTemplate: string,
+  idempotencyToken: string,
+): JsonObject {
   const entry = ops.store.getJob(ns, id);
   if (entry === undefined) throw err500("parameterized job not found");
   const parent = entry.job;
@@ -15,24 +23,35 @@ export function dispatchJob(ops: JobOps, ns: string, id: string, payload: Buffer
   if (parent.Stop === true) throw err500(`Specified job ${JSON.stringify(id)} is stopped`);
   const config = obj(parent, "ParameterizedJob");
   const payloadRule = str(config, "Payload") || "optional";
-  if (payloadRule === "required" && payload.length === 0) throw err500("Payload is not provided but required by parameterized job");
-  if (payloadRule === "forbidden" && payload.length > 0) throw err500("Payload provided but forbidden by parameterized job");
-  if (payload.length > DISPATCH_PAYLOAD_LIMIT) throw err500(`Payload exceeds maximum size; ${payload.length} > ${DISPATCH_PAYLOAD_LIMIT}`);
+  if (payloadRule === "required" && payload.length === 0)
+    throw err500("Payload is not provided but required by parameterized job");
+  if (payloadRule === "forbidden" && payload.length > 0)
+    throw err500("Payload provided but forbidden by parameterized job");
+  if (payload.length > DISPATCH_PAYLOAD_LIMIT)
+    throw err500(`Payload exceeds maximum size; ${payload.length} > ${DISPATCH_PAYLOAD_LIMIT}`);
   const required = strs(config, "MetaRequired");
   const optional = strs(config, "MetaOptional");
   const unpermitted = Object.keys(meta).filter((k) => !required.includes(k) && !optional.includes(k));
-  if (unpermitted.length > 0) throw err500(`Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
+  if (unpermitted.length > 0)
+    throw err500(`Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
   const missing = required.filter((k) => !(k in meta));
   if (missing.length > 0) throw err500(`Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
   if (idempotencyToken !== "") {
     const same = ops.store.children(ns, id).find((c) => str(c.job, "DispatchIdempotencyToken") === idempotencyToken);
     if (same !== undefined) {
-      return { Index: num(same.job, "ModifyIndex"), JobCreateIndex: num(same.job, "CreateIndex"), EvalCreateIndex: 0, EvalID: "", DispatchedJobID: same.id };
+      return {
+        Index: num(same.job, "ModifyIndex"),
+        JobCreateIndex: num(same.job, "CreateIndex"),
+        EvalCreateIndex: 0,
+        EvalID: "",
+        DispatchedJobID: same.id,
+      };
     }
   }
   const ts = Math.floor(Date.now() / 1000);
   const suffix = randomBytes(4).toString("hex");
-  const childId = idPrefixTemplate !== "" ? `${id}/dispatch-${idPrefixTemplate}-${ts}-${suffix}` : `${id}/dispatch-${ts}-${suffix}`;
+  const childId =
+    idPrefixTemplate !== "" ? `${id}/dispatch-${idPrefixTemplate}-${ts}-${suffix}` : `${id}/dispatch-${ts}-${suffix}`;
   const child: JsonObject = {
     ...parent,
     ID: childId,
@@ -60,7 +79,14 @@ export function forcePeriodic(ops: JobOps, ns: string, id: string): JsonObject {
   let ts = Math.floor(Date.now() / 1000);
   while (ops.store.getJob(ns, `${id}/periodic-${ts}`) !== undefined) ts++;
   const childId = `${id}/periodic-${ts}`;
-  const child: JsonObject = { ...parent, ID: childId, ParentID: id, Name: childId, Periodic: null, SubmitTime: nowNanos() };
+  const child: JsonObject = {
+    ...parent,
+    ID: childId,
+    ParentID: id,
+    Name: childId,
+    Periodic: null,
+    SubmitTime: nowNanos(),
+  };
   delete child.Periodic;
   delete child.VersionTag;
   const out = launchChild(ops, ns, child, "periodic-job");
@@ -71,10 +97,21 @@ function launchChild(ops: JobOps, ns: string, child: JsonObject, triggeredBy: st
   const withEval = !isTemplateJob(child);
   const index = ops.store.write("jobs", "job_version", "job_summary", ...(withEval ? (["evals"] as const) : []));
   const stored = ops.storeVersion(ns, str(child, "ID"), child, index, undefined);
-  const out: JsonObject = { Index: index, JobCreateIndex: index, EvalCreateIndex: 0, EvalID: "", DispatchedJobID: str(child, "ID") };
+  const out: JsonObject = {
+    Index: index,
+    JobCreateIndex: index,
+    EvalCreateIndex: 0,
+    EvalID: "",
+    DispatchedJobID: str(child, "ID"),
+  };
   if (withEval) {
     const e = ops.engine.createEval(index, {
-      namespace: ns, jobId: str(child, "ID"), type: str(stored, "Type"), priority: num(stored, "Priority", 50), triggeredBy, jobModifyIndex: index,
+      namespace: ns,
+      jobId: str(child, "ID"),
+      type: str(stored, "Type"),
+      priority: num(stored, "Priority", 50),
+      triggeredBy,
+      jobModifyIndex: index,
     });
     out.EvalID = e.ID;
     out.EvalCreateIndex = index;

@@ -4,7 +4,15 @@
 import type { Engine } from "./engine";
 import { isObject, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "./json";
 import { dispatchJob, forcePeriodic } from "./launch";
-import { ENFORCE_PREFIX, err500, humanBytes, isParameterized, isPeriodic, mergeWarnings, validateJobUpdate } from "./rules";
+import {
+  ENFORCE_PREFIX,
+  err500,
+  humanBytes,
+  isParameterized,
+  isPeriodic,
+  mergeWarnings,
+  validateJobUpdate,
+} from "./rules";
 import { scaleGroup } from "./scale";
 import { isTemplateJob, specChanged } from "./spec";
 import { jobKey, type JobEntry, type Store } from "./store";
@@ -71,7 +79,9 @@ export class JobOps {
       if (existing !== undefined) {
         if (jmi === 0) throw err500(`${ENFORCE_PREFIX} 0: job already exists`);
         if (jmi !== num(existing, "JobModifyIndex")) {
-          throw err500(`${ENFORCE_PREFIX} ${jmi}: job exists with conflicting job modify index: ${num(existing, "JobModifyIndex")}`);
+          throw err500(
+            `${ENFORCE_PREFIX} ${jmi}: job exists with conflicting job modify index: ${num(existing, "JobModifyIndex")}`,
+          );
         }
       } else if (jmi !== 0) {
         throw err500(`${ENFORCE_PREFIX} ${jmi}: job does not exist`);
@@ -81,10 +91,14 @@ export class JobOps {
     const warnings = [...(input.warnings ?? [])];
     let submission = input.submission;
     if (submission !== undefined) {
-      const size = str(submission, "Source").length + str(submission, "Variables").length +
+      const size =
+        str(submission, "Source").length +
+        str(submission, "Variables").length +
         Object.entries(strMap(submission, "VariableFlags")).reduce((n, [k, v]) => n + k.length + v.length, 0);
       if (size > this.limits.maxSourceBytes) {
-        warnings.push(`job source size of ${humanBytes(size)} exceeds maximum of ${humanBytes(this.limits.maxSourceBytes)} and will be discarded`);
+        warnings.push(
+          `job source size of ${humanBytes(size)} exceeds maximum of ${humanBytes(this.limits.maxSourceBytes)} and will be discarded`,
+        );
         submission = undefined;
       }
     }
@@ -93,19 +107,40 @@ export class JobOps {
     if (input.tokenAccessor !== undefined) job.SvcTokenID = input.tokenAccessor;
     if (existing !== undefined && input.preserveCounts === true) {
       const counts = new Map(objs(existing, "TaskGroups").map((g) => [str(g, "Name"), g.Count ?? null]));
-      job.TaskGroups = objs(job, "TaskGroups").map((g) => (counts.has(str(g, "Name")) ? { ...g, Count: counts.get(str(g, "Name")) ?? null } : g));
+      job.TaskGroups = objs(job, "TaskGroups").map((g) =>
+        counts.has(str(g, "Name")) ? { ...g, Count: counts.get(str(g, "Name")) ?? null } : g,
+      );
     }
     job.SubmitTime = nowNanos();
     const withEval = !isTemplateJob(job);
     const priority = (input.evalPriority ?? 0) > 0 ? (input.evalPriority as number) : num(job, "Priority", 50);
     const triggeredBy = input.triggeredBy ?? "job-register";
-    const result: WriteResult = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, Warnings: mergeWarnings(warnings), Index: 0 };
+    const result: WriteResult = {
+      EvalID: "",
+      EvalCreateIndex: 0,
+      JobModifyIndex: 0,
+      Warnings: mergeWarnings(warnings),
+      Index: 0,
+    };
 
     if (existing === undefined || specChanged(existing, job)) {
-      const index = this.store.write("jobs", "job_version", "job_summary", ...(withEval ? (["evals"] as const) : []), ...(submission ? (["job_submission"] as const) : []));
+      const index = this.store.write(
+        "jobs",
+        "job_version",
+        "job_summary",
+        ...(withEval ? (["evals"] as const) : []),
+        ...(submission ? (["job_submission"] as const) : []),
+      );
       const stored = this.storeVersion(ns, id, job, index, submission);
       if (withEval) {
-        const e = this.engine.createEval(index, { namespace: ns, jobId: id, type: str(stored, "Type"), priority, triggeredBy, jobModifyIndex: index });
+        const e = this.engine.createEval(index, {
+          namespace: ns,
+          jobId: id,
+          type: str(stored, "Type"),
+          priority,
+          triggeredBy,
+          jobModifyIndex: index,
+        });
         result.EvalID = e.ID;
         result.EvalCreateIndex = index;
       }
@@ -118,7 +153,14 @@ export class JobOps {
     result.JobModifyIndex = num(existing, "JobModifyIndex");
     if (withEval && entry !== undefined) {
       const index = this.store.write("evals", "job_summary");
-      const e = this.engine.createEval(index, { namespace: ns, jobId: id, type: str(existing, "Type"), priority, triggeredBy, jobModifyIndex: result.JobModifyIndex });
+      const e = this.engine.createEval(index, {
+        namespace: ns,
+        jobId: id,
+        type: str(existing, "Type"),
+        priority,
+        triggeredBy,
+        jobModifyIndex: result.JobModifyIndex,
+      });
       result.EvalID = e.ID;
       result.EvalCreateIndex = index;
       result.Index = index;
@@ -144,7 +186,15 @@ export class JobOps {
       JobModifyIndex: index,
     };
     if (entry === undefined) {
-      entry = { namespace: ns, id, job: stored, versions: [], submissions: new Map(), scalingEvents: {}, summaryIndex: index };
+      entry = {
+        namespace: ns,
+        id,
+        job: stored,
+        versions: [],
+        submissions: new Map(),
+        scalingEvents: {},
+        summaryIndex: index,
+      };
       this.store.jobs.set(jobKey(ns, id), entry);
     }
     entry.job = stored;
@@ -152,8 +202,14 @@ export class JobOps {
     entry.versions.unshift({ ...stored });
     if (submission !== undefined) {
       entry.submissions.set(version, {
-        JobID: id, Namespace: ns, Version: version, JobIndex: index, Source: str(submission, "Source"),
-        Format: str(submission, "Format") || "hcl2", VariableFlags: strMap(submission, "VariableFlags"), Variables: str(submission, "Variables"),
+        JobID: id,
+        Namespace: ns,
+        Version: version,
+        JobIndex: index,
+        Source: str(submission, "Source"),
+        Format: str(submission, "Format") || "hcl2",
+        VariableFlags: strMap(submission, "VariableFlags"),
+        Variables: str(submission, "Variables"),
       });
     }
     this.prune(entry);
@@ -179,13 +235,21 @@ export class JobOps {
   /** Stops a job (new version with Stop=true) or purges it; an unknown job answers with an empty evaluation. */
   deregister(ns: string, id: string, o: { purge: boolean; evalPriority: number }): JsonObject {
     const entry = this.store.getJob(ns, id);
-    const out: JsonObject = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0 };
+    const out: JsonObject = {
+      EvalID: "",
+      EvalCreateIndex: 0,
+      JobModifyIndex: 0,
+      VolumeEvalID: "",
+      VolumeEvalIndex: 0,
+      Index: 0,
+    };
     if (entry === undefined) return out;
     const job = entry.job;
     const withEval = !isTemplateJob(job);
     const index = this.store.write("jobs", "job_version", "job_summary", ...(withEval ? (["evals"] as const) : []));
     for (const d of this.store.jobDeployments(ns, id, true)) {
-      if (ACTIVE_DEPLOYMENT.has(d.Status)) this.engine.deployments.end(d, "cancelled", DEPLOYMENT_DESC.stoppedJob, index);
+      if (ACTIVE_DEPLOYMENT.has(d.Status))
+        this.engine.deployments.end(d, "cancelled", DEPLOYMENT_DESC.stoppedJob, index);
     }
     if (o.purge) {
       this.store.jobs.delete(jobKey(ns, id));
@@ -194,14 +258,23 @@ export class JobOps {
         ...job,
         Stop: true,
         SubmitTime: nowNanos(),
-        TaskGroups: objs(job, "TaskGroups").map((g) => (isObject(g.Scaling) ? { ...g, Scaling: { ...g.Scaling, Enabled: false } } : g)),
+        TaskGroups: objs(job, "TaskGroups").map((g) =>
+          isObject(g.Scaling) ? { ...g, Scaling: { ...g.Scaling, Enabled: false } } : g,
+        ),
       };
       const sub = entry.submissions.get(num(job, "Version"));
       this.storeVersion(ns, id, stopped, index, sub);
     }
     if (withEval) {
       const priority = o.evalPriority > 0 ? o.evalPriority : num(job, "Priority", 50);
-      const e = this.engine.createEval(index, { namespace: ns, jobId: id, type: "service", priority, triggeredBy: "job-deregister", jobModifyIndex: index });
+      const e = this.engine.createEval(index, {
+        namespace: ns,
+        jobId: id,
+        type: "service",
+        priority,
+        triggeredBy: "job-deregister",
+        jobModifyIndex: index,
+      });
       out.EvalID = e.ID;
     }
     out.EvalCreateIndex = index;
@@ -229,13 +302,19 @@ export class JobOps {
     }
     if (version === num(cur, "Version")) throw err500("can't revert to current version");
     target = target ?? entry.versions.find((v) => num(v, "Version") === version);
-    if (target === undefined) throw err500(`job ${JSON.stringify(id)} in namespace ${JSON.stringify(ns)} at version ${version} not found`);
-    const copy: JsonObject = { ...target, SecretsToken: str(body, "SecretsToken"), DiscoveryToken: str(body, "ConsulToken") || str(body, "DiscoveryToken") };
+    if (target === undefined)
+      throw err500(`job ${JSON.stringify(id)} in namespace ${JSON.stringify(ns)} at version ${version} not found`);
+    const copy: JsonObject = {
+      ...target,
+      SecretsToken: str(body, "SecretsToken"),
+      DiscoveryToken: str(body, "ConsulToken") || str(body, "DiscoveryToken"),
+    };
     delete copy.VersionTag;
     let enforce = false;
     const prior = body.EnforcePriorVersion;
     if (typeof prior === "number") {
-      if (num(cur, "Version") !== prior) throw err500(`Current job has version ${num(cur, "Version")}; enforcing version ${prior}`);
+      if (num(cur, "Version") !== prior)
+        throw err500(`Current job has version ${num(cur, "Version")}; enforcing version ${prior}`);
       enforce = true;
     }
     return this.register({
@@ -275,11 +354,22 @@ export class JobOps {
       }
     }
     const e = this.engine.createEval(index, {
-      namespace: ns, jobId: id, type: str(job, "Type"), priority: num(job, "Priority", 50), triggeredBy: "job-register", jobModifyIndex: num(job, "ModifyIndex"),
+      namespace: ns,
+      jobId: id,
+      type: str(job, "Type"),
+      priority: num(job, "Priority", 50),
+      triggeredBy: "job-register",
+      jobModifyIndex: num(job, "ModifyIndex"),
     });
     entry.summaryIndex = index;
     this.engine.refreshStatus(entry, index);
-    return { EvalID: e.ID, EvalCreateIndex: index, JobModifyIndex: num(job, "ModifyIndex"), Warnings: "", Index: index };
+    return {
+      EvalID: e.ID,
+      EvalCreateIndex: index,
+      JobModifyIndex: num(job, "ModifyIndex"),
+      Warnings: "",
+      Index: index,
+    };
   }
 
   /** Applies or updates a version tag; see reference §3.5. */
@@ -298,7 +388,14 @@ export class JobOps {
   }
 
   /** Dispatches an instance of a parameterized job; see reference §3.8. */
-  dispatch(ns: string, id: string, payload: Buffer, meta: Record<string, string>, idPrefixTemplate: string, idempotencyToken: string): JsonObject {
+  dispatch(
+    ns: string,
+    id: string,
+    payload: Buffer,
+    meta: Record<string, string>,
+    idPrefixTemplate: string,
+    idempotencyToken: string,
+  ): JsonObject {
     return dispatchJob(this, ns, id, payload, meta, idPrefixTemplate, idempotencyToken);
   }
 

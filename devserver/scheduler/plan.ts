@@ -70,7 +70,10 @@ export function annotate(diff: JobDiff, desired: Record<string, DesiredUpdates>)
 export function nextLaunch(job: JsonObject, now = new Date()): string {
   const p = obj(job, "Periodic");
   if (p === undefined || p.Enabled === false) return ZERO_TIME;
-  const specs = Array.isArray(p.Specs) && p.Specs.length > 0 ? p.Specs.filter((s): s is string => typeof s === "string") : [str(p, "Spec")];
+  const specs =
+    Array.isArray(p.Specs) && p.Specs.length > 0
+      ? p.Specs.filter((s): s is string => typeof s === "string")
+      : [str(p, "Spec")];
   const zone = str(p, "TimeZone") || "UTC";
   let best: Date | undefined;
   for (const s of specs) {
@@ -114,20 +117,50 @@ export function planJob(engine: Engine, job: JsonObject, withDiff: boolean, warn
   const usage = nodeUsage(engine.store.allocs.values(), replaced);
   const occupied = new Map<string, Set<string>>();
   for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
-  const result = candidate.Stop === true ? { failed: {}, queued: {}, placements: [] } : placeAll(candidate, plans, engine.settings.nodes, usage, occupied);
+  const result =
+    candidate.Stop === true
+      ? { failed: {}, queued: {}, placements: [] }
+      : placeAll(candidate, plans, engine.settings.nodes, usage, occupied);
   const desired: Record<string, DesiredUpdates> = {};
   for (const p of plans) desired[p.name] = p.desired;
   const failed = Object.keys(result.failed).length > 0 ? result.failed : null;
   let createdEvals: Evaluation[] | null = null;
   if (failed !== null) {
     const now = nowNanos();
-    createdEvals = [{
-      ID: randomUUID(), Namespace: ns, Priority: num(candidate, "Priority", 50), Type: str(candidate, "Type"), TriggeredBy: "queued-allocs",
-      JobID: id, JobModifyIndex: num(candidate, "JobModifyIndex"), NodeID: "", NodeModifyIndex: 0, DeploymentID: "", Status: "blocked",
-      StatusDescription: "created to place remaining allocations", Wait: 0, WaitUntil: null, NextEval: "", PreviousEval: "", BlockedEval: "",
-      RelatedEvals: null, FailedTGAllocs: failed, ClassEligibility: null, QuotaLimitReached: "", EscapedComputedClass: false,
-      AnnotatePlan: false, QueuedAllocations: null, LeaderACL: "", SnapshotIndex: 0, CreateIndex: 0, ModifyIndex: 0, CreateTime: now, ModifyTime: now,
-    }];
+    createdEvals = [
+      {
+        ID: randomUUID(),
+        Namespace: ns,
+        Priority: num(candidate, "Priority", 50),
+        Type: str(candidate, "Type"),
+        TriggeredBy: "queued-allocs",
+        JobID: id,
+        JobModifyIndex: num(candidate, "JobModifyIndex"),
+        NodeID: "",
+        NodeModifyIndex: 0,
+        DeploymentID: "",
+        Status: "blocked",
+        StatusDescription: "created to place remaining allocations",
+        Wait: 0,
+        WaitUntil: null,
+        NextEval: "",
+        PreviousEval: "",
+        BlockedEval: "",
+        RelatedEvals: null,
+        FailedTGAllocs: failed,
+        ClassEligibility: null,
+        QuotaLimitReached: "",
+        EscapedComputedClass: false,
+        AnnotatePlan: false,
+        QueuedAllocations: null,
+        LeaderACL: "",
+        SnapshotIndex: 0,
+        CreateIndex: 0,
+        ModifyIndex: 0,
+        CreateTime: now,
+        ModifyTime: now,
+      },
+    ];
   }
   let diff: JobDiff | null = null;
   if (withDiff) {

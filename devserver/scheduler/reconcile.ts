@@ -35,14 +35,31 @@ export function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: 
   if (networksDiffer(objs(a, "Networks"), objs(b, "Networks"))) return true;
   if (!deepEqual(a.Volumes ?? null, b.Volumes ?? null)) return true;
   const affinities = (j: JsonObject, g: JsonObject, ts: JsonObject[]): Json => [
-    ...objs(j, "Affinities"), ...objs(g, "Affinities"), ...ts.flatMap((t) => objs(t, "Affinities")),
+    ...objs(j, "Affinities"),
+    ...objs(g, "Affinities"),
+    ...ts.flatMap((t) => objs(t, "Affinities")),
   ];
   if (!deepEqual(affinities(oldJob, a, ta), affinities(newJob, b, tb))) return true;
-  if (!deepEqual([...objs(oldJob, "Spreads"), ...objs(a, "Spreads")], [...objs(newJob, "Spreads"), ...objs(b, "Spreads")])) return true;
+  if (
+    !deepEqual([...objs(oldJob, "Spreads"), ...objs(a, "Spreads")], [...objs(newJob, "Spreads"), ...objs(b, "Spreads")])
+  )
+    return true;
   for (const at of ta) {
     const bt = tb.find((t) => str(t, "Name") === str(at, "Name"));
     if (bt === undefined) return true;
-    for (const k of ["Driver", "User", "Config", "Env", "Artifacts", "Secrets", "Templates", "CSIPluginConfig", "VolumeMounts", "Identity", "Identities"]) {
+    for (const k of [
+      "Driver",
+      "User",
+      "Config",
+      "Env",
+      "Artifacts",
+      "Secrets",
+      "Templates",
+      "CSIPluginConfig",
+      "VolumeMounts",
+      "Identity",
+      "Identities",
+    ]) {
       if (!deepEqual(at[k] ?? null, bt[k] ?? null)) return true;
     }
     if (!deepEqual(combinedMeta(oldJob, a, at), combinedMeta(newJob, b, bt))) return true;
@@ -53,7 +70,8 @@ export function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: 
       if (!deepEqual(ra?.[k] ?? null, rb?.[k] ?? null)) return true;
     }
     if ((obj(at, "LogConfig")?.Disabled ?? false) !== (obj(bt, "LogConfig")?.Disabled ?? false)) return true;
-    if ((obj(at, "RestartPolicy")?.RenderTemplates ?? false) !== (obj(bt, "RestartPolicy")?.RenderTemplates ?? false)) return true;
+    if ((obj(at, "RestartPolicy")?.RenderTemplates ?? false) !== (obj(bt, "RestartPolicy")?.RenderTemplates ?? false))
+      return true;
   }
   return false;
 }
@@ -61,8 +79,18 @@ export function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: 
 /** Returns an all-zero DesiredUpdates record. */
 export function emptyDesired(): DesiredUpdates {
   return {
-    Ignore: 0, Place: 0, Migrate: 0, Stop: 0, InPlaceUpdate: 0, DestructiveUpdate: 0, Canary: 0, Preemptions: 0,
-    Disconnect: 0, Reconnect: 0, RescheduleNow: 0, RescheduleLater: 0,
+    Ignore: 0,
+    Place: 0,
+    Migrate: 0,
+    Stop: 0,
+    InPlaceUpdate: 0,
+    DestructiveUpdate: 0,
+    Canary: 0,
+    Preemptions: 0,
+    Disconnect: 0,
+    Reconnect: 0,
+    RescheduleNow: 0,
+    RescheduleLater: 0,
   };
 }
 
@@ -129,17 +157,31 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
     const maxParallel = service ? num(update, "MaxParallel") : 0;
     const promoted = typeof o.promoted === "boolean" ? o.promoted : o.promoted.has(name);
     // Canaries placed before promotion ride along: they neither count toward the group nor get placed again.
-    const placedCanaries = canary > 0 && !promoted ? existing.filter((r) => sameVersion(r) && r.alloc.DeploymentStatus?.Canary === true) : [];
+    const placedCanaries =
+      canary > 0 && !promoted
+        ? existing.filter((r) => sameVersion(r) && r.alloc.DeploymentStatus?.Canary === true)
+        : [];
     const regular = existing.filter((r) => !placedCanaries.includes(r));
     // Surplus allocations go first from older versions, then from the highest names.
     regular.sort((x, y) => Number(sameVersion(x)) - Number(sameVersion(y)) || (x.alloc.Name < y.alloc.Name ? 1 : -1));
-    const plan: GroupPlan = { name, count, place: 0, canary: 0, destructive: [], inplace: [], ignore: [...placedCanaries], stop: [], desired: emptyDesired() };
+    const plan: GroupPlan = {
+      name,
+      count,
+      place: 0,
+      canary: 0,
+      destructive: [],
+      inplace: [],
+      ignore: [...placedCanaries],
+      stop: [],
+      desired: emptyDesired(),
+    };
     const surplus = Math.max(0, regular.length - count);
     plan.stop = regular.slice(0, surplus);
     const kept = regular.slice(surplus);
     plan.place = Math.max(0, count - kept.length);
     for (const r of kept) {
-      if (sameVersion(r) || (r.alloc.ClientStatus === "complete" && !tasksUpdated(r.job, job as JsonObject, name))) plan.ignore.push(r);
+      if (sameVersion(r) || (r.alloc.ClientStatus === "complete" && !tasksUpdated(r.job, job as JsonObject, name)))
+        plan.ignore.push(r);
       else if (tasksUpdated(r.job, job as JsonObject, name)) plan.destructive.push(r);
       else plan.inplace.push(r);
     }
@@ -154,13 +196,34 @@ export function reconcile(job: JsonObject | undefined, live: readonly AllocRecor
     plans.push(plan);
   }
   for (const [name, rest] of byGroup) {
-    const plan: GroupPlan = { name, count: 0, place: 0, canary: 0, destructive: [], inplace: [], ignore: [], stop: [...rest], desired: emptyDesired() };
+    const plan: GroupPlan = {
+      name,
+      count: 0,
+      place: 0,
+      canary: 0,
+      destructive: [],
+      inplace: [],
+      ignore: [],
+      stop: [...rest],
+      desired: emptyDesired(),
+    };
     plans.push(plan);
   }
   for (const [name, old] of stale) {
     const plan = plans.find((p) => p.name === name);
     if (plan) plan.stop.push(...old);
-    else plans.push({ name, count: 0, place: 0, canary: 0, destructive: [], inplace: [], ignore: [], stop: [...old], desired: emptyDesired() });
+    else
+      plans.push({
+        name,
+        count: 0,
+        place: 0,
+        canary: 0,
+        destructive: [],
+        inplace: [],
+        ignore: [],
+        stop: [...old],
+        desired: emptyDesired(),
+      });
   }
   for (const p of plans) {
     p.desired.Place = p.place;

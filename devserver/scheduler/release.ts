@@ -44,14 +44,26 @@ export function registerHandlerRefusal(raw: Buffer): DevHttpError {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     const kind = Array.isArray(body) ? "array" : typeof body === "boolean" ? "bool" : typeof body;
-    if (body !== null) return new DevHttpError(400, `json: cannot unmarshal ${kind} into Go value of type api.JobRegisterRequest`);
+    if (body !== null)
+      return new DevHttpError(400, `json: cannot unmarshal ${kind} into Go value of type api.JobRegisterRequest`);
     return new DevHttpError(400, "Job must be specified");
   }
-  if ((body as JsonObject).Job === undefined || (body as JsonObject).Job === null) return new DevHttpError(400, "Job must be specified");
+  if ((body as JsonObject).Job === undefined || (body as JsonObject).Job === null)
+    return new DevHttpError(400, "Job must be specified");
   return new DevHttpError(400, "Job ID does not match name");
 }
 
 /** The deregister handler's answer for a job that does not exist: nothing written, every index 0. */
 export function deregisterNothing(): JsonObject {
-  return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
+  return {
+    EvalID: "",
+    EvalCreateIndex: 0,
+    JobModifyIndex: 0,
+    VolumeEvalID: "",
+    VolumeEvalIndex: 0,
+    Index: 0,
+    LastContact: 0,
+    KnownLeader: false,
+    NextToken: "",
+  };
 }

@@ -45,11 +45,15 @@ export function validateJobUpdate(old: JsonObject | undefined, next: JsonObject)
     return;
   }
   if (str(old, "Type") !== str(next, "Type")) {
-    throw err500(`cannot update job from type ${JSON.stringify(str(old, "Type"))} to ${JSON.stringify(str(next, "Type"))}`);
+    throw err500(
+      `cannot update job from type ${JSON.stringify(str(old, "Type"))} to ${JSON.stringify(str(next, "Type"))}`,
+    );
   }
   if (isPeriodic(old) && !isPeriodic(next)) throw err500("cannot update periodic job to being non-periodic");
   if (isPeriodic(next) && !isPeriodic(old)) throw err500("cannot update non-periodic job to being periodic");
-  if (isParameterized(old) && !isParameterized(next)) throw err500("cannot update parameterized job to being non-parameterized");
-  if (isParameterized(next) && !isParameterized(old)) throw err500("cannot update non-parameterized job to being parameterized");
+  if (isParameterized(old) && !isParameterized(next))
+    throw err500("cannot update parameterized job to being non-parameterized");
+  if (isParameterized(next) && !isParameterized(old))
+    throw err500("cannot update non-parameterized job to being parameterized");
   if (bool(old, "Dispatched") !== bool(next, "Dispatched")) throw err500("field 'Dispatched' is read-only");
 }

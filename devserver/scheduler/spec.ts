@@ -8,7 +8,16 @@ export function isTemplateJob(job: JsonObject): boolean {
 }
 
 /** Server-managed fields ignored when deciding whether a registration changes the job (reference §3.2). */
-const MASKED = ["Status", "StatusDescription", "Stable", "Version", "CreateIndex", "ModifyIndex", "JobModifyIndex", "SubmitTime"];
+const MASKED = [
+  "Status",
+  "StatusDescription",
+  "Stable",
+  "Version",
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+  "SubmitTime",
+];
 
 /** Returns whether `next` differs from `current` in anything but the server-managed fields. */
 export function specChanged(current: JsonObject, next: JsonObject): boolean {

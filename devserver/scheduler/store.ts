@@ -5,7 +5,8 @@ import { isObject, num, str, type JsonObject } from "./json";
 import type { Allocation, Deployment, Evaluation } from "./types";
 
 /** Table names whose last-write index blocking reads report. */
-export type Table = "jobs" | "job_version" | "job_summary" | "evals" | "allocs" | "deployment" | "scaling_event" | "job_submission";
+export type Table =
+  "jobs" | "job_version" | "job_summary" | "evals" | "allocs" | "deployment" | "scaling_event" | "job_submission";
 
 /** One registered job: the current record plus its retained versions (newest first). */
 export interface JobEntry {
@@ -41,7 +42,14 @@ export class Store {
   readonly allocs = new Map<string, AllocRecord>();
   readonly deployments = new Map<string, Deployment>();
   readonly tables: Record<Table, number> = {
-    jobs: 0, job_version: 0, job_summary: 0, evals: 0, allocs: 0, deployment: 0, scaling_event: 0, job_submission: 0,
+    jobs: 0,
+    job_version: 0,
+    job_summary: 0,
+    evals: 0,
+    allocs: 0,
+    deployment: 0,
+    scaling_event: 0,
+    job_submission: 0,
   };
 
   constructor(private readonly nextIndex: () => number) {}
@@ -147,7 +155,8 @@ export class Store {
     this.allocs.clear();
     this.deployments.clear();
     for (const raw of Array.isArray(data.jobs) ? data.jobs : []) {
-      if (!isObject(raw) || !isObject(raw.job) || typeof raw.namespace !== "string" || typeof raw.id !== "string") continue;
+      if (!isObject(raw) || !isObject(raw.job) || typeof raw.namespace !== "string" || typeof raw.id !== "string")
+        continue;
       const submissions = new Map<number, JsonObject>();
       for (const s of Array.isArray(raw.submissions) ? raw.submissions : []) {
         if (isObject(s)) submissions.set(num(s, "Version"), s);
@@ -159,7 +168,9 @@ export class Store {
         job: raw.job,
         versions: versions.length > 0 ? versions : [raw.job],
         submissions,
-        scalingEvents: isObject(raw.scalingEvents) ? (raw.scalingEvents as unknown as Record<string, JsonObject[]>) : {},
+        scalingEvents: isObject(raw.scalingEvents)
+          ? (raw.scalingEvents as unknown as Record<string, JsonObject[]>)
+          : {},
         summaryIndex: num(raw, "summaryIndex"),
       });
     }

@@ -17,8 +17,11 @@ export function tagVersion(ops: JobOps, ns: string, id: string, name: string, bo
   const version = latest && entry ? num(entry.job, "Version") : requested;
   const i = entry ? entry.versions.findIndex((v) => num(v, "Version") === version) : -1;
   if (entry === undefined || i < 0) throw err500(`job ${JSON.stringify(id)} version ${version} not found`);
-  const elsewhere = entry.versions.find((v) => num(v, "Version") !== version && str(obj(v, "VersionTag"), "Name") === name);
-  if (elsewhere !== undefined) throw err500(`tag ${JSON.stringify(name)} already exists on a different version of job ${JSON.stringify(id)}`);
+  const elsewhere = entry.versions.find(
+    (v) => num(v, "Version") !== version && str(obj(v, "VersionTag"), "Name") === name,
+  );
+  if (elsewhere !== undefined)
+    throw err500(`tag ${JSON.stringify(name)} already exists on a different version of job ${JSON.stringify(id)}`);
   const index = ops.store.write("jobs", "job_version");
   const tagged = { Name: name, Description: description, TaggedTime: nowNanos() };
   setVersionTag(entry, i, tagged, index);
@@ -33,7 +36,17 @@ export function untagVersion(ops: JobOps, ns: string, id: string, name: string):
   const index = ops.store.write("jobs", "job_version");
   setVersionTag(entry, i, null, index);
   ops.prune(entry);
-  return { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: index, LastContact: 0, KnownLeader: true, NextToken: "" };
+  return {
+    EvalID: "",
+    EvalCreateIndex: 0,
+    JobModifyIndex: 0,
+    VolumeEvalID: "",
+    VolumeEvalIndex: 0,
+    Index: index,
+    LastContact: 0,
+    KnownLeader: true,
+    NextToken: "",
+  };
 }
 
 function setVersionTag(entry: JobEntry, i: number, tag: JsonObject | null, index: number): void {

@@ -170,7 +170,8 @@ export interface DeploymentGroupState {
   UnhealthyAllocs: number;
 }
 
-export type DeploymentStatus = "running" | "paused" | "failed" | "successful" | "cancelled" | "pending" | "blocked" | "unblocking" | "initializing";
+export type DeploymentStatus =
+  "running" | "paused" | "failed" | "successful" | "cancelled" | "pending" | "blocked" | "unblocking" | "initializing";
 
 export interface Deployment {
   ID: string;
@@ -192,7 +193,14 @@ export interface Deployment {
 }
 
 /** Deployment statuses that still count as in progress (reference §3.9). */
-export const ACTIVE_DEPLOYMENT: ReadonlySet<string> = new Set(["running", "paused", "pending", "blocked", "unblocking", "initializing"]);
+export const ACTIVE_DEPLOYMENT: ReadonlySet<string> = new Set([
+  "running",
+  "paused",
+  "pending",
+  "blocked",
+  "unblocking",
+  "initializing",
+]);
 
 /** Deployment descriptions as the real server spells them (reference §3.9). */
 export const DEPLOYMENT_DESC = {
@@ -207,7 +215,12 @@ export const DEPLOYMENT_DESC = {
 
 /** Returns whether an allocation is terminal (desired stop, or finished on the client). */
 export function allocTerminal(a: Allocation): boolean {
-  return a.DesiredStatus !== "run" || a.ClientStatus === "complete" || a.ClientStatus === "failed" || a.ClientStatus === "lost";
+  return (
+    a.DesiredStatus !== "run" ||
+    a.ClientStatus === "complete" ||
+    a.ClientStatus === "failed" ||
+    a.ClientStatus === "lost"
+  );
 }
 
 /** Returns whether an evaluation is finished. */

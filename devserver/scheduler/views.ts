@@ -15,7 +15,16 @@ export function jobSummary(store: Store, entry: JobEntry, withNamespace: boolean
   for (const r of store.jobAllocs(entry.namespace, entry.id)) {
     const s = summary[r.alloc.TaskGroup];
     if (s === undefined) continue;
-    const key = ({ pending: "Starting", running: "Running", complete: "Complete", failed: "Failed", lost: "Lost", unknown: "Unknown" } as Record<string, string>)[r.alloc.ClientStatus];
+    const key = (
+      {
+        pending: "Starting",
+        running: "Running",
+        complete: "Complete",
+        failed: "Failed",
+        lost: "Lost",
+        unknown: "Unknown",
+      } as Record<string, string>
+    )[r.alloc.ClientStatus];
     if (key !== undefined) s[key] = (s[key] ?? 0) + 1;
   }
   const blocked = store.jobEvals(entry.namespace, entry.id).find((e) => e.Status === "blocked");
@@ -85,7 +94,14 @@ export function scaleStatus(store: Store, entry: JobEntry): JsonObject {
   for (const g of objs(entry.job, "TaskGroups")) {
     const name = str(g, "Name");
     const events = entry.scalingEvents[name];
-    groups[name] = { Desired: num(g, "Count"), Placed: 0, Running: 0, Healthy: 0, Unhealthy: 0, Events: events && events.length > 0 ? events : null };
+    groups[name] = {
+      Desired: num(g, "Count"),
+      Placed: 0,
+      Running: 0,
+      Healthy: 0,
+      Unhealthy: 0,
+      Events: events && events.length > 0 ? events : null,
+    };
   }
   for (const r of store.jobAllocs(entry.namespace, entry.id)) {
     const a = r.alloc;
@@ -118,7 +134,12 @@ function portValue(a: Allocation, label: string): number {
  * Returns the service registrations of a job's running allocations. Only services whose provider is
  * in `providers` are registered in the scheduler's own catalog (the real one keeps only "nomad" ones).
  */
-export function serviceRegistrations(store: Store, entry: JobEntry, nodes: readonly Node[], providers: readonly string[]): JsonObject[] {
+export function serviceRegistrations(
+  store: Store,
+  entry: JobEntry,
+  nodes: readonly Node[],
+  providers: readonly string[],
+): JsonObject[] {
   const out: JsonObject[] = [];
   for (const r of store.jobAllocs(entry.namespace, entry.id)) {
     const a = r.alloc;
@@ -158,7 +179,13 @@ export function jobActions(job: JsonObject): JsonObject[] {
   for (const g of objs(job, "TaskGroups")) {
     for (const t of objs(g, "Tasks")) {
       for (const a of objs(t, "Actions")) {
-        out.push({ Name: str(a, "Name"), Command: str(a, "Command"), Args: strs(a, "Args"), TaskName: str(t, "Name"), TaskGroupName: str(g, "Name") });
+        out.push({
+          Name: str(a, "Name"),
+          Command: str(a, "Command"),
+          Args: strs(a, "Args"),
+          TaskName: str(t, "Name"),
+          TaskGroupName: str(g, "Name"),
+        });
       }
     }
   }

@@ -17,7 +17,9 @@ export const CLOSE_INTERNAL = 1011;
 
 /** Returns the Sec-WebSocket-Accept value for a client key. */
 export function acceptKey(key: string): string {
-  return createHash("sha1").update(key + GUID).digest("base64");
+  return createHash("sha1")
+    .update(key + GUID)
+    .digest("base64");
 }
 
 /** Refuses an upgrade with a plain HTTP error response. */
@@ -57,7 +59,10 @@ export class WsConnection {
   private readonly messageHandlers: ((text: string) => void)[] = [];
   private readonly closeHandlers: (() => void)[] = [];
 
-  constructor(private readonly socket: Duplex, head: Buffer) {
+  constructor(
+    private readonly socket: Duplex,
+    head: Buffer,
+  ) {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("close", () => this.finish());
     socket.on("error", () => this.finish());

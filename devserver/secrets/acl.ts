@@ -10,7 +10,18 @@ import { DevHttpError, multiErrorText } from "../core/errors";
  */
 
 /** Capabilities a policy rule may grant. */
-export const CAPABILITIES = ["create", "read", "update", "patch", "delete", "list", "sudo", "deny", "subscribe", "recover"] as const;
+export const CAPABILITIES = [
+  "create",
+  "read",
+  "update",
+  "patch",
+  "delete",
+  "list",
+  "sudo",
+  "deny",
+  "subscribe",
+  "recover",
+] as const;
 const KNOWN_CAPS: ReadonlySet<string> = new Set(CAPABILITIES);
 
 /** One path rule of a policy. */
@@ -59,7 +70,8 @@ export function parsePolicy(text: string): PathRule[] {
     rules.push(checkRule(m[1] ?? "", list));
   }
   const leftover = withoutComments.replace(block, "").trim();
-  if (leftover !== "") throw new DevHttpError(400, `failed to parse policy: unexpected text ${JSON.stringify(leftover.slice(0, 40))}`);
+  if (leftover !== "")
+    throw new DevHttpError(400, `failed to parse policy: unexpected text ${JSON.stringify(leftover.slice(0, 40))}`);
   return rules;
 }
 
@@ -77,7 +89,10 @@ function parseJsonPolicy(text: string): PathRule[] {
   return Object.entries(paths as Record<string, unknown>).map(([path, rule]) => {
     const caps = typeof rule === "object" && rule !== null ? (rule as Record<string, unknown>).capabilities : undefined;
     if (!Array.isArray(caps) || !caps.every((c): c is string => typeof c === "string")) {
-      throw new DevHttpError(400, `failed to parse policy: path ${JSON.stringify(path)}: capabilities must be a list of strings`);
+      throw new DevHttpError(
+        400,
+        `failed to parse policy: path ${JSON.stringify(path)}: capabilities must be a list of strings`,
+      );
     }
     return checkRule(path, caps);
   });
@@ -85,7 +100,11 @@ function parseJsonPolicy(text: string): PathRule[] {
 
 function checkRule(path: string, caps: readonly string[]): PathRule {
   for (const c of caps) {
-    if (!KNOWN_CAPS.has(c)) throw new DevHttpError(400, `failed to parse policy: path ${JSON.stringify(path)}: invalid capability ${JSON.stringify(c)}`);
+    if (!KNOWN_CAPS.has(c))
+      throw new DevHttpError(
+        400,
+        `failed to parse policy: path ${JSON.stringify(path)}: invalid capability ${JSON.stringify(c)}`,
+      );
   }
   return { path: path.replace(/^\//, ""), capabilities: [...caps] };
 }

@@ -163,7 +163,9 @@ export function registerAuthRoutes(r: Router, deps: RouteDeps): void {
         return {};
       }
       if (req.method === "LIST") throw UNSUPPORTED_OPERATION();
-      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()), { workloadIdentity: deps.workloadIdentity === true });
+      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()), {
+        workloadIdentity: deps.workloadIdentity === true,
+      });
       method.config = config;
       ctx.nextIndex();
       return warnings.length > 0 ? { json: envelope(null, { warnings }) } : {};
@@ -189,7 +191,11 @@ export function registerAuthRoutes(r: Router, deps: RouteDeps): void {
         return {};
       }
       if (req.method === "LIST") throw UNSUPPORTED_OPERATION();
-      const { role, warnings } = writeRole(method.roles.get(key), bodyObject(req.json()), effectiveMaxTtl(mount, limits));
+      const { role, warnings } = writeRole(
+        method.roles.get(key),
+        bodyObject(req.json()),
+        effectiveMaxTtl(mount, limits),
+      );
       method.roles.set(key, role);
       ctx.nextIndex();
       return warnings.length > 0 ? { json: envelope(null, { warnings }) } : {};

@@ -157,7 +157,9 @@ export class CloudListener {
   }
 
   private takeFault(endpoint: "token" | "instance"): Fault | undefined {
-    const f = this.faults.find((x) => x.remaining > 0 && (x.spec.endpoint ?? "any") !== (endpoint === "token" ? "instance" : "token"));
+    const f = this.faults.find(
+      (x) => x.remaining > 0 && (x.spec.endpoint ?? "any") !== (endpoint === "token" ? "instance" : "token"),
+    );
     if (f === undefined) return undefined;
     f.remaining -= 1;
     f.hits += 1;
@@ -198,7 +200,10 @@ export class CloudListener {
         reply = this.directoryRoute(url);
       }
     } catch (err) {
-      reply = { status: 500, json: { error: "server_error", error_description: err instanceof Error ? err.message : String(err) } };
+      reply = {
+        status: 500,
+        json: { error: "server_error", error_description: err instanceof Error ? err.message : String(err) },
+      };
     }
     const body = JSON.stringify(reply.json);
     res.writeHead(reply.status, {
@@ -212,27 +217,42 @@ export class CloudListener {
   private async metadata(req: http.IncomingMessage, url: URL): Promise<Reply> {
     if (req.method !== "GET") return { status: 405, json: { error: "Method not allowed" } };
     if (req.headers.metadata !== "true") {
-      return { status: 400, json: { error: "bad_request_102", error_description: "Required metadata header not specified" } };
+      return {
+        status: 400,
+        json: { error: "bad_request_102", error_description: "Required metadata header not specified" },
+      };
     }
     if (req.headers["x-forwarded-for"] !== undefined) {
-      return { status: 400, json: { error: "bad_request_103", error_description: "A request with X-Forwarded-For header is not allowed" } };
+      return {
+        status: 400,
+        json: { error: "bad_request_103", error_description: "A request with X-Forwarded-For header is not allowed" },
+      };
     }
     const apiVersion = url.searchParams.get("api-version");
     if (apiVersion === null || apiVersion === "") {
       return {
         status: 400,
-        json: { error: "Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds", "newest-versions": NEWEST_VERSIONS },
+        json: {
+          error:
+            "Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds",
+          "newest-versions": NEWEST_VERSIONS,
+        },
       };
     }
     if (!API_VERSION.test(apiVersion)) {
       return {
         status: 400,
-        json: { error: "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds", "newest-versions": NEWEST_VERSIONS },
+        json: {
+          error:
+            "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds",
+          "newest-versions": NEWEST_VERSIONS,
+        },
       };
     }
     const inst = this.world.instance();
     if (url.pathname === "/metadata/identity/oauth2/token") return this.token(inst, url);
-    if (url.pathname === "/metadata/instance") return { status: 200, json: { compute: computeMetadata(inst, apiVersion), network: { interface: [] } } };
+    if (url.pathname === "/metadata/instance")
+      return { status: 200, json: { compute: computeMetadata(inst, apiVersion), network: { interface: [] } } };
     if (url.pathname === "/metadata/instance/compute") return { status: 200, json: computeMetadata(inst, apiVersion) };
     return { status: 404, json: { error: "Not found" } };
   }
@@ -240,11 +260,19 @@ export class CloudListener {
   private async token(inst: FakeInstance, url: URL): Promise<Reply> {
     const resource = url.searchParams.get("resource");
     if (resource === null || resource === "") {
-      return { status: 400, json: { error: "invalid_request", error_description: "Required audience parameter not specified" } };
+      return {
+        status: 400,
+        json: { error: "invalid_request", error_description: "Required audience parameter not specified" },
+      };
     }
     const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
-    const identity = selectIdentity(inst, { clientId: q("client_id"), objectId: q("object_id"), miResId: q("mi_res_id") ?? q("msi_res_id") });
-    if ("error" in identity) return { status: 400, json: { error: "invalid_request", error_description: identity.error } };
+    const identity = selectIdentity(inst, {
+      clientId: q("client_id"),
+      objectId: q("object_id"),
+      miResId: q("mi_res_id") ?? q("msi_res_id"),
+    });
+    if ("error" in identity)
+      return { status: 400, json: { error: "invalid_request", error_description: identity.error } };
     const now = nowSeconds();
     const claims = identityTokenClaims(inst, identity, resource, now);
     const accessToken = await this.world.directory.sign(claims);
@@ -266,11 +294,19 @@ export class CloudListener {
 
   private directoryRoute(url: URL): Reply {
     const parts = url.pathname.split("/").filter((p) => p !== "");
-    const keys = (parts.length === 2 || parts.length === 3) && parts[parts.length - 2] === "discovery" && parts[parts.length - 1] === "keys";
+    const keys =
+      (parts.length === 2 || parts.length === 3) &&
+      parts[parts.length - 2] === "discovery" &&
+      parts[parts.length - 1] === "keys";
     if (keys || (parts.length === 4 && parts[1] === "discovery" && parts[2] === "v2.0" && parts[3] === "keys")) {
       return { status: 200, json: this.world.directory.jwks() };
     }
-    if (parts.length === 3 && parts[1] === ".well-known" && parts[2] === "openid-configuration" && parts[0] !== undefined) {
+    if (
+      parts.length === 3 &&
+      parts[1] === ".well-known" &&
+      parts[2] === "openid-configuration" &&
+      parts[0] !== undefined
+    ) {
       return { status: 200, json: this.world.directory.discovery(parts[0], this.baseUrl) };
     }
     return { status: 404, json: { error: "not_found", error_description: `no such path ${url.pathname}` } };
@@ -290,7 +326,8 @@ export class CloudListener {
     }
     if (url.pathname === "/_control/instance") {
       if (req.method === "GET") return { status: 200, json: this.world.instance() };
-      if (req.method === "PUT" || req.method === "POST") return { status: 200, json: this.world.configureInstance(body as FakeInstanceInput) };
+      if (req.method === "PUT" || req.method === "POST")
+        return { status: 200, json: this.world.configureInstance(body as FakeInstanceInput) };
     }
     if (url.pathname === "/_control/metadata-faults" && req.method === "POST") {
       if (typeof body.status !== "number") return { status: 400, json: { errors: ["status is required"] } };

@@ -118,7 +118,20 @@ export class Directory {
       scopes_supported: ["openid"],
       issuer: issuerFor(tenant),
       authorization_endpoint: `${baseUrl}/${tenant}/oauth2/authorize`,
-      claims_supported: ["sub", "iss", "aud", "exp", "iat", "nbf", "oid", "tid", "appid", "groups", "xms_mirid", "xms_az_rid"],
+      claims_supported: [
+        "sub",
+        "iss",
+        "aud",
+        "exp",
+        "iat",
+        "nbf",
+        "oid",
+        "tid",
+        "appid",
+        "groups",
+        "xms_mirid",
+        "xms_az_rid",
+      ],
     };
   }
 
@@ -138,7 +151,12 @@ export class Directory {
     }
     const key = options.foreignKey === true ? await this.foreignKey() : this.privateKey;
     return new j.CompactSign(Buffer.from(JSON.stringify(payload)))
-      .setProtectedHeader({ typ: "JWT", alg: "RS256", kid: options.kid ?? this.kidValue, x5t: this.jwks().keys[0]?.x5t ?? "" })
+      .setProtectedHeader({
+        typ: "JWT",
+        alg: "RS256",
+        kid: options.kid ?? this.kidValue,
+        x5t: this.jwks().keys[0]?.x5t ?? "",
+      })
       .sign(await j.importJWK(key.export({ format: "jwk" }) as Record<string, string>, "RS256"));
   }
 
@@ -156,7 +174,11 @@ export class Directory {
    * the library's leeway), then algorithm and signature against the published key set. Throws
    * `TokenVerificationError` with the real wording.
    */
-  async verify(token: string, expected: { readonly issuer: string; readonly audience: string }, nowSeconds: number): Promise<TokenClaims> {
+  async verify(
+    token: string,
+    expected: { readonly issuer: string; readonly audience: string },
+    nowSeconds: number,
+  ): Promise<TokenClaims> {
     const parts = token.split(".");
     if (parts.length !== 3) {
       throw new TokenVerificationError(`oidc: malformed jwt: malformed jwt, expected 3 parts got ${parts.length}`);
@@ -164,26 +186,40 @@ export class Directory {
     let claims: Record<string, unknown>;
     try {
       const decoded: unknown = JSON.parse(Buffer.from(parts[1] ?? "", "base64url").toString("utf8"));
-      if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) throw new Error("payload is not a JSON object");
+      if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded))
+        throw new Error("payload is not a JSON object");
       claims = decoded as Record<string, unknown>;
     } catch {
       // The parser's own message quotes the input; a token fragment must not reach the error text.
-      throw new TokenVerificationError("oidc: failed to unmarshal claims: invalid character looking for beginning of value");
+      throw new TokenVerificationError(
+        "oidc: failed to unmarshal claims: invalid character looking for beginning of value",
+      );
     }
     const iss = typeof claims.iss === "string" ? claims.iss : "";
     if (iss !== expected.issuer) {
-      throw new TokenVerificationError(`oidc: id token issued by a different provider, expected ${goQuote(expected.issuer)} got ${goQuote(iss)}`);
+      throw new TokenVerificationError(
+        `oidc: id token issued by a different provider, expected ${goQuote(expected.issuer)} got ${goQuote(iss)}`,
+      );
     }
-    const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === "string") : [];
+    const aud =
+      typeof claims.aud === "string"
+        ? [claims.aud]
+        : Array.isArray(claims.aud)
+          ? claims.aud.filter((a): a is string => typeof a === "string")
+          : [];
     if (!aud.includes(expected.audience)) {
       throw new TokenVerificationError(`oidc: expected audience ${goQuote(expected.audience)} got ${goQuoteList(aud)}`);
     }
     const exp = typeof claims.exp === "number" ? claims.exp : undefined;
     if (exp === undefined || exp < nowSeconds) {
-      throw new TokenVerificationError(`oidc: token is expired (Token Expiry: ${exp === undefined ? "0001-01-01 00:00:00 +0000 UTC" : goTime(exp)})`);
+      throw new TokenVerificationError(
+        `oidc: token is expired (Token Expiry: ${exp === undefined ? "0001-01-01 00:00:00 +0000 UTC" : goTime(exp)})`,
+      );
     }
     if (typeof claims.nbf === "number" && nowSeconds + NBF_LEEWAY_SECONDS < claims.nbf) {
-      throw new TokenVerificationError(`oidc: current time ${goTime(nowSeconds)} before the nbf (not before) time: ${goTime(claims.nbf)}`);
+      throw new TokenVerificationError(
+        `oidc: current time ${goTime(nowSeconds)} before the nbf (not before) time: ${goTime(claims.nbf)}`,
+      );
     }
     let header: Record<string, unknown>;
     try {
@@ -193,11 +229,16 @@ export class Directory {
     }
     const alg = typeof header.alg === "string" ? header.alg : "";
     if (alg !== "RS256") {
-      throw new TokenVerificationError(`oidc: id token signed with unsupported algorithm, expected ["RS256"] got ${goQuote(alg)}`);
+      throw new TokenVerificationError(
+        `oidc: id token signed with unsupported algorithm, expected ["RS256"] got ${goQuote(alg)}`,
+      );
     }
     const j = await jose();
     try {
-      await j.compactVerify(token, j.createLocalJWKSet(this.jwks() as unknown as Parameters<Jose["createLocalJWKSet"]>[0]));
+      await j.compactVerify(
+        token,
+        j.createLocalJWKSet(this.jwks() as unknown as Parameters<Jose["createLocalJWKSet"]>[0]),
+      );
     } catch {
       throw new TokenVerificationError("failed to verify signature: failed to verify id token signature");
     }

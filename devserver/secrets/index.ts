@@ -185,7 +185,12 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
         const inst = state.instance;
         const picked = selectIdentity(inst, opts.identity ?? {});
         const identity = "error" in picked ? { kind: "system" as const, principalId: "", clientId: "" } : picked;
-        const base = identityTokenClaims(inst, identity, opts.resource ?? "https://management.azure.com/", Math.floor(Date.now() / 1000));
+        const base = identityTokenClaims(
+          inst,
+          identity,
+          opts.resource ?? "https://management.azure.com/",
+          Math.floor(Date.now() / 1000),
+        );
         return state.directory.sign({ ...base, ...claims }, opts);
       },
       jwks: () => state.directory.jwks(),

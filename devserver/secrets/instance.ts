@@ -49,7 +49,11 @@ export interface FakeInstanceInput {
   /** VM name of a plain instance (ignored for scale-set instances, whose name is `<scale set>_<instance>`). */
   readonly vmName?: string;
   /** Makes the instance a scale-set member (`instance` defaults to 0), or a plain VM with `null`. */
-  readonly scaleSet?: { readonly name: string; readonly orchestration?: "uniform" | "flexible"; readonly instance?: number | string } | null;
+  readonly scaleSet?: {
+    readonly name: string;
+    readonly orchestration?: "uniform" | "flexible";
+    readonly instance?: number | string;
+  } | null;
   /** Shorthand: `system`, `user` (one user-assigned identity named `<vm>-identity`), `both`, or `none`. */
   readonly identity?: "system" | "user" | "both" | "none";
   /** Explicit identities (win over `identity`). */
@@ -58,7 +62,8 @@ export interface FakeInstanceInput {
 
 function identitiesFor(kind: "system" | "user" | "both" | "none", baseName: string): ManagedIdentity[] {
   const out: ManagedIdentity[] = [];
-  if (kind === "system" || kind === "both") out.push({ kind: "system", principalId: randomUUID(), clientId: randomUUID() });
+  if (kind === "system" || kind === "both")
+    out.push({ kind: "system", principalId: randomUUID(), clientId: randomUUID() });
   if (kind === "user" || kind === "both") {
     out.push({ kind: "user", principalId: randomUUID(), clientId: randomUUID(), name: `${baseName}-identity` });
   }
@@ -124,7 +129,9 @@ export function instanceResourceId(inst: FakeInstance): string {
 
 /** Returns the resource id of the instance's scale set, if any. */
 export function scaleSetResourceId(inst: FakeInstance): string | undefined {
-  return inst.scaleSet === null ? undefined : `${computeBase(inst, "resourceGroups")}/virtualMachineScaleSets/${inst.scaleSet.name}`;
+  return inst.scaleSet === null
+    ? undefined
+    : `${computeBase(inst, "resourceGroups")}/virtualMachineScaleSets/${inst.scaleSet.name}`;
 }
 
 function userIdentityResourceId(inst: FakeInstance, id: ManagedIdentity): string {
@@ -139,11 +146,18 @@ export function resourceClaims(inst: FakeInstance, id: ManagedIdentity): { xms_m
     inst.scaleSet?.orchestration === "uniform"
       ? `${base}/virtualMachineScaleSets/${inst.scaleSet.name}`
       : `${base}/virtualMachines/${inst.name}`;
-  return id.kind === "system" ? { xms_mirid: compute } : { xms_mirid: userIdentityResourceId(inst, id), xms_az_rid: compute };
+  return id.kind === "system"
+    ? { xms_mirid: compute }
+    : { xms_mirid: userIdentityResourceId(inst, id), xms_az_rid: compute };
 }
 
 /** Returns the claims of a managed-identity access token for `resource` (the audience, exactly as given). */
-export function identityTokenClaims(inst: FakeInstance, id: ManagedIdentity, resource: string, nowSeconds: number): Record<string, unknown> {
+export function identityTokenClaims(
+  inst: FakeInstance,
+  id: ManagedIdentity,
+  resource: string,
+  nowSeconds: number,
+): Record<string, unknown> {
   return {
     aud: resource,
     iss: issuerFor(inst.tenantId),
@@ -173,8 +187,12 @@ export interface IdentitySelector {
 }
 
 /** Picks the identity a token request asks for; returns an error description when there is none. */
-export function selectIdentity(inst: FakeInstance, sel: IdentitySelector): ManagedIdentity | { readonly error: string } {
-  const lower = (s: string | undefined): string | undefined => (s === undefined || s === "" ? undefined : s.toLowerCase());
+export function selectIdentity(
+  inst: FakeInstance,
+  sel: IdentitySelector,
+): ManagedIdentity | { readonly error: string } {
+  const lower = (s: string | undefined): string | undefined =>
+    s === undefined || s === "" ? undefined : s.toLowerCase();
   const clientId = lower(sel.clientId);
   const objectId = lower(sel.objectId);
   const miResId = lower(sel.miResId);
@@ -192,7 +210,10 @@ export function selectIdentity(inst: FakeInstance, sel: IdentitySelector): Manag
   const users = inst.identities.filter((i) => i.kind === "user");
   if (users.length === 1 && users[0] !== undefined) return users[0];
   if (users.length > 1) {
-    return { error: "Multiple user assigned identities exist, please specify the clientId / resourceId of the identity in the token request" };
+    return {
+      error:
+        "Multiple user assigned identities exist, please specify the clientId / resourceId of the identity in the token request",
+    };
   }
   return { error: "Identity not found" };
 }
@@ -241,13 +262,23 @@ function armView(inst: FakeInstance): ArmResource {
 }
 
 /** Looks up a virtual machine (plain or flexible scale-set instance; uniform instances are not VMs). */
-export function armVirtualMachine(inst: FakeInstance, subscriptionId: string, resourceGroup: string, name: string): ArmResource | undefined {
+export function armVirtualMachine(
+  inst: FakeInstance,
+  subscriptionId: string,
+  resourceGroup: string,
+  name: string,
+): ArmResource | undefined {
   if (!sameGroup(inst, subscriptionId, resourceGroup) || inst.scaleSet?.orchestration === "uniform") return undefined;
   return eq(inst.name, name) ? armView(inst) : undefined;
 }
 
 /** Looks up a scale set. */
-export function armScaleSet(inst: FakeInstance, subscriptionId: string, resourceGroup: string, name: string): ArmResource | undefined {
+export function armScaleSet(
+  inst: FakeInstance,
+  subscriptionId: string,
+  resourceGroup: string,
+  name: string,
+): ArmResource | undefined {
   if (!sameGroup(inst, subscriptionId, resourceGroup) || inst.scaleSet === null) return undefined;
   return eq(inst.scaleSet.name, name) ? armView(inst) : undefined;
 }
@@ -275,6 +306,7 @@ export function restoreInstance(data: unknown): FakeInstance | undefined {
   if (!strings.every((k) => typeof d[k] === "string")) return undefined;
   if (!Array.isArray(d.identities)) return undefined;
   const ss = d.scaleSet;
-  if (ss !== null && (typeof ss !== "object" || typeof (ss as Record<string, unknown>).name !== "string")) return undefined;
+  if (ss !== null && (typeof ss !== "object" || typeof (ss as Record<string, unknown>).name !== "string"))
+    return undefined;
   return d as unknown as FakeInstance;
 }

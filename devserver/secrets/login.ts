@@ -77,7 +77,9 @@ function plain(message: string): DevHttpError {
 }
 
 function notFound(kind: string, url: string): DevHttpError {
-  return plain(`unable to retrieve ${kind} metadata: GET ${url}\n${RULE}\nRESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound\n${RULE}\n`);
+  return plain(
+    `unable to retrieve ${kind} metadata: GET ${url}\n${RULE}\nRESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound\n${RULE}\n`,
+  );
 }
 
 function stringClaim(claims: TokenClaims, key: string): string {
@@ -116,7 +118,8 @@ function verifyClaims(claims: TokenClaims, role: Role, now: number): void {
     throw plain("expected specific bound_group_ids or bound_service_principal_ids; both cannot be empty");
   }
   const oid = stringClaim(claims, "oid");
-  if (!star(sps) && sps.length > 0 && !listContainsFold(sps, oid)) throw plain(`service principal not authorized: ${oid}`);
+  if (!star(sps) && sps.length > 0 && !listContainsFold(sps, oid))
+    throw plain(`service principal not authorized: ${oid}`);
   const tokenGroups = groupsClaim(claims);
   if (!star(groups) && groups.length > 0 && !tokenGroups.some((g) => listContainsFold(groups, g))) {
     throw plain(`groups not authorized: ${goValue(tokenGroups)}`);
@@ -131,34 +134,48 @@ interface ResourceRequest {
   readonly resourceId: string;
 }
 
-function verifyResource(req: ResourceRequest, claims: TokenClaims, role: Role, ctx: LoginContext, config: MethodConfig): void {
+function verifyResource(
+  req: ResourceRequest,
+  claims: TokenClaims,
+  role: Role,
+  ctx: LoginContext,
+  config: MethodConfig,
+): void {
   const bound = (l: string[] | null): string[] => l ?? [];
   const rgs = bound(role.bound_resource_groups);
   const subs = bound(role.bound_subscription_ids);
   const locations = bound(role.bound_locations);
   const scaleSets = bound(role.bound_scale_sets);
   if (rgs.length === 0 && subs.length === 0 && locations.length === 0 && scaleSets.length === 0) return;
-  if (req.subscriptionId === "" || req.resourceGroup === "") throw plain("subscription_id and resource_group_name are required");
+  if (req.subscriptionId === "" || req.resourceGroup === "")
+    throw plain("subscription_id and resource_group_name are required");
 
   const ids = [stringClaim(claims, "xms_az_rid"), stringClaim(claims, "xms_mirid")].filter((s) => s !== "");
   const base = `${ARM}/subscriptions/${req.subscriptionId}/resourceGroups/${req.resourceGroup}/providers/Microsoft.Compute`;
   // Resource-manager calls need the method's credentials; without them the real call cannot authenticate.
   const needCredentials = (kind: string): void => {
     if (config.client_id === "" || config.client_secret === "") {
-      throw plain(`unable to retrieve ${kind} metadata: ClientSecretCredential: client_id and client_secret are required outside the cloud`);
+      throw plain(
+        `unable to retrieve ${kind} metadata: ClientSecretCredential: client_id and client_secret are required outside the cloud`,
+      );
     }
   };
   let resource: ArmResource | undefined;
   if (req.vmssName !== "") {
-    if (!claimNames(ids, "virtualMachines", `${req.vmssName}_`, true) && !claimNames(ids, "virtualMachineScaleSets", req.vmssName)) {
+    if (
+      !claimNames(ids, "virtualMachines", `${req.vmssName}_`, true) &&
+      !claimNames(ids, "virtualMachineScaleSets", req.vmssName)
+    ) {
       throw plain(`xms_mirid token claim does not match vmss_name ${goQuote(req.vmssName)}`);
     }
     needCredentials("virtual machine scale set");
     resource = armScaleSet(ctx.instance, req.subscriptionId, req.resourceGroup, req.vmssName);
-    if (resource === undefined) throw notFound("virtual machine scale set", `${base}/virtualMachineScaleSets/${req.vmssName}`);
+    if (resource === undefined)
+      throw notFound("virtual machine scale set", `${base}/virtualMachineScaleSets/${req.vmssName}`);
     if (scaleSets.length > 0 && !listContainsFold(scaleSets, req.vmssName)) throw plain("scale set not authorized");
   } else if (req.vmName !== "") {
-    if (!claimNames(ids, "virtualMachines", req.vmName)) throw plain(`xms_mirid token claim does not match vm_name ${goQuote(req.vmName)}`);
+    if (!claimNames(ids, "virtualMachines", req.vmName))
+      throw plain(`xms_mirid token claim does not match vm_name ${goQuote(req.vmName)}`);
     needCredentials("virtual machine");
     resource = armVirtualMachine(ctx.instance, req.subscriptionId, req.resourceGroup, req.vmName);
     if (resource === undefined) throw notFound("virtual machine", `${base}/virtualMachines/${req.vmName}`);
@@ -183,12 +200,16 @@ function verifyResource(req: ResourceRequest, claims: TokenClaims, role: Role, c
   if (resource === undefined || !resource.principalIds.some((p) => p.toLowerCase() === oid.toLowerCase())) {
     const appid = stringClaim(claims, "appid");
     if (appid === "") throw plain("token object id does not match expected identities, and no app id was found");
-    const clientIds = [req.resourceGroup, ...rgs].flatMap((rg) => userAssignedClientIds(ctx.instance, req.subscriptionId, rg));
-    if (!listContainsFold(clientIds, appid)) throw plain("neither token object id nor token app id match expected identities");
+    const clientIds = [req.resourceGroup, ...rgs].flatMap((rg) =>
+      userAssignedClientIds(ctx.instance, req.subscriptionId, rg),
+    );
+    if (!listContainsFold(clientIds, appid))
+      throw plain("neither token object id nor token app id match expected identities");
     matchedByAppId = true;
   }
   if (subs.length > 0 && !listContainsFold(subs, req.subscriptionId)) throw plain("subscription not authorized");
-  if (!matchedByAppId && rgs.length > 0 && !listContainsFold(rgs, req.resourceGroup)) throw plain("resource group not authorized");
+  if (!matchedByAppId && rgs.length > 0 && !listContainsFold(rgs, req.resourceGroup))
+    throw plain("resource group not authorized");
   if (locations.length > 0) {
     if (resource === undefined) throw plain("location is empty");
     if (!listContainsFold(locations, resource.location)) throw plain("location not authorized");
@@ -222,8 +243,10 @@ export async function login(body: Readonly<Record<string, unknown>>, ctx: LoginC
   if (req.resourceGroup !== "" && !RESOURCE_GROUP.test(req.resourceGroup)) {
     throw new DevHttpError(400, `invalid resource group name ${goQuote(req.resourceGroup)}`);
   }
-  if (req.vmssName !== "" && !VM_NAME.test(req.vmssName)) throw new DevHttpError(400, `invalid vmss_name ${goQuote(req.vmssName)}`);
-  if (req.vmName !== "" && !VM_NAME.test(req.vmName)) throw new DevHttpError(400, `invalid vm name ${goQuote(req.vmName)}`);
+  if (req.vmssName !== "" && !VM_NAME.test(req.vmssName))
+    throw new DevHttpError(400, `invalid vmss_name ${goQuote(req.vmssName)}`);
+  if (req.vmName !== "" && !VM_NAME.test(req.vmName))
+    throw new DevHttpError(400, `invalid vm name ${goQuote(req.vmName)}`);
 
   const config = ctx.config;
   const problem = config === undefined ? "tenant_id is required" : settingsError(config);
@@ -231,7 +254,11 @@ export async function login(body: Readonly<Record<string, unknown>>, ctx: LoginC
 
   let claims: TokenClaims;
   try {
-    claims = await ctx.directory.verify(jwt, { issuer: issuerFor(config.tenant_id), audience: config.resource }, ctx.nowSeconds);
+    claims = await ctx.directory.verify(
+      jwt,
+      { issuer: issuerFor(config.tenant_id), audience: config.resource },
+      ctx.nowSeconds,
+    );
   } catch (err) {
     if (err instanceof TokenVerificationError) throw plain(err.message);
     throw err;
@@ -254,7 +281,10 @@ export async function login(body: Readonly<Record<string, unknown>>, ctx: LoginC
   if (appid !== "") metadata.app_id = appid;
 
   const mountType = ctx.mount.config.token_type;
-  const batch = role.token_type === "batch" || (role.token_type === "default" && mountType === "default-batch") || (role.token_type === "default" && mountType === "batch");
+  const batch =
+    role.token_type === "batch" ||
+    (role.token_type === "default" && mountType === "default-batch") ||
+    (role.token_type === "default" && mountType === "batch");
   return {
     roleName,
     objectId: stringClaim(claims, "oid"),
@@ -275,7 +305,9 @@ export function leaseSeconds(role: Role, mount: AuthMount, limits: MountLimits):
   let max = role.token_max_ttl > 0 ? Math.min(role.token_max_ttl, mountMax) : mountMax;
   if (role.token_explicit_max_ttl > 0) max = Math.min(max, role.token_explicit_max_ttl);
   if (role.token_period > 0) {
-    return role.token_explicit_max_ttl > 0 ? Math.min(role.token_period, role.token_explicit_max_ttl) : role.token_period;
+    return role.token_explicit_max_ttl > 0
+      ? Math.min(role.token_period, role.token_explicit_max_ttl)
+      : role.token_period;
   }
   const ttl = role.token_ttl > 0 ? role.token_ttl : effectiveDefaultTtl(mount, limits);
   return Math.min(ttl, max);

@@ -1,12 +1,5 @@
 import { DevHttpError } from "../core/errors";
-import {
-  has,
-  readBool,
-  readDuration,
-  readInt,
-  readString,
-  unknownFieldsWarning,
-} from "./values";
+import { has, readBool, readDuration, readInt, readString, unknownFieldsWarning } from "./values";
 
 /**
  * The cloud auth method's configuration record (`auth/<mount>/config`) with the real write semantics: the
@@ -99,7 +92,16 @@ export function writeConfig(
   options: { readonly workloadIdentity?: boolean } = {},
 ): { config: MethodConfig; warnings: string[] } {
   const c: MethodConfig = { ...(existing ?? emptyConfig()) };
-  const str = (k: "tenant_id" | "resource" | "environment" | "client_id" | "client_secret" | "identity_token_audience" | "rotation_schedule"): void => {
+  const str = (
+    k:
+      | "tenant_id"
+      | "resource"
+      | "environment"
+      | "client_id"
+      | "client_secret"
+      | "identity_token_audience"
+      | "rotation_schedule",
+  ): void => {
     if (has(body, k)) c[k] = readString(k, body[k]);
   };
   str("tenant_id");
@@ -108,13 +110,18 @@ export function writeConfig(
   str("client_id");
   str("client_secret");
 
-  c.root_password_ttl = has(body, "root_password_ttl") ? readDuration("root_password_ttl", body.root_password_ttl) : DEFAULT_ROOT_PASSWORD_TTL;
+  c.root_password_ttl = has(body, "root_password_ttl")
+    ? readDuration("root_password_ttl", body.root_password_ttl)
+    : DEFAULT_ROOT_PASSWORD_TTL;
   c.max_retries = has(body, "max_retries") ? readInt("max_retries", body.max_retries) : DEFAULT_MAX_RETRIES;
-  c.max_retry_delay = has(body, "max_retry_delay") ? readDuration("max_retry_delay", body.max_retry_delay) : DEFAULT_MAX_RETRY_DELAY;
+  c.max_retry_delay = has(body, "max_retry_delay")
+    ? readDuration("max_retry_delay", body.max_retry_delay)
+    : DEFAULT_MAX_RETRY_DELAY;
   c.retry_delay = has(body, "retry_delay") ? readDuration("retry_delay", body.retry_delay) : DEFAULT_RETRY_DELAY;
 
   str("identity_token_audience");
-  if (has(body, "identity_token_ttl")) c.identity_token_ttl = readDuration("identity_token_ttl", body.identity_token_ttl);
+  if (has(body, "identity_token_ttl"))
+    c.identity_token_ttl = readDuration("identity_token_ttl", body.identity_token_ttl);
   str("rotation_schedule");
   if (has(body, "rotation_window")) c.rotation_window = readDuration("rotation_window", body.rotation_window);
   if (has(body, "rotation_period")) c.rotation_period = readDuration("rotation_period", body.rotation_period);

@@ -110,7 +110,10 @@ function ttlField(name: "default" | "max", value: unknown): number {
   if (value === undefined || value === null || value === "" || value === "system") return 0;
   const secs = durationSeconds(value);
   if (secs === undefined || secs < 0) {
-    throw new DevHttpError(400, `unable to parse ${name} TTL of ${String(value)}: time: invalid duration ${JSON.stringify(String(value))}`);
+    throw new DevHttpError(
+      400,
+      `unable to parse ${name} TTL of ${String(value)}: time: invalid duration ${JSON.stringify(String(value))}`,
+    );
   }
   return secs;
 }
@@ -138,13 +141,15 @@ const SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 /** A plugin version: empty (the catalog's default) or a semantic version such as `v0.24.0`. */
 function pluginVersionField(value: unknown): string {
   const v = readString("plugin_version", value);
-  if (v !== "" && !SEMVER.test(v)) throw new DevHttpError(400, `version ${JSON.stringify(v)} is not a valid semantic version`);
+  if (v !== "" && !SEMVER.test(v))
+    throw new DevHttpError(400, `version ${JSON.stringify(v)} is not a valid semantic version`);
   return v;
 }
 
 function optionsField(value: unknown): Record<string, string> | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== "object" || Array.isArray(value)) throw new DevHttpError(400, "options must be a map of strings");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new DevHttpError(400, "options must be a map of strings");
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = readString(`options.${k}`, v);
   return out;
@@ -166,12 +171,16 @@ export function buildMount(path: string, body: Readonly<Record<string, unknown>>
     throw new DevHttpError(400, "given default lease TTL greater than given max lease TTL");
   }
   if (config.default_lease_ttl > limits.systemMaxLeaseTtl && config.max_lease_ttl === 0) {
-    throw new DevHttpError(400, `given default lease TTL greater than system max lease TTL of ${limits.systemMaxLeaseTtl}`);
+    throw new DevHttpError(
+      400,
+      `given default lease TTL greater than system max lease TTL of ${limits.systemMaxLeaseTtl}`,
+    );
   }
   if (has(cfg, "listing_visibility")) config.listing_visibility = listingField(cfg.listing_visibility);
   for (const key of LIST_CONFIG_KEYS) if (has(cfg, key)) config[key] = listField(key, cfg[key]);
   if (has(cfg, "plugin_version")) config.plugin_version = readString("plugin_version", cfg.plugin_version);
-  if (has(cfg, "identity_token_key")) config.identity_token_key = readString("identity_token_key", cfg.identity_token_key);
+  if (has(cfg, "identity_token_key"))
+    config.identity_token_key = readString("identity_token_key", cfg.identity_token_key);
 
   const type = body.type === undefined ? "" : readString("type", body.type);
   if (type === "") throw new DevHttpError(400, "backend type must be specified as a string");
@@ -187,7 +196,9 @@ export function buildMount(path: string, body: Readonly<Record<string, unknown>>
     local: body.local === undefined ? false : readBool("local", body.local),
     seal_wrap: body.seal_wrap === undefined ? false : readBool("seal_wrap", body.seal_wrap),
     external_entropy_access:
-      body.external_entropy_access === undefined ? false : readBool("external_entropy_access", body.external_entropy_access),
+      body.external_entropy_access === undefined
+        ? false
+        : readBool("external_entropy_access", body.external_entropy_access),
     options: optionsField(body.options),
     plugin_version: body.plugin_version === undefined ? "" : pluginVersionField(body.plugin_version),
     config,
@@ -251,13 +262,17 @@ export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>)
   const config: MountConfig = { ...m.config };
   let def: number | undefined;
   let max: number | undefined;
-  if (has(body, "default_lease_ttl") && body.default_lease_ttl !== "") def = ttlField("default", body.default_lease_ttl);
+  if (has(body, "default_lease_ttl") && body.default_lease_ttl !== "")
+    def = ttlField("default", body.default_lease_ttl);
   if (has(body, "max_lease_ttl") && body.max_lease_ttl !== "") max = ttlField("max", body.max_lease_ttl);
   if (def !== undefined || max !== undefined) {
     const newDef = def ?? config.default_lease_ttl;
     const newMax = max ?? config.max_lease_ttl;
     if (newDef !== 0 && newMax !== 0 && newMax < newDef) {
-      throw new DevHttpError(400, `backend max lease TTL of ${newMax} would be less than backend default lease TTL of ${newDef}`);
+      throw new DevHttpError(
+        400,
+        `backend max lease TTL of ${newMax} would be less than backend default lease TTL of ${newDef}`,
+      );
     }
     config.default_lease_ttl = newDef;
     config.max_lease_ttl = newMax;
@@ -265,10 +280,12 @@ export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>)
   if (has(body, "token_type")) config.token_type = tokenTypeField(body.token_type);
   if (has(body, "listing_visibility")) config.listing_visibility = listingField(body.listing_visibility);
   for (const key of LIST_CONFIG_KEYS) if (has(body, key)) config[key] = listField(key, body[key]);
-  if (has(body, "identity_token_key")) config.identity_token_key = readString("identity_token_key", body.identity_token_key);
+  if (has(body, "identity_token_key"))
+    config.identity_token_key = readString("identity_token_key", body.identity_token_key);
   if (has(body, "user_lockout_config")) {
     const u = body.user_lockout_config;
-    if (typeof u !== "object" || u === null || Array.isArray(u)) throw new DevHttpError(400, "user_lockout_config must be an object");
+    if (typeof u !== "object" || u === null || Array.isArray(u))
+      throw new DevHttpError(400, "user_lockout_config must be an object");
     config.user_lockout_config = { ...(u as Record<string, unknown>) };
   }
   const out: AuthMount = { ...m, config };

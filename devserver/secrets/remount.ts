@@ -42,7 +42,8 @@ function authPath(field: "from" | "to", value: unknown): { full: string; mount: 
 export function registerRemountRoutes(r: Router, deps: RouteDeps, options: RemountOptions): void {
   const { state, ctx } = deps;
   const migrations = new Map<string, Migration>();
-  const acl = (req: DevRequest, path: string, caps: readonly string[]): void => state.policies.require(req.token, path, caps);
+  const acl = (req: DevRequest, path: string, caps: readonly string[]): void =>
+    state.policies.require(req.token, path, caps);
   const unsupported = (): never => {
     throw new DevHttpError(404, multiErrorText("unsupported path"));
   };
@@ -57,14 +58,18 @@ export function registerRemountRoutes(r: Router, deps: RouteDeps, options: Remou
     const from = authPath("from", body.from);
     const to = authPath("to", body.to);
     if (from.mount === "") throw new DevHttpError(400, `no matching mount at ${JSON.stringify(`${from.full}/`)}`);
-    if (to.mount === "") throw new DevHttpError(400, `cannot remount auth mount to non-auth mount ${JSON.stringify(`${to.full}/`)}`);
-    if (from.mount === "token" || from.mount.startsWith("token/")) throw new DevHttpError(400, `cannot remount ${JSON.stringify(`${from.full}/`)}`);
-    if (to.mount === "token" || to.mount.startsWith("token/")) throw new DevHttpError(400, `cannot remount to destination ${JSON.stringify(`${to.full}/`)}`);
+    if (to.mount === "")
+      throw new DevHttpError(400, `cannot remount auth mount to non-auth mount ${JSON.stringify(`${to.full}/`)}`);
+    if (from.mount === "token" || from.mount.startsWith("token/"))
+      throw new DevHttpError(400, `cannot remount ${JSON.stringify(`${from.full}/`)}`);
+    if (to.mount === "token" || to.mount.startsWith("token/"))
+      throw new DevHttpError(400, `cannot remount to destination ${JSON.stringify(`${to.full}/`)}`);
     const entry = state.mounts.get(from.mount);
     if (entry === undefined) throw new DevHttpError(400, `no matching mount at ${JSON.stringify(`${from.full}/`)}`);
     const others = [...state.mounts.values()].filter((m) => m !== entry);
     const conflict = conflictingMount(others, to.mount) ?? (to.mount === from.mount ? entry : undefined);
-    if (conflict !== undefined) throw new DevHttpError(400, `path already in use at ${JSON.stringify(`${AUTH_PREFIX}${conflict.path}/`)}`);
+    if (conflict !== undefined)
+      throw new DevHttpError(400, `path already in use at ${JSON.stringify(`${AUTH_PREFIX}${conflict.path}/`)}`);
 
     const id = randomUUID();
     const migration: Migration = { source_mount: `${from.full}/`, target_mount: `${to.full}/`, status: "in-progress" };
@@ -72,7 +77,13 @@ export function registerRemountRoutes(r: Router, deps: RouteDeps, options: Remou
     setTimeout(() => {
       // The path may have been taken, or the mount disabled, while the move waited.
       const still = state.mounts.get(from.mount);
-      if (still !== entry || conflictingMount([...state.mounts.values()].filter((m) => m !== entry), to.mount) !== undefined) {
+      if (
+        still !== entry ||
+        conflictingMount(
+          [...state.mounts.values()].filter((m) => m !== entry),
+          to.mount,
+        ) !== undefined
+      ) {
         migration.status = "failure";
         return;
       }
@@ -84,7 +95,14 @@ export function registerRemountRoutes(r: Router, deps: RouteDeps, options: Remou
       ctx.nextIndex();
     }, options.delayMs).unref();
     return {
-      json: envelope({ migration_id: id }, { warnings: ["Mount move has been queued. Progress will be reported in the server log, tagged with the returned migration_id"] }),
+      json: envelope(
+        { migration_id: id },
+        {
+          warnings: [
+            "Mount move has been queued. Progress will be reported in the server log, tagged with the returned migration_id",
+          ],
+        },
+      ),
     };
   });
 

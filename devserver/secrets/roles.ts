@@ -117,7 +117,10 @@ function readCidrs(value: unknown): string[] {
     .map((s) => {
       const parsed = parseCidr(s);
       if (parsed === undefined) {
-        throw new DevHttpError(400, `error parsing address ${goQuote(s)}: Unable to convert ${goQuote(s)} to an IPv4 or IPv6 address, or a UNIX Socket`);
+        throw new DevHttpError(
+          400,
+          `error parsing address ${goQuote(s)}: Unable to convert ${goQuote(s)} to an IPv4 or IPv6 address, or a UNIX Socket`,
+        );
       }
       return parsed;
     });
@@ -164,10 +167,12 @@ export function writeRole(
 
   // Shared token fields first, in the order the real parser checks them.
   if (has(body, "token_bound_cidrs")) role.token_bound_cidrs = readCidrs(body.token_bound_cidrs);
-  if (has(body, "token_explicit_max_ttl")) role.token_explicit_max_ttl = readDuration("token_explicit_max_ttl", body.token_explicit_max_ttl);
+  if (has(body, "token_explicit_max_ttl"))
+    role.token_explicit_max_ttl = readDuration("token_explicit_max_ttl", body.token_explicit_max_ttl);
   if (has(body, "token_max_ttl")) role.token_max_ttl = readDuration("token_max_ttl", body.token_max_ttl);
   if (role.token_max_ttl < 0) throw new DevHttpError(400, "'token_max_ttl' cannot be negative");
-  if (has(body, "token_no_default_policy")) role.token_no_default_policy = readBool("token_no_default_policy", body.token_no_default_policy);
+  if (has(body, "token_no_default_policy"))
+    role.token_no_default_policy = readBool("token_no_default_policy", body.token_no_default_policy);
   if (has(body, "token_period")) role.token_period = readDuration("token_period", body.token_period);
   if (role.token_period < 0) throw new DevHttpError(400, "'token_period' cannot be negative");
   if (has(body, "token_policies")) role.token_policies = readStringList("token_policies", body.token_policies);
@@ -181,10 +186,16 @@ export function writeRole(
   if (role.token_num_uses < 0) throw new DevHttpError(400, "'token_num_uses' cannot be negative");
   if (role.token_type === "batch") {
     if (role.token_period !== 0) {
-      throw new DevHttpError(400, "'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens");
+      throw new DevHttpError(
+        400,
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens",
+      );
     }
     if (role.token_num_uses !== 0) {
-      throw new DevHttpError(400, "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count");
+      throw new DevHttpError(
+        400,
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count",
+      );
     }
   }
   if (has(body, "token_ttl")) role.token_ttl = readDuration("token_ttl", body.token_ttl);
@@ -224,7 +235,9 @@ export function writeRole(
   }
   const warnings = unknownFieldsWarning(body, KNOWN_FIELDS);
   if (role.token_max_ttl > mountMaxTtl) {
-    warnings.push("max_ttl is greater than the system or backend mount's maximum TTL value; issued tokens' max TTL value will be truncated");
+    warnings.push(
+      "max_ttl is greater than the system or backend mount's maximum TTL value; issued tokens' max TTL value will be truncated",
+    );
   }
   return { role, warnings };
 }

@@ -96,7 +96,8 @@ export class SecretsState {
     if (Array.isArray(data.entities)) {
       this.entities.clear();
       for (const pair of data.entities) {
-        if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string") this.entities.set(pair[0], pair[1]);
+        if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string")
+          this.entities.set(pair[0], pair[1]);
       }
     }
     const inst = restoreInstance(data.instance);

@@ -54,26 +54,31 @@ function mountParam(req: DevRequest): string {
 /** Registers the `sys/` routes. */
 export function registerSysRoutes(r: Router, deps: RouteDeps): void {
   const { state, ctx, limits } = deps;
-  const acl = (req: DevRequest, path: string, caps: readonly string[]): void => state.policies.require(req.token, path, caps);
+  const acl = (req: DevRequest, path: string, caps: readonly string[]): void =>
+    state.policies.require(req.token, path, caps);
 
   r.get("/v1/sys/auth", (req) => {
     acl(req, "sys/auth", ["read"]);
     const data: Record<string, unknown> = {};
-    for (const m of [...state.mounts.values()].sort((a, b) => a.path.localeCompare(b.path))) data[`${m.path}/`] = mountInfo(m);
+    for (const m of [...state.mounts.values()].sort((a, b) => a.path.localeCompare(b.path)))
+      data[`${m.path}/`] = mountInfo(m);
     return sysData(data);
   });
 
-  const tune = (sudo: boolean) => (req: DevRequest): DevResponse => {
-    const path = mountParam(req);
-    const aclPath = sudo ? `sys/auth/${path}/tune` : `sys/mounts/auth/${path}/tune`;
-    acl(req, aclPath, sudo ? [methodCapability(req.method, true), "sudo"] : [methodCapability(req.method, true)]);
-    const mount = state.mounts.get(path);
-    if (mount === undefined) throw new DevHttpError(400, `cannot fetch sysview for path ${JSON.stringify(`auth/${path}/`)}`);
-    if (req.method === "GET" || req.method === "HEAD") return sysData(tuneInfo(mount, limits));
-    state.mounts.set(path, tuneMount(mount, bodyObject(req.json())));
-    ctx.nextIndex();
-    return {};
-  };
+  const tune =
+    (sudo: boolean) =>
+    (req: DevRequest): DevResponse => {
+      const path = mountParam(req);
+      const aclPath = sudo ? `sys/auth/${path}/tune` : `sys/mounts/auth/${path}/tune`;
+      acl(req, aclPath, sudo ? [methodCapability(req.method, true), "sudo"] : [methodCapability(req.method, true)]);
+      const mount = state.mounts.get(path);
+      if (mount === undefined)
+        throw new DevHttpError(400, `cannot fetch sysview for path ${JSON.stringify(`auth/${path}/`)}`);
+      if (req.method === "GET" || req.method === "HEAD") return sysData(tuneInfo(mount, limits));
+      state.mounts.set(path, tuneMount(mount, bodyObject(req.json())));
+      ctx.nextIndex();
+      return {};
+    };
   r.on(["GET", "POST"], "/v1/sys/auth/*mount/tune", tune(true));
   r.on(["GET", "POST"], "/v1/sys/mounts/auth/*mount/tune", tune(false));
 
@@ -104,28 +109,31 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
   });
 
   // ACL policies (current and legacy paths).
-  const readPolicy = (legacy: boolean) => (req: DevRequest): DevResponse => {
-    const name = (req.params.name ?? "").toLowerCase();
-    const base = legacy ? "sys/policy" : "sys/policies/acl";
-    const doc = state.policies.get(name);
-    acl(req, `${base}/${name}`, [methodCapability(req.method, doc !== undefined || name === "root")]);
-    if (req.method === "GET" || req.method === "HEAD") {
-      if (name === "root") return { json: envelope({ name: "root", [legacy ? "rules" : "policy"]: "" }) };
-      if (doc === undefined) throw new DevHttpError(404, []);
-      return { json: envelope({ name: doc.name, [legacy ? "rules" : "policy"]: doc.text }) };
-    }
-    if (req.method === "DELETE") {
-      state.policies.delete(name);
+  const readPolicy =
+    (legacy: boolean) =>
+    (req: DevRequest): DevResponse => {
+      const name = (req.params.name ?? "").toLowerCase();
+      const base = legacy ? "sys/policy" : "sys/policies/acl";
+      const doc = state.policies.get(name);
+      acl(req, `${base}/${name}`, [methodCapability(req.method, doc !== undefined || name === "root")]);
+      if (req.method === "GET" || req.method === "HEAD") {
+        if (name === "root") return { json: envelope({ name: "root", [legacy ? "rules" : "policy"]: "" }) };
+        if (doc === undefined) throw new DevHttpError(404, []);
+        return { json: envelope({ name: doc.name, [legacy ? "rules" : "policy"]: doc.text }) };
+      }
+      if (req.method === "DELETE") {
+        state.policies.delete(name);
+        ctx.nextIndex();
+        return {};
+      }
+      const body = bodyObject(req.json());
+      const text =
+        typeof body.policy === "string" ? body.policy : legacy && typeof body.rules === "string" ? body.rules : "";
+      if (text === "") throw new DevHttpError(400, "'policy' parameter not supplied or empty");
+      state.policies.put(name, text);
       ctx.nextIndex();
       return {};
-    }
-    const body = bodyObject(req.json());
-    const text = typeof body.policy === "string" ? body.policy : legacy && typeof body.rules === "string" ? body.rules : "";
-    if (text === "") throw new DevHttpError(400, "'policy' parameter not supplied or empty");
-    state.policies.put(name, text);
-    ctx.nextIndex();
-    return {};
-  };
+    };
   r.on(["GET", "POST", "DELETE"], "/v1/sys/policies/acl/:name", readPolicy(false));
   r.on(["GET", "POST", "DELETE"], "/v1/sys/policy/:name", readPolicy(true));
   r.list("/v1/sys/policies/acl", (req) => {
@@ -143,7 +151,12 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
     const token = req.token;
     if (token === undefined) throw new DevHttpError(403, "permission denied");
     const body = bodyObject(req.json());
-    const paths = body.paths !== undefined ? readStringList("paths", body.paths) : body.path !== undefined ? readStringList("path", body.path) : [];
+    const paths =
+      body.paths !== undefined
+        ? readStringList("paths", body.paths)
+        : body.path !== undefined
+          ? readStringList("path", body.path)
+          : [];
     if (paths.length === 0) throw new DevHttpError(400, "paths must be supplied");
     const data: Record<string, unknown> = {};
     for (const p of paths) data[p] = state.policies.capabilities(token, p.replace(/^\/+/, ""));

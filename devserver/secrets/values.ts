@@ -9,8 +9,8 @@ import { DevHttpError } from "../core/errors";
 const UNIT_SECONDS: Readonly<Record<string, number>> = {
   ns: 1e-9,
   us: 1e-6,
-  "µs": 1e-6,
-  "μs": 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
   ms: 1e-3,
   s: 1,
   m: 60,
@@ -45,7 +45,8 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(["client_secret", "jwt"]);
 
 /** A request field that could not be converted to its declared type (rendered as a 400). */
 export function fieldError(field: string, value: unknown, reason: string): DevHttpError {
-  if (SECRET_FIELDS.has(field)) return new DevHttpError(400, `error converting input for field ${goQuote(field)}: expected a string`);
+  if (SECRET_FIELDS.has(field))
+    return new DevHttpError(400, `error converting input for field ${goQuote(field)}: expected a string`);
   return new DevHttpError(400, `error converting input ${goValue(value)} for field ${goQuote(field)}: ${reason}`);
 }
 
@@ -69,7 +70,9 @@ export function readDuration(field: string, value: unknown): number {
   const secs = durationSeconds(value);
   if (secs === undefined) {
     const reason =
-      typeof value === "string" ? `time: invalid duration ${goQuote(value)}` : `cannot parse ${goValue(value)} as a duration`;
+      typeof value === "string"
+        ? `time: invalid duration ${goQuote(value)}`
+        : `cannot parse ${goValue(value)} as a duration`;
     throw fieldError(field, value, reason);
   }
   return secs;
@@ -103,7 +106,8 @@ export function readInt(field: string, value: unknown): number {
   if (typeof value === "number" && Number.isInteger(value)) return value;
   if (value === null) return 0;
   if (typeof value === "string" && /^\s*[-+]?[0-9]+\s*$/.test(value)) return Number(value.trim());
-  const reason = typeof value === "string" ? `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax` : "expected an integer";
+  const reason =
+    typeof value === "string" ? `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax` : "expected an integer";
   throw fieldError(field, value, reason);
 }
 
@@ -200,7 +204,9 @@ export function envelope(
 
 /** Returns the warning the framework adds for body keys an endpoint does not know. */
 export function unknownFieldsWarning(body: Readonly<Record<string, unknown>>, known: ReadonlySet<string>): string[] {
-  const unknown = Object.keys(body).filter((k) => !known.has(k)).sort();
+  const unknown = Object.keys(body)
+    .filter((k) => !known.has(k))
+    .sort();
   return unknown.length === 0 ? [] : [`Endpoint ignored these unrecognized parameters: [${unknown.join(" ")}]`];
 }
 

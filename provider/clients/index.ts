@@ -8,5 +8,13 @@ export { SecretsClient, type SecretsClientOptions } from "./secrets";
 export { SchedulerClient } from "./scheduler";
 export { ApiError, ConfigError, UsageError, isApiError, type ApiErrorCode, type ServiceName } from "../errors";
 export { closeConnections, type ApiResponse, type ResponseMeta } from "../http/core";
-export { ENV, REAL_HEADERS, SPEC_HEADERS, type ConnectionOptions, type HeaderNames, type HeaderStyle, type HttpHooks } from "../http/settings";
+export {
+  ENV,
+  REAL_HEADERS,
+  SPEC_HEADERS,
+  type ConnectionOptions,
+  type HeaderNames,
+  type HeaderStyle,
+  type HttpHooks,
+} from "../http/settings";
 export { DEFAULT_RETRY, type RetryPolicy } from "../http/retry";

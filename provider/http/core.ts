@@ -8,8 +8,22 @@ import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
-import { certificateHint, invalidRequestHint, isCertificateFailure, lostAfterSendHint, permissionHint, timeoutHint, transportHint } from "./hints";
-import { howToSet, resolveConnection, settingSource, type ConnectionOptions, type ResolvedConnection } from "./settings";
+import {
+  certificateHint,
+  invalidRequestHint,
+  isCertificateFailure,
+  lostAfterSendHint,
+  permissionHint,
+  timeoutHint,
+  transportHint,
+} from "./hints";
+import {
+  howToSet,
+  resolveConnection,
+  settingSource,
+  type ConnectionOptions,
+  type ResolvedConnection,
+} from "./settings";
 import { isLoopbackHost, printWarningOnce } from "./warnings";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
@@ -237,7 +251,8 @@ export class HttpCore {
       });
 
     for (let attempt = 1; ; attempt++) {
-      if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt - 1, hint: "the operation was cancelled" });
+      if (opts.signal?.aborted)
+        throw fail({ code: "aborted", attempts: attempt - 1, hint: "the operation was cancelled" });
       c.hooks.onRequest?.({ service: c.service, method: opts.method, path: opts.path, query: query.slice(1), attempt });
       const t0 = Date.now();
       const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
@@ -246,17 +261,37 @@ export class HttpCore {
       let outcome: Outcome;
       let lastError: ApiError;
       try {
-        const res = await undiciParts().request.call(this.entry.pool, { path, method: opts.method, headers, body, signal });
+        const res = await undiciParts().request.call(this.entry.pool, {
+          path,
+          method: opts.method,
+          headers,
+          body,
+          signal,
+        });
         const text = await res.body.text();
         const ms = Date.now() - t0;
-        c.hooks.onResponse?.({ service: c.service, method: opts.method, path: opts.path, attempt, status: res.statusCode, ms });
+        c.hooks.onResponse?.({
+          service: c.service,
+          method: opts.method,
+          path: opts.path,
+          attempt,
+          status: res.statusCode,
+          ms,
+        });
         const meta = this.meta(res.statusCode, res.headers, attempt, started);
         if (res.statusCode >= 200 && res.statusCode < 300) {
           return { value: this.parse(opts, text, res.headers, meta, fail), meta };
         }
         const serverErrors = serverMessages(text);
         const code = classify(c.service, res.statusCode, serverErrors);
-        lastError = fail({ code, status: res.statusCode, serverErrors, attempts: attempt, hint: this.hint(code, res.statusCode, serverErrors), requestSent: true });
+        lastError = fail({
+          code,
+          status: res.statusCode,
+          serverErrors,
+          attempts: attempt,
+          hint: this.hint(code, res.statusCode, serverErrors),
+          requestSent: true,
+        });
         outcome = {
           kind: "status",
           status: res.statusCode,
@@ -265,14 +300,27 @@ export class HttpCore {
         };
       } catch (e) {
         if (ApiError.is(e)) throw e;
-        c.hooks.onResponse?.({ service: c.service, method: opts.method, path: opts.path, attempt, ms: Date.now() - t0 });
-        if (opts.signal?.aborted) throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
+        c.hooks.onResponse?.({
+          service: c.service,
+          method: opts.method,
+          path: opts.path,
+          attempt,
+          ms: Date.now() - t0,
+        });
+        if (opts.signal?.aborted)
+          throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
         const timedOut = timeout.aborted;
         const netCode = timedOut ? "TIMEOUT" : errorCode(e);
         // The HTTP library refused to build the request (a header or the path it cannot carry): nothing
         // was sent, and every attempt would fail the same way.
         if (netCode === "UND_ERR_INVALID_ARG") {
-          throw fail({ code: "transport", attempts: attempt, hint: invalidRequestHint(), requestSent: false, cause: { code: netCode } });
+          throw fail({
+            code: "transport",
+            attempts: attempt,
+            hint: invalidRequestHint(),
+            requestSent: false,
+            cause: { code: netCode },
+          });
         }
         const certificate = !timedOut && isCertificateFailure(netCode);
         const beforeSend = !timedOut && isBeforeSend(netCode);
@@ -307,7 +355,12 @@ export class HttpCore {
     }
   }
 
-  private meta(status: number, h: Record<string, string | string[] | undefined>, attempts: number, started: number): ResponseMeta {
+  private meta(
+    status: number,
+    h: Record<string, string | string[] | undefined>,
+    attempts: number,
+    started: number,
+  ): ResponseMeta {
     const names = this.connection.headers;
     const meta: ResponseMeta = { status, attempts, requestMs: Date.now() - started };
     const index = headerValue(h, names.index);
@@ -326,7 +379,13 @@ export class HttpCore {
     text: string,
     headers: Record<string, string | string[] | undefined>,
     meta: ResponseMeta,
-    fail: (f: { code: ApiErrorCode; status?: number; serverErrors?: string[]; attempts?: number; hint?: string }) => ApiError,
+    fail: (f: {
+      code: ApiErrorCode;
+      status?: number;
+      serverErrors?: string[];
+      attempts?: number;
+      hint?: string;
+    }) => ApiError,
   ): T {
     let data: unknown = undefined;
     if (text.trim() !== "") {
@@ -337,7 +396,12 @@ export class HttpCore {
         try {
           data = JSON.parse(text);
         } catch {
-          throw fail({ code: "bad_response", status: meta.status, attempts: meta.attempts, hint: "the response body is not valid JSON; is the address pointing at the right service?" });
+          throw fail({
+            code: "bad_response",
+            status: meta.status,
+            attempts: meta.attempts,
+            hint: "the response body is not valid JSON; is the address pointing at the right service?",
+          });
         }
       }
     }
@@ -397,7 +461,8 @@ function serverMessages(text: string): string[] {
     try {
       const j = JSON.parse(t) as { errors?: unknown; error?: unknown; error_description?: unknown };
       if (Array.isArray(j.errors)) return j.errors.map((e) => String(e).trim()).filter((e) => e !== "");
-      if (typeof j.error === "string") return [typeof j.error_description === "string" ? `${j.error}: ${j.error_description}` : j.error];
+      if (typeof j.error === "string")
+        return [typeof j.error_description === "string" ? `${j.error}: ${j.error_description}` : j.error];
     } catch {
       // not JSON after all: fall through to plain text
     }
@@ -405,7 +470,8 @@ function serverMessages(text: string): string[] {
   return [t.length > 1024 ? t.slice(0, 1024) + "…" : t];
 }
 
-const CONFLICT_500 = /Enforcing job modify index|already exists on a different version|Current job has version|job already exists/i;
+const CONFLICT_500 =
+  /Enforcing job modify index|already exists on a different version|Current job has version|job already exists/i;
 const TRANSIENT_500: Record<ServiceName, RegExp> = {
   scheduler: /no cluster leader|no path to region|rpc error: EOF|connection reset|i\/o timeout|leader changed/i,
   secrets: /internal error|local node not active|context deadline exceeded/i,

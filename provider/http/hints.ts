@@ -50,7 +50,10 @@ export function certificateHint(c: Conn, code: string): string {
       `${settingSource(c, "clientKey")})`
     );
   }
-  const ca = c.origins.caCert !== undefined ? `the CA bundle from ${settingSource(c, "caCert")}` : "the system's trusted CAs (no CA bundle is set)";
+  const ca =
+    c.origins.caCert !== undefined
+      ? `the CA bundle from ${settingSource(c, "caCert")}`
+      : "the system's trusted CAs (no CA bundle is set)";
   const fixCa = `set ${howToSet(c.service, "caCert", c.optionsFrom)} to the CA that signed the ${label}'s certificate (PEM text or a file path)`;
   let what = `the ${label}'s certificate at ${c.origin} could not be verified against ${ca} (${code}): a certificate problem, not a connection one; ${fixCa}`;
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID" || code === "HOSTNAME_MISMATCH") {
@@ -75,7 +78,10 @@ export function invalidRequestHint(): string {
 
 /** The hint of a connection lost after the request was sent: the service may have acted on a write. */
 export function lostAfterSendHint(c: Conn, code: string, write: boolean): string {
-  return `the connection to ${c.origin} was lost after the request was sent (${code})` + (write ? `; the ${LABEL[c.service]} may or may not have applied it` : "");
+  return (
+    `the connection to ${c.origin} was lost after the request was sent (${code})` +
+    (write ? `; the ${LABEL[c.service]} may or may not have applied it` : "")
+  );
 }
 
 /** The hint of an attempt that got no response in time: the setting that raises the limit. */
@@ -90,7 +96,9 @@ export function timeoutHint(c: Conn, timeoutMs: number): string {
 export function permissionHint(c: Conn): string {
   const label = LABEL[c.service];
   if (c.token === undefined) {
-    const why = c.anonymous ? `no token was sent (${settingSource(c, "anonymous")} asks for none)` : "no token was sent (none is set)";
+    const why = c.anonymous
+      ? `no token was sent (${settingSource(c, "anonymous")} asks for none)`
+      : "no token was sent (none is set)";
     return `${why}; set ${howToSet(c.service, "token", c.optionsFrom)} to a ${label} token that grants this operation`;
   }
   const from = settingSource(c, "token");
@@ -99,6 +107,6 @@ export function permissionHint(c: Conn): string {
   return (
     `${check}. If you rotated it: Pulumi stores the stack config in the state of the default provider, and ` +
     "`pulumi refresh` and `pulumi destroy` use that stored copy (it wins over the environment); run `pulumi up` first, " +
-    "or `pulumi refresh --run-program` / `pulumi destroy --run-program` (see \"Rotating a token\" in the README)"
+    'or `pulumi refresh --run-program` / `pulumi destroy --run-program` (see "Rotating a token" in the README)'
   );
 }

@@ -47,7 +47,11 @@ export function isBeforeSend(code: string): boolean {
 }
 
 /** Exponential backoff with full jitter: a random wait below base × 2^(failures − 1), capped at the maximum. */
-export function jitteredDelay(policy: { baseDelayMs: number; maxDelayMs: number }, failures: number, random: () => number = Math.random): number {
+export function jitteredDelay(
+  policy: { baseDelayMs: number; maxDelayMs: number },
+  failures: number,
+  random: () => number = Math.random,
+): number {
   return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1)));
 }
 

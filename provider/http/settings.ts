@@ -78,7 +78,8 @@ export function describeOrigin(service: ServiceName, setting: SettingName, origi
 
 /** Says how to set a setting: the option (typed clients) or the stack config key (providers), or the variable. */
 export function howToSet(service: ServiceName, setting: SettingName, from: OptionsOrigin): string {
-  const explicit = from === "stack-config" ? `stack config \`${stackConfigKey(service, setting)}\`` : `the \`${setting}\` option`;
+  const explicit =
+    from === "stack-config" ? `stack config \`${stackConfigKey(service, setting)}\`` : `the \`${setting}\` option`;
   const variable = envName(service, setting);
   return variable === undefined ? explicit : `${explicit} or the ${variable} environment variable`;
 }
@@ -141,9 +142,24 @@ export interface HttpHooks {
   /** Called once per attempt, before it is sent. No headers or bodies are passed. */
   onRequest?(info: { service: ServiceName; method: string; path: string; query: string; attempt: number }): void;
   /** Called after each attempt with its status (undefined on a network failure). */
-  onResponse?(info: { service: ServiceName; method: string; path: string; attempt: number; status?: number; ms: number }): void;
+  onResponse?(info: {
+    service: ServiceName;
+    method: string;
+    path: string;
+    attempt: number;
+    status?: number;
+    ms: number;
+  }): void;
   /** Called before waiting to retry, with the wait chosen (backoff or the server's `Retry-After`). */
-  onRetry?(info: { service: ServiceName; method: string; path: string; attempt: number; delayMs: number; status?: number; code?: string }): void;
+  onRetry?(info: {
+    service: ServiceName;
+    method: string;
+    path: string;
+    attempt: number;
+    delayMs: number;
+    status?: number;
+    code?: string;
+  }): void;
   /** Called when the pool opens a new connection to the service. */
   onConnect?(info: { service: ServiceName; origin: string }): void;
 }
@@ -252,7 +268,9 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     throw new ConfigError(`The ${LABEL[service]} address is not a URL (from ${source("address")}).`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`The ${LABEL[service]} address must start with http:// or https:// (from ${source("address")}).`);
+    throw new ConfigError(
+      `The ${LABEL[service]} address must start with http:// or https:// (from ${source("address")}).`,
+    );
   }
 
   const anonymousEnv = service === "scheduler" ? env[ENV.scheduler.anonymous] : undefined;
@@ -265,21 +283,34 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   else if (env[names.headerStyle] !== undefined) origins.headerStyle = "env";
   const style = (options.headerStyle ?? env[names.headerStyle] ?? "spec") as string;
   if (style !== "spec" && style !== "real") {
-    throw new ConfigError(`The ${LABEL[service]} header style (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`);
+    throw new ConfigError(
+      `The ${LABEL[service]} header style (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`,
+    );
   }
   const base = style === "real" ? REAL_HEADERS[service] : SPEC_HEADERS;
   const tokenHeaderEnv = options.headerNames?.token === undefined ? env[names.tokenHeader] : undefined;
   const tokenHeader = options.headerNames?.token ?? tokenHeaderEnv;
   if (options.headerNames?.token !== undefined) origins.tokenHeader = explicit;
   else if (tokenHeaderEnv !== undefined && tokenHeaderEnv !== "") origins.tokenHeader = "env";
-  const headers: HeaderNames = { ...base, ...definedOnly(options.headerNames ?? {}), ...(tokenHeader ? { token: tokenHeader } : {}) };
+  const headers: HeaderNames = {
+    ...base,
+    ...definedOnly(options.headerNames ?? {}),
+    ...(tokenHeader ? { token: tokenHeader } : {}),
+  };
   // A header name or value that HTTP cannot carry would fail every attempt inside the HTTP library, and
   // look like a connection lost after sending: refuse it here, naming the setting and never the value.
   for (const [k, name] of Object.entries(headers) as Array<[keyof HeaderNames, string]>) {
     if (name === "" && k === "requestMarker") continue;
     if (!HEADER_NAME.test(name)) {
-      const which = k !== "token" ? `the \`headerNames.${k}\` option` : origins.tokenHeader === "option" ? "the `headerNames.token` option" : source("tokenHeader");
-      throw new ConfigError(`The ${LABEL[service]} ${k} header name (from ${which}) is not a valid HTTP header name: use letters, digits and !#$%&'*+-.^_\`|~ only.`);
+      const which =
+        k !== "token"
+          ? `the \`headerNames.${k}\` option`
+          : origins.tokenHeader === "option"
+            ? "the `headerNames.token` option"
+            : source("tokenHeader");
+      throw new ConfigError(
+        `The ${LABEL[service]} ${k} header name (from ${which}) is not a valid HTTP header name: use letters, digits and !#$%&'*+-.^_\`|~ only.`,
+      );
     }
   }
   if (token !== undefined) refuseControlCharacters(token, `The ${LABEL[service]} token (from ${source("token")})`);
@@ -299,11 +330,14 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   if (options.timeoutMs !== undefined) origins.timeoutMs = explicit;
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new ConfigError(`The ${LABEL[service]} timeout (${source("timeoutMs")}) must be a positive number of milliseconds.`);
+    throw new ConfigError(
+      `The ${LABEL[service]} timeout (${source("timeoutMs")}) must be a positive number of milliseconds.`,
+    );
   }
 
   const namespace = pick("namespace", options.namespace);
-  if (namespace !== undefined) refuseControlCharacters(namespace, `The ${LABEL[service]} namespace (from ${source("namespace")})`);
+  if (namespace !== undefined)
+    refuseControlCharacters(namespace, `The ${LABEL[service]} namespace (from ${source("namespace")})`);
   const region = service === "scheduler" ? pick("region", options.region) : undefined;
   if (region !== undefined) refuseControlCharacters(region, `The ${LABEL[service]} region (from ${source("region")})`);
 
@@ -333,7 +367,10 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
 }
 
 /** Names where a resolved setting came from, or how to set it when it is not set. */
-export function settingSource(conn: Pick<ResolvedConnection, "service" | "optionsFrom" | "origins">, setting: SettingName): string {
+export function settingSource(
+  conn: Pick<ResolvedConnection, "service" | "optionsFrom" | "origins">,
+  setting: SettingName,
+): string {
   const o = conn.origins[setting];
   return o === undefined ? howToSet(conn.service, setting, conn.optionsFrom) : describeOrigin(conn.service, setting, o);
 }
@@ -370,6 +407,8 @@ function readPem(value: string | undefined, what: string, from: string): string 
     return readFileSync(value, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`Cannot read the ${what} file given by ${from} (a value that is not PEM text is read as a file path): ${code}.`);
+    throw new ConfigError(
+      `Cannot read the ${what} file given by ${from} (a value that is not PEM text is read as a file path): ${code}.`,
+    );
   }
 }

@@ -23,7 +23,10 @@ export function printWarningOnce(key: string, message: string): void {
  * address in 127.0.0.0/8, and ::1 (also as an IPv4-mapped address).
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (h === "localhost" || h.endsWith(".localhost")) return true;
   if (h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
   const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;

@@ -51,7 +51,12 @@ export function mountMissingHint(e: unknown, mount: string): unknown {
  * Returns what a refresh stores for one optional input: the old spelling when the server's value means the
  * same, nothing when the user never set it and the server holds the default, else the server's value.
  */
-export function refreshed<T>(old: T | undefined, server: T, same: (a: T | undefined, b: T) => boolean, isDefault: (v: T) => boolean): T | undefined {
+export function refreshed<T>(
+  old: T | undefined,
+  server: T,
+  same: (a: T | undefined, b: T) => boolean,
+  isDefault: (v: T) => boolean,
+): T | undefined {
   if (same(old, server)) return old === undefined && isDefault(server) ? undefined : (old ?? server);
   if (old === undefined && isDefault(server)) return undefined;
   return server;
@@ -68,7 +73,11 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
  * Validates inputs with an object schema: an input the resource does not have is refused by name, the
  * rest as {@link checkInputs} does (unknown values pass at preview).
  */
-export function checkObjectInputs<S extends z.ZodObject>(resource: string, schema: S, news: Record<string, unknown>): { inputs?: z.infer<S>; failures: dynamic.CheckFailure[] } {
+export function checkObjectInputs<S extends z.ZodObject>(
+  resource: string,
+  schema: S,
+  news: Record<string, unknown>,
+): { inputs?: z.infer<S>; failures: dynamic.CheckFailure[] } {
   return checkInputs(schema, news, resource);
 }
 

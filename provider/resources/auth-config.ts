@@ -18,8 +18,28 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, wholeNumber } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, canonicalJson, definedDeep, writeWithReadBack, type ReadBack, type ProviderImpl } from "./common";
+import {
+  AlreadyExistsError,
+  checkObjectInputs,
+  compact,
+  isUnknown,
+  mountMissingHint,
+  mountPathSchema,
+  refreshed,
+  reportWarnings,
+  secretsClient,
+  wholeNumber,
+} from "./auth-common";
+import {
+  OutcomeUnknownError,
+  ResourceInitError,
+  SCHEMA_VERSION,
+  canonicalJson,
+  definedDeep,
+  writeWithReadBack,
+  type ReadBack,
+  type ProviderImpl,
+} from "./common";
 
 const RESOURCE = "AuthConfig";
 
@@ -29,7 +49,7 @@ const uuid = z.string().regex(UUID, "must be a UUID (8-4-4-4-12 hexadecimal digi
 const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
   const s = durationSeconds(v);
   return s !== undefined && s >= 0;
-}, "must be a non-negative duration: seconds, or a string such as \"4s\" or \"4380h\"");
+}, 'must be a non-negative duration: seconds, or a string such as "4s" or "4380h"');
 
 const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
@@ -50,16 +70,22 @@ function isAbsoluteUri(s: string): boolean {
 
 /** The inputs of an AuthConfig after `check`. */
 export const AuthConfigInputsSchema = z.object({
-  mount: mountPathSchema("must be the path of an auth mount, such as \"cloud\""),
+  mount: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
   tenantId: uuid,
   resource: z
     .string()
-    .refine(isAbsoluteUri, "must be an absolute URI such as \"https://management.azure.com/\" or \"api://<application id>\"; it must equal the login tokens' audience exactly, trailing slash included"),
+    .refine(
+      isAbsoluteUri,
+      'must be an absolute URI such as "https://management.azure.com/" or "api://<application id>"; it must equal the login tokens\' audience exactly, trailing slash included',
+    ),
   clientId: uuid.optional(),
   clientSecret: z.string().min(1, "must not be empty; leave it out to send no client secret").optional(),
   environment: z
     .string()
-    .refine((e) => CLOUD_ENVIRONMENTS.some((x) => x.toLowerCase() === e.toLowerCase()), `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`)
+    .refine(
+      (e) => CLOUD_ENVIRONMENTS.some((x) => x.toLowerCase() === e.toLowerCase()),
+      `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`,
+    )
     .optional(),
   maxRetries: wholeNumber().optional(),
   retryDelay: duration.optional(),
@@ -68,9 +94,15 @@ export const AuthConfigInputsSchema = z.object({
   /** Write-only secret: a number to bump when the secret should be sent again. */
   clientSecretVersion: wholeNumber().optional(),
   /** Write-only secret: the environment variable of the `pulumi` command that holds it. */
-  clientSecretEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits and '_')").optional(),
+  clientSecretEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits and '_')")
+    .optional(),
   /** Write-only secret: the stack config key (`<namespace>:<name>`) that holds it. */
-  clientSecretConfigKey: z.string().regex(/^[^:\s]+:[^\s]+$/, "must be a stack config key such as \"myproject:clientSecret\"").optional(),
+  clientSecretConfigKey: z
+    .string()
+    .regex(/^[^:\s]+:[^\s]+$/, 'must be a stack config key such as "myproject:clientSecret"')
+    .optional(),
   /** Workload identity (enterprise edition): the audience of the plugin's identity token. Excludes a client secret. */
   identityTokenAudience: z.string().min(1, "must not be empty; leave it out for none").optional(),
   /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
@@ -93,10 +125,19 @@ export interface AuthConfigOutputs extends Omit<AuthConfigInputs, "clientSecret"
 // Memory-hard and salted, so a short secret cannot be read back from the state by a quick brute force.
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
 
-function derive(mount: string, secret: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(
+  mount: string,
+  secret: string,
+  salt: Buffer,
+  params: { N: number; r: number; p: number },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(`${mount}\u0000${secret}`, salt, SCRYPT.keylen, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r }, (err, key) =>
-      err ? reject(new Error("hashing the client secret failed")) : resolve(key),
+    scrypt(
+      `${mount}\u0000${secret}`,
+      salt,
+      SCRYPT.keylen,
+      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r },
+      (err, key) => (err ? reject(new Error("hashing the client secret failed")) : resolve(key)),
     );
   });
 }
@@ -133,8 +174,10 @@ async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): P
   if (news.clientSecretVersion !== undefined) return news.clientSecretVersion !== olds.clientSecretVersion;
   if (news.clientSecret === undefined && stored[SECRET_KEPT] === true) return false;
   // Inputs an earlier release's refresh stored after drift carry the state's hash itself.
-  if (news.clientSecret === undefined && stored.clientSecretHash !== undefined) return stored.clientSecretHash !== olds.clientSecretHash;
-  if (news.clientSecret === undefined) return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
+  if (news.clientSecret === undefined && stored.clientSecretHash !== undefined)
+    return stored.clientSecretHash !== olds.clientSecretHash;
+  if (news.clientSecret === undefined)
+    return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
   if (olds.clientSecretHash === undefined) return true;
   return !(await clientSecretMatches(news.mount, news.clientSecret, olds.clientSecretHash));
 }
@@ -144,12 +187,22 @@ async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): P
  * variable or key, never a value.
  */
 function writeOnlySecret(news: AuthConfigInputs): string {
-  const where = news.clientSecretEnv !== undefined ? `the environment variable ${news.clientSecretEnv}` : `the stack config key ${news.clientSecretConfigKey ?? "(none)"}`;
-  const v = news.clientSecretEnv !== undefined ? process.env[news.clientSecretEnv] : news.clientSecretConfigKey !== undefined ? stackConfigValue(news.clientSecretConfigKey) : undefined;
+  const where =
+    news.clientSecretEnv !== undefined
+      ? `the environment variable ${news.clientSecretEnv}`
+      : `the stack config key ${news.clientSecretConfigKey ?? "(none)"}`;
+  const v =
+    news.clientSecretEnv !== undefined
+      ? process.env[news.clientSecretEnv]
+      : news.clientSecretConfigKey !== undefined
+        ? stackConfigValue(news.clientSecretConfigKey)
+        : undefined;
   if (v === undefined || v === "") {
     throw new Error(
       `${RESOURCE} "${configId(news.mount)}": clientSecretVersion is ${news.clientSecretVersion ?? "unset"}, so the client secret is sent now, but ${where} is not set ` +
-        (news.clientSecretEnv !== undefined ? "in the environment of the pulumi command" : "(set it with `pulumi config set --secret`)"),
+        (news.clientSecretEnv !== undefined
+          ? "in the environment of the pulumi command"
+          : "(set it with `pulumi config set --secret`)"),
     );
   }
   return v;
@@ -177,16 +230,31 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
   const set = (v: unknown) => v !== undefined;
   const sources = [i.clientSecretEnv, i.clientSecretConfigKey].filter(set).length;
   if (set(i.clientSecret) && set(i.clientSecretVersion)) {
-    failures.push({ property: "clientSecretVersion", reason: "set either clientSecret (kept encrypted in the state) or clientSecretVersion (write-only, never in the state), not both" });
+    failures.push({
+      property: "clientSecretVersion",
+      reason:
+        "set either clientSecret (kept encrypted in the state) or clientSecretVersion (write-only, never in the state), not both",
+    });
   }
   if (set(i.clientSecretVersion) && sources !== 1) {
-    failures.push({ property: "clientSecretVersion", reason: "a write-only client secret needs exactly one of clientSecretEnv (an environment variable name) or clientSecretConfigKey (a stack config key)" });
+    failures.push({
+      property: "clientSecretVersion",
+      reason:
+        "a write-only client secret needs exactly one of clientSecretEnv (an environment variable name) or clientSecretConfigKey (a stack config key)",
+    });
   }
   if (!set(i.clientSecretVersion) && sources > 0) {
-    failures.push({ property: set(i.clientSecretEnv) ? "clientSecretEnv" : "clientSecretConfigKey", reason: "is read only with clientSecretVersion: set it (and bump it to send the secret again)" });
+    failures.push({
+      property: set(i.clientSecretEnv) ? "clientSecretEnv" : "clientSecretConfigKey",
+      reason: "is read only with clientSecretVersion: set it (and bump it to send the secret again)",
+    });
   }
   if (set(i.identityTokenAudience) && (set(i.clientSecret) || set(i.clientSecretVersion))) {
-    failures.push({ property: "identityTokenAudience", reason: "workload identity replaces the client secret: set identityTokenAudience or a client secret, not both (the service refuses both)" });
+    failures.push({
+      property: "identityTokenAudience",
+      reason:
+        "workload identity replaces the client secret: set identityTokenAudience or a client secret, not both (the service refuses both)",
+    });
   }
   return failures.length > 0 ? { failures } : res;
 }
@@ -196,7 +264,8 @@ export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigIn
   if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
   if (olds.incomplete === true) return { changes: true };
   // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
-  const source = news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
+  const source =
+    news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
   return { changes: readableDiffers(olds, news) || source || (await secretChanged(news, olds)) };
 }
 
@@ -204,7 +273,16 @@ export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigIn
 function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: AuthConfigInputs): boolean {
   const D = CONFIG_DEFAULTS;
   return (
-    [news.tenantId, news.resource, news.clientId, news.environment, news.maxRetries, news.retryDelay, news.maxRetryDelay, news.rootPasswordTtl].some(isUnknown) ||
+    [
+      news.tenantId,
+      news.resource,
+      news.clientId,
+      news.environment,
+      news.maxRetries,
+      news.retryDelay,
+      news.maxRetryDelay,
+      news.rootPasswordTtl,
+    ].some(isUnknown) ||
     news.tenantId !== olds.tenantId ||
     news.resource !== olds.resource ||
     (news.clientId ?? "") !== (olds.clientId ?? "") ||
@@ -212,7 +290,8 @@ function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: A
     (news.maxRetries ?? D.maxRetries) !== (olds.maxRetries ?? D.maxRetries) ||
     seconds(news.retryDelay, D.retryDelaySeconds) !== seconds(olds.retryDelay, D.retryDelaySeconds) ||
     seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
-    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !== seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds) ||
+    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !==
+      seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds) ||
     isUnknown(news.identityTokenAudience) ||
     isUnknown(news.identityTokenTtl) ||
     (news.identityTokenAudience ?? "") !== (olds.identityTokenAudience ?? "") ||
@@ -229,7 +308,12 @@ const IDENTITY_TOKEN_TTL = 3600;
  */
 function configBody(
   news: AuthConfigInputs,
-  before: { clientId?: string; environment?: string; identityTokenAudience?: string; identityTokenTtl?: string | number },
+  before: {
+    clientId?: string;
+    environment?: string;
+    identityTokenAudience?: string;
+    identityTokenTtl?: string | number;
+  },
   secret: "send" | "clear" | "keep",
 ): ConfigWrite {
   const D = CONFIG_DEFAULTS;
@@ -239,7 +323,10 @@ function configBody(
     client_id: news.clientId ?? (before.clientId ? "" : undefined),
     environment: news.environment ?? (before.environment ? "" : undefined),
     identity_token_audience: news.identityTokenAudience ?? (before.identityTokenAudience ? "" : undefined),
-    identity_token_ttl: news.identityTokenTtl !== undefined || before.identityTokenTtl !== undefined ? seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL) : undefined,
+    identity_token_ttl:
+      news.identityTokenTtl !== undefined || before.identityTokenTtl !== undefined
+        ? seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL)
+        : undefined,
     client_secret: secret === "send" ? news.clientSecret : secret === "clear" ? "" : undefined,
     max_retries: news.maxRetries ?? D.maxRetries,
     retry_delay: seconds(news.retryDelay, D.retryDelaySeconds),
@@ -275,7 +362,11 @@ async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
  * was sent (and held something else before, so the secret went with it) was written; one that still reports
  * `before` was not.
  */
-async function writeConfirmed(news: AuthConfigInputs, body: ConfigWrite, was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined): Promise<void> {
+async function writeConfirmed(
+  news: AuthConfigInputs,
+  body: ConfigWrite,
+  was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined,
+): Promise<void> {
   const readBack = async (): Promise<ReadBack> => {
     const rec = await secretsClient().config.read(news.mount);
     if (rec === undefined) return "not-applied";
@@ -288,10 +379,14 @@ async function writeConfirmed(news: AuthConfigInputs, body: ConfigWrite, was: Om
 
 /** The init error of a write whose outcome is unknown: state keeps the ID, and the next `up` writes again. */
 function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
-  return new ResourceInitError(`${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`, configId(news.mount), {
-    ...outputs(news, undefined),
-    incomplete: true,
-  });
+  return new ResourceInitError(
+    `${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`,
+    configId(news.mount),
+    {
+      ...outputs(news, undefined),
+      incomplete: true,
+    },
+  );
 }
 
 async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
@@ -321,10 +416,16 @@ async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<Au
 
 /** The hash the state keeps of a secret input; none for a write-only secret or no secret. */
 async function hashOf(inputs: AuthConfigInputs): Promise<string | undefined> {
-  return inputs.clientSecret !== undefined && inputs.clientSecretVersion === undefined ? hashClientSecret(inputs.mount, inputs.clientSecret) : undefined;
+  return inputs.clientSecret !== undefined && inputs.clientSecretVersion === undefined
+    ? hashClientSecret(inputs.mount, inputs.clientSecret)
+    : undefined;
 }
 
-async function update(_id: string, olds: AuthConfigOutputs, inputs: AuthConfigInputs): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
+async function update(
+  _id: string,
+  olds: AuthConfigOutputs,
+  inputs: AuthConfigInputs,
+): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
   // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
   const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
   const news = withSecret(inputs, changed);
@@ -343,16 +444,31 @@ async function update(_id: string, olds: AuthConfigOutputs, inputs: AuthConfigIn
 function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodConfigRecord): AuthConfigInputs {
   const D = CONFIG_DEFAULTS;
   const str = (old: string | undefined, server: string, ci = false) =>
-    refreshed<string>(old, server, (a, b) => (ci ? (a ?? "").toLowerCase() === b.toLowerCase() : (a ?? "") === b), (v) => v === "");
+    refreshed<string>(
+      old,
+      server,
+      (a, b) => (ci ? (a ?? "").toLowerCase() === b.toLowerCase() : (a ?? "") === b),
+      (v) => v === "",
+    );
   const dur = (old: string | number | undefined, server: number | undefined, dflt: number) =>
-    refreshed<string | number>(old, server ?? dflt, (a, b) => seconds(a, dflt) === b, (v) => v === dflt);
+    refreshed<string | number>(
+      old,
+      server ?? dflt,
+      (a, b) => seconds(a, dflt) === b,
+      (v) => v === dflt,
+    );
   return compact({
     mount,
     tenantId: rec.tenantId,
     resource: rec.resource,
     clientId: str(props.clientId, rec.clientId),
     environment: str(props.environment, rec.environment, true),
-    maxRetries: refreshed<number>(props.maxRetries, rec.maxRetries ?? D.maxRetries, (a, b) => (a ?? D.maxRetries) === b, (v) => v === D.maxRetries),
+    maxRetries: refreshed<number>(
+      props.maxRetries,
+      rec.maxRetries ?? D.maxRetries,
+      (a, b) => (a ?? D.maxRetries) === b,
+      (v) => v === D.maxRetries,
+    ),
     retryDelay: dur(props.retryDelay, rec.retryDelay, D.retryDelaySeconds),
     maxRetryDelay: dur(props.maxRetryDelay, rec.maxRetryDelay, D.maxRetryDelaySeconds),
     rootPasswordTtl: dur(props.rootPasswordTtl, rec.rootPasswordTtl, D.rootPasswordTtlSeconds),

@@ -10,16 +10,33 @@ import { z } from "zod";
 import { isMountInUse, isRemountUnsupported, type FoundMount, type SecretsClient } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
+import {
+  AlreadyExistsError,
+  checkObjectInputs,
+  compact,
+  isUnknown,
+  mountPathSchema,
+  reportWarnings,
+  secretsClient,
+  warn,
+} from "./auth-common";
 import { isOutcomeUnknown } from "../errors";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
+import {
+  OutcomeUnknownError,
+  ResourceInitError,
+  SCHEMA_VERSION,
+  backoff,
+  canonicalJson,
+  definedDeep,
+  type ProviderImpl,
+} from "./common";
 
 const RESOURCE = "AuthMount";
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
   const s = durationSeconds(v);
   return s !== undefined && s >= 0;
-}, "must be a non-negative duration: seconds, or a string such as \"90s\", \"1h30m\" or \"768h\"");
+}, 'must be a non-negative duration: seconds, or a string such as "90s", "1h30m" or "768h"');
 
 const TuneSchema = z
   .object({
@@ -37,33 +54,36 @@ const TuneSchema = z
     if (t.defaultLeaseTtl === undefined || t.maxLeaseTtl === undefined) return;
     const d = durationSeconds(t.defaultLeaseTtl) ?? 0;
     const m = durationSeconds(t.maxLeaseTtl) ?? 0;
-    if (m > 0 && d > m) ctx.addIssue({ code: "custom", path: ["defaultLeaseTtl"], message: "must not be larger than maxLeaseTtl" });
+    if (m > 0 && d > m)
+      ctx.addIssue({ code: "custom", path: ["defaultLeaseTtl"], message: "must not be larger than maxLeaseTtl" });
   });
 
 /** Tune settings of a mount; only the ones set are managed. TTLs are seconds or duration strings. */
 export type MountTune = z.infer<typeof TuneSchema>;
 
 /** The inputs of an AuthMount after `check`. */
-export const AuthMountInputsSchema = z
-  .object({
-    path: mountPathSchema("must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'").refine(
-      (p) => p !== "token",
-      "the token method at \"token/\" is built in and cannot be managed",
-    ),
-    type: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be a method type name such as \"cloud\"").default("cloud"),
-    description: z.string().optional(),
-    tune: TuneSchema.optional(),
-    local: z.boolean().optional(),
-    sealWrap: z.boolean().optional(),
-    /** The plugin version the mount runs (`v1.2.3`); set on enable, then by tune (it runs after a plugin reload). */
-    pluginVersion: z
-      .string()
-      .regex(/^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, "must be a semantic version such as \"v0.21.0\"")
-      .optional(),
-    /** Replace the mount on a path change instead of moving it with `sys/remount`. */
-    disableRemount: z.boolean().optional(),
-    adopt: z.boolean().optional(),
-  });
+export const AuthMountInputsSchema = z.object({
+  path: mountPathSchema("must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'").refine(
+    (p) => p !== "token",
+    'the token method at "token/" is built in and cannot be managed',
+  ),
+  type: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be a method type name such as "cloud"')
+    .default("cloud"),
+  description: z.string().optional(),
+  tune: TuneSchema.optional(),
+  local: z.boolean().optional(),
+  sealWrap: z.boolean().optional(),
+  /** The plugin version the mount runs (`v1.2.3`); set on enable, then by tune (it runs after a plugin reload). */
+  pluginVersion: z
+    .string()
+    .regex(/^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, 'must be a semantic version such as "v0.21.0"')
+    .optional(),
+  /** Replace the mount on a path change instead of moving it with `sys/remount`. */
+  disableRemount: z.boolean().optional(),
+  adopt: z.boolean().optional(),
+});
 
 /** The inputs of an AuthMount. */
 export type AuthMountInputs = z.infer<typeof AuthMountInputsSchema>;
@@ -89,7 +109,12 @@ const TUNE_WIRE = {
 type TuneKey = keyof typeof TUNE_WIRE;
 const TUNE_KEYS = Object.keys(TUNE_WIRE) as TuneKey[];
 const TTL_KEYS: readonly TuneKey[] = ["defaultLeaseTtl", "maxLeaseTtl"];
-const LIST_KEYS: readonly TuneKey[] = ["auditNonHmacRequestKeys", "auditNonHmacResponseKeys", "passthroughRequestHeaders", "allowedResponseHeaders"];
+const LIST_KEYS: readonly TuneKey[] = [
+  "auditNonHmacRequestKeys",
+  "auditNonHmacResponseKeys",
+  "passthroughRequestHeaders",
+  "allowedResponseHeaders",
+];
 
 /** True when a tune value the user set equals what is stored (TTLs as seconds, lists as sets). */
 function sameTune(key: TuneKey, a: unknown, b: unknown): boolean {
@@ -135,7 +160,10 @@ function sameInputs(olds: Record<string, unknown>, news: AuthMountInputs): boole
  * known in a preview (the engine takes the checked inputs as the outputs of an update it previews; an output
  * not among them is unknown). It comes from the old inputs, or once from the service.
  */
-async function withAccessor(olds: Record<string, unknown>, res: dynamic.CheckResult<AuthMountInputs>): Promise<dynamic.CheckResult<AuthMountInputs>> {
+async function withAccessor(
+  olds: Record<string, unknown>,
+  res: dynamic.CheckResult<AuthMountInputs>,
+): Promise<dynamic.CheckResult<AuthMountInputs>> {
   const i = res.inputs;
   if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
   if (olds.type !== i.type || olds.path === undefined) return res; // new, or replaced: a new accessor
@@ -177,7 +205,9 @@ export async function pathChange(news: AuthMountInputs, client?: SecretsClient):
     remountProbes.set(c, probe);
   }
   const has = await probe;
-  return has === false ? { how: "replace", why: "the server has no sys/remount (releases before 1.10)" } : { how: "remount" };
+  return has === false
+    ? { how: "replace", why: "the server has no sys/remount (releases before 1.10)" }
+    : { how: "remount" };
 }
 
 const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>();
@@ -188,7 +218,11 @@ const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>()
  * replaces too; description, tune fields and the plugin version the user set update in place. `adopt`
  * only matters at create, `disableRemount` only when the path changes.
  */
-export async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs, decide: (n: AuthMountInputs) => Promise<PathChange> = pathChange): Promise<dynamic.DiffResult> {
+export async function diffAuthMount(
+  olds: AuthMountOutputs,
+  news: AuthMountInputs,
+  decide: (n: AuthMountInputs) => Promise<PathChange> = pathChange,
+): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
   if (olds.incomplete === true) return { changes: true };
   const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
@@ -199,11 +233,15 @@ export async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInput
   let remount: PathChange | undefined;
   if (pathChanged) {
     // An unknown path, or one that changes with settings that replace anyway, is part of the replacement.
-    remount = replaces.length > 0 || isUnknown(news.path) || isUnknown(news.disableRemount) ? { how: "replace", why: "" } : await decide(news);
+    remount =
+      replaces.length > 0 || isUnknown(news.path) || isUnknown(news.disableRemount)
+        ? { how: "replace", why: "" }
+        : await decide(news);
     if (remount.how === "replace") replaces.unshift("path");
   }
   let changes = replaces.length > 0 || pathChanged;
-  if (isUnknown(news.pluginVersion) || (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion)) changes = true;
+  if (isUnknown(news.pluginVersion) || (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion))
+    changes = true;
   if (isUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
   if (isUnknown(news.tune)) changes = true;
   else if (news.tune !== undefined) {
@@ -245,7 +283,11 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
       const mine = old.tune[key];
       if (mine === undefined) continue;
       const server = (tune as Record<string, unknown>)[TUNE_WIRE[key]];
-      const value = LIST_KEYS.includes(key) ? cleanList(server as string[]) : key === "listingVisibility" ? (server ?? "") : server;
+      const value = LIST_KEYS.includes(key)
+        ? cleanList(server as string[])
+        : key === "listingVisibility"
+          ? (server ?? "")
+          : server;
       t[key] = sameTune(key, mine, value) ? mine : value;
     }
   }
@@ -264,7 +306,12 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
 
 /** True when a mount is what these inputs enable (the settings fixed at enable time, and the description). */
 function sameMount(m: FoundMount, inputs: AuthMountInputs): boolean {
-  return m.type === inputs.type && (m.description ?? "") === (inputs.description ?? "") && m.local === (inputs.local ?? false) && m.seal_wrap === (inputs.sealWrap ?? false);
+  return (
+    m.type === inputs.type &&
+    (m.description ?? "") === (inputs.description ?? "") &&
+    m.local === (inputs.local ?? false) &&
+    m.seal_wrap === (inputs.sealWrap ?? false)
+  );
 }
 
 /**
@@ -328,9 +375,14 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
   try {
     found = await secretsClient().mounts.find(path);
   } catch (e) {
-    throw unfinished(inputs, "", new Error(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`));
+    throw unfinished(
+      inputs,
+      "",
+      new Error(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`),
+    );
   }
-  if (found === undefined) throw new Error(`${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`);
+  if (found === undefined)
+    throw new Error(`${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`);
   return outputs(inputs, found.accessor);
 }
 
@@ -360,29 +412,48 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   const existing = await client.mounts.find(path);
   const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
   if (inputs.adopt !== true && (await ownUnconfirmedMount(inputs, existing))) {
-    void warn(RESOURCE, path, "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)");
+    void warn(
+      RESOURCE,
+      path,
+      "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)",
+    );
   } else if (inputs.adopt !== true) {
     throw new AlreadyExistsError(
       `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
         "(its description and tune settings are then set from this resource), or choose another path.",
     );
   }
-  if (existing === undefined) throw new Error(`${RESOURCE} "${path}": the path is in use, but not by an auth method; choose another path`);
+  if (existing === undefined)
+    throw new Error(`${RESOURCE} "${path}": the path is in use, but not by an auth method; choose another path`);
   const mismatch: string[] = [];
   if (existing.type !== inputs.type) mismatch.push(`type is "${existing.type}", not "${inputs.type}"`);
   if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
   if (existing.seal_wrap !== (inputs.sealWrap ?? false)) mismatch.push(`sealWrap is ${existing.seal_wrap}`);
   if (mismatch.length > 0) {
-    throw new AlreadyExistsError(`${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`);
+    throw new AlreadyExistsError(
+      `${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`,
+    );
   }
-  const res = await client.mounts.tune(path, { description: inputs.description ?? "", ...tuneRequest(inputs.tune), ...pluginVersionTune(inputs, existing) });
+  const res = await client.mounts.tune(path, {
+    description: inputs.description ?? "",
+    ...tuneRequest(inputs.tune),
+    ...pluginVersionTune(inputs, existing),
+  });
   reportWarnings(RESOURCE, path, res.warnings);
 }
 
 /** The tune field that pins a new plugin version, when the user set one the mount does not have. */
-function pluginVersionTune(news: AuthMountInputs, before: { pluginVersion?: string | undefined; plugin_version?: string | undefined }): { plugin_version?: string } {
-  if (news.pluginVersion === undefined || news.pluginVersion === (before.pluginVersion ?? before.plugin_version)) return {};
-  void warn(RESOURCE, news.path, `plugin version ${news.pluginVersion} is set; the mount runs it after the plugin is reloaded`);
+function pluginVersionTune(
+  news: AuthMountInputs,
+  before: { pluginVersion?: string | undefined; plugin_version?: string | undefined },
+): { plugin_version?: string } {
+  if (news.pluginVersion === undefined || news.pluginVersion === (before.pluginVersion ?? before.plugin_version))
+    return {};
+  void warn(
+    RESOURCE,
+    news.path,
+    `plugin version ${news.pluginVersion} is set; the mount runs it after the plugin is reloaded`,
+  );
   return { plugin_version: news.pluginVersion };
 }
 
@@ -392,11 +463,16 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
   const path = old.path ?? trimMountPath(id);
   const found = await client.mounts.find(path);
   if (found === undefined) return {};
-  const tune = old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
+  const tune =
+    old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
   const inputs = observed({ ...old, path }, found, tune);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
   // The accessor stays among the inputs, as `check` puts it there (see withAccessor).
-  return { id: path, props: outputs(inputs, found.accessor), inputs: { ...inputs, accessor: found.accessor } as AuthMountOutputs };
+  return {
+    id: path,
+    props: outputs(inputs, found.accessor),
+    inputs: { ...inputs, accessor: found.accessor } as AuthMountOutputs,
+  };
 }
 
 /**
@@ -404,7 +480,12 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
  * changes nothing and the update is refused, saying how to replace instead. When the move's outcome is not
  * reported, the mount list decides: the mount (same accessor) at the new path means it moved.
  */
-async function remount(client: SecretsClient, from: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<void> {
+async function remount(
+  client: SecretsClient,
+  from: string,
+  olds: AuthMountOutputs,
+  news: AuthMountInputs,
+): Promise<void> {
   let result;
   try {
     result = await client.mounts.remountAndWait(from, news.path);
@@ -424,15 +505,33 @@ async function remount(client: SecretsClient, from: string, olds: AuthMountOutpu
   const moved = await client.mounts.find(news.path);
   if (moved !== undefined && (olds.accessor === "" || moved.accessor === olds.accessor)) return;
   const still = await client.mounts.find(from);
-  const what = result.migrationId === "" ? "the remount's answer was lost" : `the remount (migration ID ${result.migrationId}) reported "${result.status}"`;
-  if (still !== undefined) throw new Error(`${RESOURCE} "${from}": ${what}, and the mount is still at "${from}/"; see the server's log for why`);
-  throw unfinished(news, olds.accessor, new Error(`${RESOURCE} "${from}": ${what}, and the mount is at neither "${from}/" nor "${news.path}/"`));
+  const what =
+    result.migrationId === ""
+      ? "the remount's answer was lost"
+      : `the remount (migration ID ${result.migrationId}) reported "${result.status}"`;
+  if (still !== undefined)
+    throw new Error(
+      `${RESOURCE} "${from}": ${what}, and the mount is still at "${from}/"; see the server's log for why`,
+    );
+  throw unfinished(
+    news,
+    olds.accessor,
+    new Error(`${RESOURCE} "${from}": ${what}, and the mount is at neither "${from}/" nor "${news.path}/"`),
+  );
 }
 
-async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
+async function update(
+  id: string,
+  olds: AuthMountOutputs,
+  news: AuthMountInputs,
+): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
   const client = secretsClient();
   let path = olds.path ?? id;
-  if (olds.incomplete === true && (await client.mounts.find(path)) === undefined && (await client.mounts.find(news.path)) === undefined) {
+  if (
+    olds.incomplete === true &&
+    (await client.mounts.find(path)) === undefined &&
+    (await client.mounts.find(news.path)) === undefined
+  ) {
     // The earlier create's enable never took effect: enable it now.
     return { outs: await enableAndRead(news) };
   }
@@ -442,7 +541,11 @@ async function update(id: string, olds: AuthMountOutputs, news: AuthMountInputs)
   path = news.path;
   let res;
   try {
-    res = await client.mounts.tune(path, { description: news.description ?? "", ...tuneRequest(news.tune), ...pluginVersionTune(news, olds) });
+    res = await client.mounts.tune(path, {
+      description: news.description ?? "",
+      ...tuneRequest(news.tune),
+      ...pluginVersionTune(news, olds),
+    });
   } catch (e) {
     // Moved but not tuned: the state follows the mount to its new path, and the next `up` tunes it.
     if (path !== (olds.path ?? id)) throw unfinished(news, olds.accessor, e as Error);

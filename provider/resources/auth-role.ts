@@ -8,17 +8,50 @@
 import { isIP } from "node:net";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
-import { canonicalCidr, canonicalRoleName, cleanList, durationSeconds, sameSet, trimMountPath } from "../clients/secrets/normalize";
+import {
+  canonicalCidr,
+  canonicalRoleName,
+  cleanList,
+  durationSeconds,
+  sameSet,
+  trimMountPath,
+} from "../clients/secrets/normalize";
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
-import { AlreadyExistsError, checkObjectInputs, compact, isUnknown, mountMissingHint, mountPathSchema, refreshed, reportWarnings, secretsClient, warn, wholeNumber } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, canonicalJson, copyInputs, definedDeep, hasForeignPrototype, writeWithReadBack, type ProviderImpl, type ReadBack } from "./common";
+import {
+  AlreadyExistsError,
+  checkObjectInputs,
+  compact,
+  isUnknown,
+  mountMissingHint,
+  mountPathSchema,
+  refreshed,
+  reportWarnings,
+  secretsClient,
+  warn,
+  wholeNumber,
+} from "./auth-common";
+import {
+  OutcomeUnknownError,
+  ResourceInitError,
+  SCHEMA_VERSION,
+  canonicalJson,
+  copyInputs,
+  definedDeep,
+  hasForeignPrototype,
+  writeWithReadBack,
+  type ProviderImpl,
+  type ReadBack,
+} from "./common";
 
 const RESOURCE = "AuthRole";
 
 // The service's name rule: word characters, '-' and '.', starting and ending with a word character.
 const NAME_PATTERN = /^\w(?:[\w.-]*\w)?$/;
 
-const duration = z.union([z.number().int(), z.string()]).refine((v) => durationSeconds(v) !== undefined, "must be a duration: seconds, or a string such as \"90s\" or \"1h\"").refine((v) => (durationSeconds(v) ?? 0) >= 0, "must not be negative");
+const duration = z
+  .union([z.number().int(), z.string()])
+  .refine((v) => durationSeconds(v) !== undefined, 'must be a duration: seconds, or a string such as "90s" or "1h"')
+  .refine((v) => (durationSeconds(v) ?? 0) >= 0, "must not be negative");
 const list = StringOrListSchema.transform(cleanList);
 
 function isCidr(s: string): boolean {
@@ -33,7 +66,7 @@ function isCidr(s: string): boolean {
 
 /** The inputs of an AuthRole after `check`: lists are arrays, the name is lowercase. */
 export const AuthRoleInputsSchema = z.object({
-  mount: mountPathSchema("must be the path of an auth mount, such as \"cloud\""),
+  mount: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
   name: z
     .string()
     .regex(NAME_PATTERN, "must be letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_'")
@@ -80,9 +113,21 @@ const LISTS = {
 } as const;
 type ListKey = keyof typeof LISTS;
 const LIST_KEYS = Object.keys(LISTS) as ListKey[];
-const BOUND_KEYS: readonly ListKey[] = ["boundServicePrincipalIds", "boundGroupIds", "boundLocations", "boundSubscriptionIds", "boundResourceGroups", "boundScaleSets"];
+const BOUND_KEYS: readonly ListKey[] = [
+  "boundServicePrincipalIds",
+  "boundGroupIds",
+  "boundLocations",
+  "boundSubscriptionIds",
+  "boundResourceGroups",
+  "boundScaleSets",
+];
 
-const DURATIONS = { tokenTtl: "token_ttl", tokenMaxTtl: "token_max_ttl", tokenExplicitMaxTtl: "token_explicit_max_ttl", tokenPeriod: "token_period" } as const;
+const DURATIONS = {
+  tokenTtl: "token_ttl",
+  tokenMaxTtl: "token_max_ttl",
+  tokenExplicitMaxTtl: "token_explicit_max_ttl",
+  tokenPeriod: "token_period",
+} as const;
 type DurationKey = keyof typeof DURATIONS;
 const DURATION_KEYS = Object.keys(DURATIONS) as DurationKey[];
 
@@ -100,14 +145,19 @@ function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly st
  * max ttl, batch tokens with a period or a use count, negative values); warns on stderr about a role the
  * service saves but that can never log in. Failures name the property.
  */
-export function checkAuthRole(given: Record<string, unknown>, options: { warnLoginRule?: boolean } = {}): dynamic.CheckResult<AuthRoleInputs> {
+export function checkAuthRole(
+  given: Record<string, unknown>,
+  options: { warnLoginRule?: boolean } = {},
+): dynamic.CheckResult<AuthRoleInputs> {
   // Own keys only: a `__proto__` key is refused by name, never read through.
   let news = copyInputs(given);
   if (hasForeignPrototype(given)) return checkObjectInputs(RESOURCE, AuthRoleInputsSchema, given);
   // `policies` (the spec's name) and `tokenPolicies` (the service's current name) are one list.
   const samePolicies = JSON.stringify(news["policies"]) === JSON.stringify(news["tokenPolicies"]);
   if (news["policies"] !== undefined && news["tokenPolicies"] !== undefined && !samePolicies) {
-    return { failures: [{ property: "policies", reason: "set either policies or tokenPolicies (the same list), not both" }] };
+    return {
+      failures: [{ property: "policies", reason: "set either policies or tokenPolicies (the same list), not both" }],
+    };
   }
   if (news["policies"] !== undefined) news = { ...copyInputs(news), tokenPolicies: news["policies"] };
   const res = checkObjectInputs(RESOURCE, AuthRoleInputsSchema, news);
@@ -118,19 +168,33 @@ export function checkAuthRole(given: Record<string, unknown>, options: { warnLog
   if (known(...BOUND_KEYS) && BOUND_KEYS.every((k) => cleanList(i[k]).length === 0)) {
     failures.push({
       property: "boundServicePrincipalIds",
-      reason: "a role needs at least one bound constraint (boundServicePrincipalIds, boundGroupIds, boundLocations, boundSubscriptionIds, boundResourceGroups or boundScaleSets)",
+      reason:
+        "a role needs at least one bound constraint (boundServicePrincipalIds, boundGroupIds, boundLocations, boundSubscriptionIds, boundResourceGroups or boundScaleSets)",
     });
   }
   if (known("tokenTtl", "tokenMaxTtl") && secs(i.tokenMaxTtl) > 0 && secs(i.tokenTtl) > secs(i.tokenMaxTtl)) {
     failures.push({ property: "tokenTtl", reason: "must not be greater than tokenMaxTtl" });
   }
   if (known("tokenType", "tokenPeriod", "tokenNumUses") && i.tokenType === "batch") {
-    if (secs(i.tokenPeriod) > 0) failures.push({ property: "tokenPeriod", reason: "batch tokens cannot be periodic; remove tokenPeriod or use tokenType \"service\"" });
-    if ((i.tokenNumUses ?? 0) > 0) failures.push({ property: "tokenNumUses", reason: "batch tokens cannot have a use limit; remove tokenNumUses or use tokenType \"service\"" });
+    if (secs(i.tokenPeriod) > 0)
+      failures.push({
+        property: "tokenPeriod",
+        reason: 'batch tokens cannot be periodic; remove tokenPeriod or use tokenType "service"',
+      });
+    if ((i.tokenNumUses ?? 0) > 0)
+      failures.push({
+        property: "tokenNumUses",
+        reason: 'batch tokens cannot have a use limit; remove tokenNumUses or use tokenType "service"',
+      });
   }
   if (failures.length > 0) return { failures };
   const problem = loginRuleProblem(i);
-  if (problem !== undefined && options.warnLoginRule !== false) void warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
+  if (problem !== undefined && options.warnLoginRule !== false)
+    void warn(
+      RESOURCE,
+      i.name,
+      `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`,
+    );
   return res;
 }
 
@@ -176,7 +240,10 @@ async function runningPluginVersion(mount: string): Promise<string | undefined> 
  * mount list: when the mount runs a plugin that enforces the rule the role is refused (it could never log
  * in), else a warning. Unchanged inputs (every preview of a role already applied) send nothing.
  */
-async function checkRole(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult<AuthRoleInputs>> {
+async function checkRole(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<dynamic.CheckResult<AuthRoleInputs>> {
   const res = checkAuthRole(news, { warnLoginRule: false });
   const i = res.inputs;
   const problem = i === undefined || (res.failures ?? []).length > 0 ? undefined : loginRuleProblem(i);
@@ -192,7 +259,11 @@ async function checkRole(olds: Record<string, unknown>, news: Record<string, unk
       ],
     };
   }
-  await warn(RESOURCE, i.name, `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`);
+  await warn(
+    RESOURCE,
+    i.name,
+    `${problem}: the service saves it, but every login with it is refused by plugins ${LOGIN_RULE_SINCE.join(".")} and later`,
+  );
   return res;
 }
 
@@ -245,14 +316,39 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
   const out: Record<string, unknown> = { mount, name, adopt: props.adopt };
   for (const k of LIST_KEYS) {
     const server = cleanList(role[LISTS[k]]);
-    out[k] = refreshed<string[]>(props[k], server, (a, b) => sameList(k, a, b), (v) => v.length === 0);
+    out[k] = refreshed<string[]>(
+      props[k],
+      server,
+      (a, b) => sameList(k, a, b),
+      (v) => v.length === 0,
+    );
   }
   for (const k of DURATION_KEYS) {
-    out[k] = refreshed<string | number>(props[k], role[DURATIONS[k]], (a, b) => secs(a) === secs(b), (v) => secs(v) === 0);
+    out[k] = refreshed<string | number>(
+      props[k],
+      role[DURATIONS[k]],
+      (a, b) => secs(a) === secs(b),
+      (v) => secs(v) === 0,
+    );
   }
-  out.tokenNumUses = refreshed<number>(props.tokenNumUses, role.token_num_uses, (a, b) => (a ?? 0) === b, (v) => v === 0);
-  out.tokenNoDefaultPolicy = refreshed<boolean>(props.tokenNoDefaultPolicy, role.token_no_default_policy, (a, b) => (a ?? false) === b, (v) => !v);
-  out.tokenType = refreshed<string>(props.tokenType, role.token_type, (a, b) => (a ?? "default") === b, (v) => v === "default");
+  out.tokenNumUses = refreshed<number>(
+    props.tokenNumUses,
+    role.token_num_uses,
+    (a, b) => (a ?? 0) === b,
+    (v) => v === 0,
+  );
+  out.tokenNoDefaultPolicy = refreshed<boolean>(
+    props.tokenNoDefaultPolicy,
+    role.token_no_default_policy,
+    (a, b) => (a ?? false) === b,
+    (v) => !v,
+  );
+  out.tokenType = refreshed<string>(
+    props.tokenType,
+    role.token_type,
+    (a, b) => (a ?? "default") === b,
+    (v) => v === "default",
+  );
   // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
   if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
   return compact(out) as AuthRoleInputs;
@@ -285,10 +381,14 @@ async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefi
     await writeWithReadBack(`${RESOURCE} "${roleId(i.mount, i.name)}": write`, () => write(i), readBack);
   } catch (e) {
     if (!(e instanceof OutcomeUnknownError)) throw e;
-    throw new ResourceInitError(`${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`, roleId(i.mount, i.name), {
-      ...outputs(i),
-      incomplete: true,
-    });
+    throw new ResourceInitError(
+      `${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`,
+      roleId(i.mount, i.name),
+      {
+        ...outputs(i),
+        incomplete: true,
+      },
+    );
   }
 }
 
@@ -306,13 +406,18 @@ async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRo
   return { id: roleId(news.mount, news.name), outs: outputs(news) };
 }
 
-async function update(_id: string, olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
+async function update(
+  _id: string,
+  olds: AuthRoleOutputs,
+  news: AuthRoleInputs,
+): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
   await writeConfirmed(news, olds.incomplete === true ? undefined : olds);
   return { outs: outputs(news) };
 }
 
 function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { mount: string; name: string } {
-  if (props?.mount !== undefined && props.name !== undefined) return { mount: props.mount, name: canonicalRoleName(props.name) };
+  if (props?.mount !== undefined && props.name !== undefined)
+    return { mount: props.mount, name: canonicalRoleName(props.name) };
   const m = /^auth\/(.+)\/role\/([^/]+)$/.exec(id);
   if (!m) throw new TypeError(`${RESOURCE}: "${id}" is not an AuthRole ID (auth/<mount>/role/<name>)`);
   return { mount: trimMountPath(m[1] ?? ""), name: canonicalRoleName(m[2] ?? "") };

@@ -15,7 +15,13 @@ import { PARSE_OPTIONS } from "../schemas/parse-options";
  * would otherwise fail every attempt inside the HTTP library instead of naming the input at check.
  */
 export function requestName(): z.ZodType<string> {
-  return zod.string().min(1).refine((s) => !hasControlCharacter(s), "must not hold a control character (a line break, CR or LF, a tab or another)");
+  return zod
+    .string()
+    .min(1)
+    .refine(
+      (s) => !hasControlCharacter(s),
+      "must not hold a control character (a line break, CR or LF, a tab or another)",
+    );
 }
 
 /** What a preview passes for a value not known yet. */
@@ -113,7 +119,11 @@ interface Issue {
  * Turns zod issues into failures that name the property. A union names the deepest key that failed in the
  * branch the value's type matched (`variables.image`), else the accepted types; no text repeats the value.
  */
-function issueFailures(issues: readonly Issue[], prefix: PropertyKey[], out: Array<{ path: PropertyKey[]; reason: string }>): void {
+function issueFailures(
+  issues: readonly Issue[],
+  prefix: PropertyKey[],
+  out: Array<{ path: PropertyKey[]; reason: string }>,
+): void {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "invalid_union" && issue.errors !== undefined) {
@@ -166,7 +176,8 @@ export function checkInputs<S extends z.ZodType>(
   const names = inputNames(schema);
   const failures: dynamic.CheckFailure[] = [];
   // An input object deserialized with a `__proto__` key has had its prototype swapped: refuse that key.
-  if (hasForeignPrototype(news)) failures.push({ property: "__proto__", reason: `${resource} has no input "__proto__"` });
+  if (hasForeignPrototype(news))
+    failures.push({ property: "__proto__", reason: `${resource} has no input "__proto__"` });
   for (const k of Object.keys(all)) {
     const v = all[k];
     if (names !== undefined && !names.has(k)) {
@@ -230,7 +241,10 @@ export class ResourceInitError extends Error {
 export class OutcomeUnknownError extends Error {
   override readonly name = "OutcomeUnknownError";
   constructor(what: string, writeError: unknown, readError: unknown) {
-    const read = typeof readError === "string" ? readError : `reading it back to see whether it was applied failed too: ${errorText(readError)}`;
+    const read =
+      typeof readError === "string"
+        ? readError
+        : `reading it back to see whether it was applied failed too: ${errorText(readError)}`;
     super(`${what}: ${errorText(writeError)}; ${read}`, { cause: writeError });
   }
 }
@@ -248,7 +262,11 @@ export type ReadBack = "applied" | "not-applied" | "unsure";
  * applied); rejects with the write's own error when it was not applied, or with an
  * {@link OutcomeUnknownError} when reading cannot tell.
  */
-export async function writeWithReadBack(what: string, write: () => Promise<void>, readBack: () => Promise<ReadBack>): Promise<void> {
+export async function writeWithReadBack(
+  what: string,
+  write: () => Promise<void>,
+  readBack: () => Promise<ReadBack>,
+): Promise<void> {
   try {
     await write();
   } catch (e) {

@@ -45,10 +45,17 @@ function engineOf(): EngineModules | null {
   try {
     const main = require.main;
     const address = process.argv[2];
-    if (main === undefined || address === undefined || !/[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main.filename)) return engine;
+    if (
+      main === undefined ||
+      address === undefined ||
+      !/[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main.filename)
+    )
+      return engine;
     const proto = path.join(path.dirname(main.filename), "..", "..", "proto");
     const grpc = main.require("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
-    const rpc = require(path.join(proto, "engine_grpc_pb.js")) as { EngineClient: new (addr: string, creds: unknown) => LogClient };
+    const rpc = require(path.join(proto, "engine_grpc_pb.js")) as {
+      EngineClient: new (addr: string, creds: unknown) => LogClient;
+    };
     const pb = require(path.join(proto, "engine_pb.js")) as {
       LogRequest: new () => { setSeverity(s: number): void; setMessage(m: string): void; setUrn(u: string): void };
     };

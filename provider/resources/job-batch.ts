@@ -19,12 +19,19 @@ import { NO_DEPLOYMENT, buildOutputs, type JobOutputs } from "./job-state";
 export const TRIGGERS_META = "pulumi-triggers";
 
 /** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
-export function batchSettingsProblem(identity: JobIdentity, inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">): string | undefined {
+export function batchSettingsProblem(
+  identity: JobIdentity,
+  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
+): string | undefined {
   const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
   if (used.length === 0) return undefined;
   const batch = identity.type === "batch" || identity.type === "sysbatch";
   if (batch && !identity.periodic && !identity.parameterized) return undefined;
-  const kind = identity.periodic ? `periodic ${identity.type}` : identity.parameterized ? `parameterized ${identity.type}` : identity.type;
+  const kind = identity.periodic
+    ? `periodic ${identity.type}`
+    : identity.parameterized
+      ? `parameterized ${identity.type}`
+      : identity.type;
   return (
     `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
     (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
@@ -42,7 +49,10 @@ export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): v
 export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined): JobObject {
   if (triggers === undefined || Object.keys(triggers).length === 0) return job;
   const hash = createHash("sha256").update(canonicalJson(triggers)).digest("hex").slice(0, 16);
-  const meta = job.Meta !== null && typeof job.Meta === "object" && !Array.isArray(job.Meta) ? (job.Meta as Record<string, unknown>) : {};
+  const meta =
+    job.Meta !== null && typeof job.Meta === "object" && !Array.isArray(job.Meta)
+      ? (job.Meta as Record<string, unknown>)
+      : {};
   return { ...job, Meta: { ...meta, [TRIGGERS_META]: hash } };
 }
 
@@ -58,7 +68,9 @@ function terminal(a: Allocation): boolean {
 /** A failed allocation whose replacement the scheduler still has to place (reschedule policy). */
 function awaitingReschedule(a: Allocation): boolean {
   const followup = (a as Record<string, unknown>).FollowupEvalID;
-  return a.ClientStatus === "failed" && (a.NextAllocation ?? "") === "" && typeof followup === "string" && followup !== "";
+  return (
+    a.ClientStatus === "failed" && (a.NextAllocation ?? "") === "" && typeof followup === "string" && followup !== ""
+  );
 }
 
 /**
@@ -66,7 +78,12 @@ function awaitingReschedule(a: Allocation): boolean {
  * allocations of the registered version with blocking reads until all finished; fails naming each failed
  * allocation that was not replaced: its ID prefix, group, failed tasks and their last events' messages.
  */
-export async function waitForCompletion(client: SchedulerClient, ref: JobRef, evalId: string, deadline: Deadline): Promise<CompletionResult> {
+export async function waitForCompletion(
+  client: SchedulerClient,
+  ref: JobRef,
+  evalId: string,
+  deadline: Deadline,
+): Promise<CompletionResult> {
   const opts = { namespace: ref.namespace, region: ref.region };
   const where = `Job "${ref.jobId}" in namespace "${ref.namespace}"`;
   const job: Job | undefined = (await client.jobs.find(ref.jobId, opts))?.value;
@@ -74,25 +91,48 @@ export async function waitForCompletion(client: SchedulerClient, ref: JobRef, ev
   const version = job.Version ?? 0;
   const followed = await followRollout(client, ref, evalId, version, deadline);
   if (!followed.ok) {
-    if (followed.kind === "placement") return { ok: false, message: `${where} version ${version} could not be placed: ${followed.summary}.` };
-    if (followed.kind === "evaluation") return { ok: false, message: `${where} version ${version}: evaluation ${followed.evalId} ended ${followed.evaluation.Status ?? ""}${followed.evaluation.StatusDescription ? `: ${followed.evaluation.StatusDescription}` : ""}.` };
-    if (followed.kind === "timeout") return { ok: false, message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s (its evaluation is still ${followed.evaluation?.Status ?? "pending"}).` };
-    return { ok: false, message: `${where} version ${version}: deployment ${followed.deployment.ID ?? ""} ${followed.deployment.Status ?? ""}.` };
+    if (followed.kind === "placement")
+      return { ok: false, message: `${where} version ${version} could not be placed: ${followed.summary}.` };
+    if (followed.kind === "evaluation")
+      return {
+        ok: false,
+        message: `${where} version ${version}: evaluation ${followed.evalId} ended ${followed.evaluation.Status ?? ""}${followed.evaluation.StatusDescription ? `: ${followed.evaluation.StatusDescription}` : ""}.`,
+      };
+    if (followed.kind === "timeout")
+      return {
+        ok: false,
+        message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s (its evaluation is still ${followed.evaluation?.Status ?? "pending"}).`,
+      };
+    return {
+      ok: false,
+      message: `${where} version ${version}: deployment ${followed.deployment.ID ?? ""} ${followed.deployment.Status ?? ""}.`,
+    };
   }
   let index: number | undefined;
   let mine: Allocation[] = [];
   for (;;) {
     if (index !== undefined && deadline.remaining() === 0) {
       const running = mine.filter((a) => !terminal(a)).length;
-      return { ok: false, message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s: ${count(running, "allocation")} still running.` };
+      return {
+        ok: false,
+        message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s: ${count(running, "allocation")} still running.`,
+      };
     }
-    const res = await client.records.allocations(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() });
+    const res = await client.records.allocations(
+      ref.jobId,
+      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
+    );
     index = Math.max(res.meta.lastIndex ?? 1, 1);
     mine = res.value.filter((a) => (a.JobVersion ?? -1) === version);
     if (mine.some((a) => !terminal(a) || awaitingReschedule(a))) continue;
-    const failed = mine.filter((a) => (a.ClientStatus === "failed" || a.ClientStatus === "lost") && (a.NextAllocation ?? "") === "");
+    const failed = mine.filter(
+      (a) => (a.ClientStatus === "failed" || a.ClientStatus === "lost") && (a.NextAllocation ?? "") === "",
+    );
     if (failed.length > 0) {
-      return { ok: false, message: `${where} version ${version}: ${count(failed.length, "allocation")} of ${mine.length} failed: ${failed.map(describeFailure).join("; ")}.` };
+      return {
+        ok: false,
+        message: `${where} version ${version}: ${count(failed.length, "allocation")} of ${mine.length} failed: ${failed.map(describeFailure).join("; ")}.`,
+      };
     }
     return { ok: true, note: `version ${version} completed (${count(mine.length, "allocation")})` };
   }
@@ -110,14 +150,24 @@ export function describeFailure(a: Allocation): string {
       if (s !== "" && !texts.includes(s)) texts.push(s);
     };
     const lastOf = (pred: (e: (typeof events)[number]) => boolean) => [...events].reverse().find(pred);
-    const ended = lastOf((e) => e.Type === "Terminated" || e.Type === "Driver Failure" || e.Type === "Setup Failure" || e.Type === "Failed Validation");
-    if (ended) add(ended.DisplayMessage || ended.DriverError || ended.SetupError || ended.ValidationError || ended.Message);
+    const ended = lastOf(
+      (e) =>
+        e.Type === "Terminated" ||
+        e.Type === "Driver Failure" ||
+        e.Type === "Setup Failure" ||
+        e.Type === "Failed Validation",
+    );
+    if (ended)
+      add(ended.DisplayMessage || ended.DriverError || ended.SetupError || ended.ValidationError || ended.Message);
     const fatal = lastOf((e) => e.FailsTask === true);
     if (fatal) add(fatal.DisplayMessage || fatal.Message || fatal.Type);
     if (texts.length === 0) add(events[events.length - 1]?.DisplayMessage);
     tasks.push(`task "${name}"${texts.length > 0 ? `: ${texts.join(", ")}` : ""}`);
   }
-  const what = tasks.length > 0 ? tasks.join("; ") : `${a.ClientStatus ?? "failed"}${a.ClientDescription ? `: ${a.ClientDescription}` : ""}`;
+  const what =
+    tasks.length > 0
+      ? tasks.join("; ")
+      : `${a.ClientStatus ?? "failed"}${a.ClientDescription ? `: ${a.ClientDescription}` : ""}`;
   return `allocation ${(a.ID ?? "").slice(0, 8)} (group "${a.TaskGroup ?? ""}", ${what})`;
 }
 
@@ -132,11 +182,20 @@ export function keptAsCollected(props: Partial<JobOutputs>): boolean {
  */
 export function collectedOutputs(inputs: JobInputs, ref: JobRef, props: Partial<JobOutputs>): JobOutputs {
   const job: Job = {
-    ID: ref.jobId, Namespace: ref.namespace, Region: props.region ?? ref.region, Type: props.type ?? "batch", Version: props.version ?? 0,
-    JobModifyIndex: props.jobModifyIndex ?? 0, ModifyIndex: props.modifyIndex ?? 0, Status: "dead",
+    ID: ref.jobId,
+    Namespace: ref.namespace,
+    Region: props.region ?? ref.region,
+    Type: props.type ?? "batch",
+    Version: props.version ?? 0,
+    JobModifyIndex: props.jobModifyIndex ?? 0,
+    ModifyIndex: props.modifyIndex ?? 0,
+    Status: "dead",
     StatusDescription: "finished and garbage-collected by the scheduler (runOnce keeps it as done)",
   };
-  const kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "" };
+  const kept = {
+    evalId: props.evalId ?? "",
+    normalizedJob: props.normalizedJob ?? "",
+    inputsHash: props.inputsHash ?? "",
+  };
   return { ...buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, kept), collected: true };
 }
-

@@ -53,7 +53,9 @@ const SALTED = /^hmac-sha256\$([A-Za-z0-9_-]{22})\$([0-9a-f]{64})$/;
  * guess at a secret variable cannot be checked against a precomputed table. (State also keeps it secret.)
  */
 export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient, salt: Buffer = randomBytes(16)): string {
-  const mac = createHmac("sha256", salt).update(canonicalJson(hashMaterial(inputs, client))).digest("hex");
+  const mac = createHmac("sha256", salt)
+    .update(canonicalJson(hashMaterial(inputs, client)))
+    .digest("hex");
   return `hmac-sha256$${salt.toString("base64url")}$${mac}`;
 }
 
@@ -87,10 +89,15 @@ export async function resolveDesired(client: SchedulerClient, inputs: JobInputs)
     written = { namespace: str(source.Namespace), region: str(source.Region) };
     // Canonicalize writes "default"/"global" for a jobspec that names neither, which would hide the
     // connection's own default. Only when that default matters, ask what the jobspec itself says.
-    const nsMatters = inputs.namespace === undefined && notDefault(conn.namespace, "default") && written.namespace === "default";
-    const regionMatters = inputs.region === undefined && notDefault(conn.region, "global") && written.region === "global";
+    const nsMatters =
+      inputs.namespace === undefined && notDefault(conn.namespace, "default") && written.namespace === "default";
+    const regionMatters =
+      inputs.region === undefined && notDefault(conn.region, "global") && written.region === "global";
     if (nsMatters || regionMatters) {
-      const raw = await client.jobs.parse({ JobHCL: inputs.jobspec, Canonicalize: false, ...(vars !== "" ? { Variables: vars } : {}) }, parseOpts);
+      const raw = await client.jobs.parse(
+        { JobHCL: inputs.jobspec, Canonicalize: false, ...(vars !== "" ? { Variables: vars } : {}) },
+        parseOpts,
+      );
       written = { namespace: str(raw.value.Namespace), region: str(raw.value.Region) };
     }
   } else {

@@ -30,7 +30,11 @@ const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as co
  * Unknown sources at preview, or a jobspec the server cannot parse, leave the inputs as they are: `diff` and
  * `create` report the problem.
  */
-export async function withIdentity(client: SchedulerClient, olds: Record<string, unknown>, inputs: JobInputs): Promise<CheckedJobInputs> {
+export async function withIdentity(
+  client: SchedulerClient,
+  olds: Record<string, unknown>,
+  inputs: JobInputs,
+): Promise<CheckedJobInputs> {
   if (SOURCE_KEYS.some((k) => containsUnknown(inputs[k]))) return inputs;
   // State from a release before `check` added the identity: when the inputs are exactly the old ones there is
   // no change, so the engine keeps the old outputs and needs no identity from here (no parse at preview).
@@ -42,7 +46,12 @@ export async function withIdentity(client: SchedulerClient, olds: Record<string,
     try {
       const d = await resolveDesired(client, inputs);
       if (d.identity.id === "") return inputs;
-      identity = { jobId: d.identity.id, namespace: d.identity.namespace, region: d.identity.region, type: d.identity.type };
+      identity = {
+        jobId: d.identity.id,
+        namespace: d.identity.namespace,
+        region: d.identity.region,
+        type: d.identity.type,
+      };
     } catch {
       return inputs;
     }
@@ -86,6 +95,13 @@ export function userInputs<T extends CheckedJobInputs>(inputs: T): JobInputs {
   return out as JobInputs;
 }
 
-function isIdentity(o: Record<string, unknown>): o is { jobId: string; namespace: string; region: string; type: string } {
-  return typeof o.jobId === "string" && typeof o.namespace === "string" && typeof o.region === "string" && typeof o.type === "string";
+function isIdentity(
+  o: Record<string, unknown>,
+): o is { jobId: string; namespace: string; region: string; type: string } {
+  return (
+    typeof o.jobId === "string" &&
+    typeof o.namespace === "string" &&
+    typeof o.region === "string" &&
+    typeof o.type === "string"
+  );
 }

@@ -31,9 +31,7 @@ export const JobInputsSchema = z.strictObject({
     .optional(),
   /** A job in the API's JSON shape; unknown fields are kept and sent. */
   job: JobSchema.optional(),
-  variables: z
-    .union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))])
-    .optional(),
+  variables: z.union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))]).optional(),
   namespace: requestName().optional(),
   region: requestName().optional(),
   policyOverride: z.boolean().optional(),
@@ -47,7 +45,12 @@ export const JobInputsSchema = z.strictObject({
   /** Any change of this map runs the job again (a new version registered). */
   triggers: z.record(z.string(), z.string()).optional(),
   /** 1–100; 0 (as the API takes it) means the job's own priority. */
-  evalPriority: z.number().int("must be a whole number").min(0, "must be from 1 to 100 (0: the job's priority)").max(100, "must be from 1 to 100 (0: the job's priority)").optional(),
+  evalPriority: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be from 1 to 100 (0: the job's priority)")
+    .max(100, "must be from 1 to 100 (0: the job's priority)")
+    .optional(),
   waitForDeployment: z.boolean().optional(),
   deploymentTimeout: z.union([z.number(), z.string()]).optional(),
   onDeploymentFailure: z
@@ -59,7 +62,10 @@ export const JobInputsSchema = z.strictObject({
       z.enum(["manual", "auto"]),
       z.strictObject({
         soak: z.union([z.number(), z.string()]),
-        groups: z.array(z.string().min(1, "must not be empty")).min(1, "must name at least one group; leave it out for every group").optional(),
+        groups: z
+          .array(z.string().min(1, "must not be empty"))
+          .min(1, "must name at least one group; leave it out for every group")
+          .optional(),
       }),
     ])
     .optional(),
@@ -108,13 +114,20 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
   if (isRecord(news.variables) && !unknown("variables")) {
     for (const key of Object.keys(news.variables)) {
       if (!HCL_IDENT.test(key)) {
-        extra.push({ property: `variables.${shownKey(key)}`, reason: "is not a valid variable name: letters, digits, '_' and '-', starting with a letter or '_'" });
+        extra.push({
+          property: `variables.${shownKey(key)}`,
+          reason: "is not a valid variable name: letters, digits, '_' and '-', starting with a letter or '_'",
+        });
       }
     }
   }
   const timeout = news.deploymentTimeout;
   if (timeout !== undefined && timeout !== null && !unknown("deploymentTimeout")) {
-    if ((typeof timeout === "number" || typeof timeout === "string") && parseDurationMs(timeout) === undefined && !isZeroDuration(timeout)) {
+    if (
+      (typeof timeout === "number" || typeof timeout === "string") &&
+      parseDurationMs(timeout) === undefined &&
+      !isZeroDuration(timeout)
+    ) {
       extra.push({
         property: "deploymentTimeout",
         reason: 'is not a duration: use seconds (300), a Go duration ("5m", "1h30m"), or 0 for no time limit',
@@ -123,14 +136,27 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
   }
   extra.push(...checkPromotionInput(news.promotion, unknown("promotion")));
   if (given("promotion") && news.promotion !== "manual" && news.waitForDeployment === false && !unknown("promotion")) {
-    extra.push({ property: "promotion", reason: "promotes canaries while `up` follows the deployment: it needs waitForDeployment (leave it unset or true)" });
+    extra.push({
+      property: "promotion",
+      reason:
+        "promotes canaries while `up` follows the deployment: it needs waitForDeployment (leave it unset or true)",
+    });
   }
   const all = [...failures, ...extra];
   if (all.length > 0) return { failures: all };
   return { inputs, failures: [] };
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /**
  * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go

@@ -11,7 +11,14 @@ export type Rollback =
   /** The server's auto_revert registered version `toVersion` again, as `newVersion`. */
   | { kind: "auto"; toVersion: number; newVersion?: number; deploymentId?: string; deploymentStatus?: string }
   /** This provider reverted to the version that ran before the update (or to the one carrying version tag `tag`). */
-  | { kind: "pulumi"; toVersion: number; tag?: string; newVersion?: number; deploymentId?: string; deploymentStatus?: string }
+  | {
+      kind: "pulumi";
+      toVersion: number;
+      tag?: string;
+      newVersion?: number;
+      deploymentId?: string;
+      deploymentStatus?: string;
+    }
   /** A revert was wanted but the server refused it (usually: someone else changed the job meanwhile), or the tag was not found. */
   | { kind: "refused"; toVersion?: number; tag?: string; reason: string }
   /** Nothing was rolled back. */
@@ -45,7 +52,9 @@ export function formatRolloutFailure(f: RolloutFailure): string {
   const parts: string[] = [];
   if (f.timedOutAfterMs !== undefined) {
     const what = f.deploymentId ? `deployment ${f.deploymentId}` : `evaluation ${f.evalId ?? "(none)"}`;
-    const state = f.deploymentStatus ? ` (status ${f.deploymentStatus}${f.statusDescription ? `: ${f.statusDescription}` : ""})` : "";
+    const state = f.deploymentStatus
+      ? ` (status ${f.deploymentStatus}${f.statusDescription ? `: ${f.statusDescription}` : ""})`
+      : "";
     parts.push(`Timed out after ${formatMs(f.timedOutAfterMs)} waiting for ${what} of ${job}${version}${state}.`);
   } else if (f.placementFailure !== undefined) {
     parts.push(
@@ -110,7 +119,9 @@ export function failedGroups(groups: Record<string, DeploymentGroupState> | null
     const healthy = g.HealthyAllocs ?? 0;
     const desired = g.DesiredTotal ?? 0;
     if (unhealthy > 0 || healthy < desired) {
-      out.push(`"${name}" (${unhealthy} unhealthy, ${healthy} healthy of ${desired} desired, ${count(g.PlacedAllocs ?? 0, "placed allocation")})`);
+      out.push(
+        `"${name}" (${unhealthy} unhealthy, ${healthy} healthy of ${desired} desired, ${count(g.PlacedAllocs ?? 0, "placed allocation")})`,
+      );
     }
   }
   return out.join(", ");
@@ -150,7 +161,12 @@ export function autoRevertTarget(description: string | null | undefined): number
 }
 
 /** Returns the message of an update refused by check-and-set. */
-export function changedOutsideMessage(jobId: string, namespace: string, stateIndex: number | undefined, detail: string): string {
+export function changedOutsideMessage(
+  jobId: string,
+  namespace: string,
+  stateIndex: number | undefined,
+  detail: string,
+): string {
   return (
     `Job "${jobId}" in namespace "${namespace}" was changed outside Pulumi: its JobModifyIndex is no longer ` +
     `${stateIndex ?? "the one in state"} (${detail}). Run \`pulumi refresh\` to see the change, then \`pulumi up\` again.`

@@ -50,10 +50,17 @@ export function planFacts(plan: PlanResponse): PlanFacts {
 }
 
 /** Remembers what `diff` showed for `ref` with desired spec `specText` (a plan, or none when planning failed). */
-export function rememberShownPlan(ref: JobRef, specText: string, plan: { value: PlanResponse; text: string } | undefined): void {
+export function rememberShownPlan(
+  ref: JobRef,
+  specText: string,
+  plan: { value: PlanResponse; text: string } | undefined,
+): void {
   const key = jobKey(ref);
   shown.delete(key);
-  shown.set(key, { spec: specKey(specText), plan: plan === undefined ? { planned: false } : { planned: true, facts: planFacts(plan.value), text: plan.text } });
+  shown.set(key, {
+    spec: specKey(specText),
+    plan: plan === undefined ? { planned: false } : { planned: true, facts: planFacts(plan.value), text: plan.text },
+  });
   while (shown.size > LIMIT) shown.delete(shown.keys().next().value as string);
 }
 
@@ -73,7 +80,10 @@ export function planDrift(before: ShownPlan | undefined, now: PlanFacts): string
   }
   for (const [group, n] of Object.entries(now.failed).sort(([a], [b]) => a.localeCompare(b))) {
     const was = base.failed[group] ?? 0;
-    if (n > was) out.push(`group "${group}": ${n} allocation${n === 1 ? "" : "s"} that cannot be placed (the preview showed ${was})`);
+    if (n > was)
+      out.push(
+        `group "${group}": ${n} allocation${n === 1 ? "" : "s"} that cannot be placed (the preview showed ${was})`,
+      );
   }
   return out;
 }
@@ -81,7 +91,8 @@ export function planDrift(before: ShownPlan | undefined, now: PlanFacts): string
 /** Describes what the preview showed, for the refusal message. */
 export function describeShown(before: ShownPlan | undefined): string {
   if (before === undefined) return "this `up` showed no scheduler plan for this spec";
-  if (!before.planned) return "this `up` could not plan the job, so its preview showed no destructive update or failed placement";
+  if (!before.planned)
+    return "this `up` could not plan the job, so its preview showed no destructive update or failed placement";
   const d = Object.entries(before.facts.destructive).map(([g, n]) => `group "${g}": ${n} destructive`);
   const parts = [...d, ...(before.facts.failedSummary !== "" ? [before.facts.failedSummary] : [])];
   return `the preview's plan showed ${parts.length > 0 ? parts.join("; ") : "no destructive update and no failed placement"}`;

@@ -3,7 +3,15 @@
  * as lines a person reads in `pulumi preview`. Pure: the provider writes the text to stderr, which the
  * Pulumi CLI shows.
  */
-import type { AllocMetric, DesiredUpdates, FieldDiff, JobDiff, ObjectDiff, PlanResponse, TaskDiff } from "../schemas/scheduler";
+import type {
+  AllocMetric,
+  DesiredUpdates,
+  FieldDiff,
+  JobDiff,
+  ObjectDiff,
+  PlanResponse,
+  TaskDiff,
+} from "../schemas/scheduler";
 import { NO_SECRETS, SECRET_SHOWN, maskText, masksField, type SecretMask } from "./job-secrets";
 
 /** What the formatter needs to know besides the plan. */
@@ -45,7 +53,8 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
   }
 
   const blocked = (plan.CreatedEvals ?? []).filter((e) => e.Status === "blocked").length;
-  if (blocked > 0) lines.push(`  The scheduler would create ${count(blocked, "blocked evaluation")} waiting for resources.`);
+  if (blocked > 0)
+    lines.push(`  The scheduler would create ${count(blocked, "blocked evaluation")} waiting for resources.`);
   const next = plan.NextPeriodicLaunch;
   if (next !== undefined && next !== null && next !== "" && next !== 0 && !String(next).startsWith("0001-01-01")) {
     lines.push(`  Next periodic launch: ${String(next)}`);
@@ -53,7 +62,11 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
   const warnings = (plan.Warnings ?? "").trim();
   if (warnings !== "") {
     lines.push("  Warnings:");
-    for (const w of warnings.split("\n").map((s) => s.trim()).filter((s) => s !== "")) lines.push(`    ! ${w}`);
+    for (const w of warnings
+      .split("\n")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""))
+      lines.push(`    ! ${w}`);
   }
   const serverIndex = plan.JobModifyIndex ?? 0;
   if (ctx.stateJobModifyIndex !== undefined && serverIndex !== 0 && serverIndex !== ctx.stateJobModifyIndex) {
@@ -80,7 +93,11 @@ function describeType(type: string): string {
   }
 }
 
-function orderedGroups(diff: JobDiff | undefined, updates: Record<string, unknown>, failed: Record<string, unknown>): string[] {
+function orderedGroups(
+  diff: JobDiff | undefined,
+  updates: Record<string, unknown>,
+  failed: Record<string, unknown>,
+): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   const add = (n: string): void => {
@@ -172,17 +189,22 @@ function pushFailure(lines: string[], m: AllocMetric): void {
  */
 export function failureReasons(m: AllocMetric): string[] {
   const out: string[] = [];
-  const sorted = (rec: Record<string, number> | null | undefined): [string, number][] => Object.entries(rec ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const sorted = (rec: Record<string, number> | null | undefined): [string, number][] =>
+    Object.entries(rec ?? {}).sort(([a], [b]) => a.localeCompare(b));
   if (m.NodesEvaluated === 0) out.push("no nodes were eligible for evaluation");
-  for (const [dc, available] of sorted(m.NodesAvailable)) if (available === 0) out.push(`no nodes are available in datacenter ${JSON.stringify(dc)}`);
+  for (const [dc, available] of sorted(m.NodesAvailable))
+    if (available === 0) out.push(`no nodes are available in datacenter ${JSON.stringify(dc)}`);
   for (const [dim, nodes] of sorted(m.DimensionExhausted)) out.push(`${dim} exhausted on ${count(nodes, "node")}`);
-  for (const [cls, nodes] of sorted(m.ClassExhausted)) out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
+  for (const [cls, nodes] of sorted(m.ClassExhausted))
+    out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
   for (const [c, nodes] of sorted(m.ConstraintFiltered)) {
     // The scheduler skips further nodes of a node class it already found ineligible under this key.
-    if (c === "computed class ineligible") out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
+    if (c === "computed class ineligible")
+      out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
     else out.push(`constraint ${c} filtered ${count(nodes, "node")}`);
   }
-  for (const [cls, nodes] of sorted(m.ClassFiltered)) out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);
+  for (const [cls, nodes] of sorted(m.ClassFiltered))
+    out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);
   for (const q of m.QuotaExhausted ?? []) out.push(`quota exhausted: ${q}`);
   return out;
 }
@@ -198,7 +220,9 @@ export function summarizeFailedPlacements(failed: Record<string, AllocMetric> | 
   for (const [group, m] of Object.entries(failed ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const n = (m.CoalescedFailures ?? 0) + 1;
     const why = failureReasons(m);
-    parts.push(`group "${group}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`);
+    parts.push(
+      `group "${group}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
+    );
   }
   return parts.join("; ");
 }

@@ -27,7 +27,11 @@ export function promotionPolicy(inputs: Pick<JobInputs, "promotion">): Promotion
 export function checkPromotionInput(v: unknown, unknown: boolean): dynamic.CheckFailure[] {
   if (unknown || v === null || typeof v !== "object" || Array.isArray(v)) return [];
   const soak = (v as Record<string, unknown>).soak;
-  if ((typeof soak === "number" || typeof soak === "string") && parseDurationMs(soak) === undefined && !isZeroDuration(soak)) {
+  if (
+    (typeof soak === "number" || typeof soak === "string") &&
+    parseDurationMs(soak) === undefined &&
+    !isZeroDuration(soak)
+  ) {
     return [{ property: "promotion.soak", reason: 'is not a duration: use seconds (600) or a Go duration ("10m")' }];
   }
   return [];
@@ -86,11 +90,20 @@ export class CanaryPromoter {
     if (targets.length === 0) {
       if (waiting.length === 0) return { kind: "wait" };
       const done = this.promoted.length > 0 ? `promoted ${this.promoted.map((g) => `"${g}"`).join(", ")}; ` : "";
-      return { kind: "done", note: `${done}${manualPromotionNote(d, waiting.map(([n]) => n), "not named in promotion.groups")}` };
+      return {
+        kind: "done",
+        note: `${done}${manualPromotionNote(
+          d,
+          waiting.map(([n]) => n),
+          "not named in promotion.groups",
+        )}`,
+      };
     }
     const healthy = targets.every(([, g]) => {
       const want = g.DesiredCanaries ?? 0;
-      return (g.UnhealthyAllocs ?? 0) === 0 && (g.HealthyAllocs ?? 0) >= want && (g.PlacedCanaries?.length ?? 0) >= want;
+      return (
+        (g.UnhealthyAllocs ?? 0) === 0 && (g.HealthyAllocs ?? 0) >= want && (g.PlacedCanaries?.length ?? 0) >= want
+      );
     });
     if (!healthy) {
       // Not healthy yet, or unhealthy: the server fails the deployment by its own deadlines.
@@ -101,7 +114,10 @@ export class CanaryPromoter {
       this.healthySince ??= this.now();
       const left = this.healthySince + this.policy.soakMs - this.now();
       if (left > 0) return { kind: "wait", waitMs: left };
-      const broken = await this.failedCanaries(d, targets.map(([n]) => n));
+      const broken = await this.failedCanaries(
+        d,
+        targets.map(([n]) => n),
+      );
       if (broken !== "") {
         const reason = `canaries failed during the ${Math.round(this.policy.soakMs / 1000)}s soak: ${broken}`;
         return { kind: "fail", reason, deployment: await this.markFailed(d) };
@@ -109,14 +125,20 @@ export class CanaryPromoter {
     }
     const names = targets.map(([n]) => n);
     const all = wanted === undefined;
-    await this.client.deployments.promote(d.ID ?? "", all ? { All: true } : { Groups: names }, { namespace: this.ref.namespace, region: this.ref.region });
+    await this.client.deployments.promote(d.ID ?? "", all ? { All: true } : { Groups: names }, {
+      namespace: this.ref.namespace,
+      region: this.ref.region,
+    });
     this.promoted.push(...names);
     return { kind: "wait" };
   }
 
   /** Lists the canaries of the groups that are no longer running ("" when all run). */
   private async failedCanaries(d: Deployment, groups: readonly string[]): Promise<string> {
-    const { value } = await this.client.records.allocations(this.ref.jobId, { namespace: this.ref.namespace, region: this.ref.region });
+    const { value } = await this.client.records.allocations(this.ref.jobId, {
+      namespace: this.ref.namespace,
+      region: this.ref.region,
+    });
     const bad = value.filter(
       (a) =>
         a.DeploymentID === d.ID &&
@@ -124,7 +146,9 @@ export class CanaryPromoter {
         (a.DeploymentStatus?.Healthy === false || ["failed", "lost"].includes(a.ClientStatus ?? "")),
     );
     return bad
-      .map((a) => `group "${a.TaskGroup ?? ""}" allocation ${(a.ID ?? "").slice(0, 8)} is ${a.ClientStatus ?? "unknown"}`)
+      .map(
+        (a) => `group "${a.TaskGroup ?? ""}" allocation ${(a.ID ?? "").slice(0, 8)} is ${a.ClientStatus ?? "unknown"}`,
+      )
       .sort()
       .join(", ");
   }

@@ -38,7 +38,13 @@ export async function recoverFromFailure(
     if (target !== undefined) {
       // The server re-registers the stable version as a new version and deploys it: wait for that.
       const after = (failedVersion ?? -1) + 1;
-      const d = await waitForVersionDeployment(client, ref, after, failure.deployment.ID ?? "", new Deadline(ctx.timeoutMs));
+      const d = await waitForVersionDeployment(
+        client,
+        ref,
+        after,
+        failure.deployment.ID ?? "",
+        new Deadline(ctx.timeoutMs),
+      );
       const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
       return {
         kind: "auto",
@@ -54,7 +60,9 @@ export async function recoverFromFailure(
   if (ctx.mode === "fail") return { kind: "none", reason: "fail-mode" };
   if (typeof ctx.mode === "object") return revertToTag(client, ref, ctx.mode.revertTo, failedVersion, ctx.timeoutMs);
   if (ctx.priorVersion === undefined || failedVersion === undefined) {
-    return declined !== undefined ? { kind: "none", reason: "server-declined", detail: declined } : { kind: "none", reason: "no-prior-version" };
+    return declined !== undefined
+      ? { kind: "none", reason: "server-declined", detail: declined }
+      : { kind: "none", reason: "no-prior-version" };
   }
   let evalId: string;
   try {
@@ -87,7 +95,9 @@ async function followRevert(
     const r = await followRollout(client, ref, evalId, undefined, new Deadline(timeoutMs));
     const d = r.ok || r.kind === "deployment" || r.kind === "timeout" ? r.deployment : undefined;
     deploymentId = d?.ID ?? undefined;
-    deploymentStatus = d?.Status ?? (r.ok ? undefined : r.kind === "placement" ? "not placed" : r.kind === "timeout" ? "still running" : undefined);
+    deploymentStatus =
+      d?.Status ??
+      (r.ok ? undefined : r.kind === "placement" ? "not placed" : r.kind === "timeout" ? "still running" : undefined);
   }
   const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
   return { newVersion: job?.value.Version ?? undefined, deploymentId, deploymentStatus };
@@ -98,7 +108,13 @@ async function followRevert(
  * resolved from the versions list, as the scheduler's own CLI does (its revert endpoint takes a version
  * number), and the revert keeps check-and-set: it applies only while the failed version is still current.
  */
-async function revertToTag(client: SchedulerClient, ref: JobRef, tag: string, failedVersion: number | undefined, timeoutMs: number): Promise<Rollback> {
+async function revertToTag(
+  client: SchedulerClient,
+  ref: JobRef,
+  tag: string,
+  failedVersion: number | undefined,
+  timeoutMs: number,
+): Promise<Rollback> {
   let evalId: string;
   let toVersion: number;
   try {
@@ -114,7 +130,9 @@ async function revertToTag(client: SchedulerClient, ref: JobRef, tag: string, fa
     if (!isApiError(e)) throw e;
     const found = e.code !== "not_found";
     const reason = found
-      ? e.serverErrors.length > 0 ? e.serverErrors.join("; ") : e.message
+      ? e.serverErrors.length > 0
+        ? e.serverErrors.join("; ")
+        : e.message
       : `no version of job "${ref.jobId}" carries the tag "${tag}" (version tags need scheduler release ${FEATURE_RELEASES.versionTags} or newer; ` +
         "an older scheduler has none, and fails with `unsupported` when a tag is set)";
     return { kind: "refused", toVersion: undefined, tag, reason };

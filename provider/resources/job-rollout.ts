@@ -21,7 +21,15 @@ export type RolloutResult =
   | { ok: false; kind: "deployment"; evalId: string; deployment: Deployment; reason?: string }
   | { ok: false; kind: "placement"; evalId: string; evaluation: Evaluation; summary: string; deploymentId?: string }
   | { ok: false; kind: "evaluation"; evalId: string; evaluation: Evaluation }
-  | { ok: false; kind: "timeout"; evalId: string; deployment?: Deployment; evaluation?: Evaluation; timeoutMs: number; note?: string };
+  | {
+      ok: false;
+      kind: "timeout";
+      evalId: string;
+      deployment?: Deployment;
+      evaluation?: Evaluation;
+      timeoutMs: number;
+      note?: string;
+    };
 
 const MAX_WAIT_MS = 300_000;
 const DEPLOYMENT_DONE = new Set(["successful", "failed", "cancelled", "canceled"]);
@@ -60,15 +68,26 @@ export async function followRollout(
   let deploymentId: string | undefined;
   let seen: Evaluation | undefined;
   for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) return { ok: false, kind: "timeout", evalId, evaluation: seen, timeoutMs: deadline.ms };
-    const res = await client.records.evaluations(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() });
+    if (index !== undefined && deadline.remaining() === 0)
+      return { ok: false, kind: "timeout", evalId, evaluation: seen, timeoutMs: deadline.ms };
+    const res = await client.records.evaluations(
+      ref.jobId,
+      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
+    );
     index = Math.max(res.meta.lastIndex ?? 1, 1);
     const ev = res.value.find((e) => e.ID === current);
     if (ev === undefined) continue;
     seen = ev;
     const failed = ev.FailedTGAllocs ?? {};
     if (Object.keys(failed).length > 0 || ev.Status === "blocked") {
-      return { ok: false, kind: "placement", evalId: current, evaluation: ev, summary: placementSummary(ev), deploymentId: nonEmpty(ev.DeploymentID) };
+      return {
+        ok: false,
+        kind: "placement",
+        evalId: current,
+        evaluation: ev,
+        summary: placementSummary(ev),
+        deploymentId: nonEmpty(ev.DeploymentID),
+      };
     }
     if (ev.Status === "failed" || ev.Status === "canceled" || ev.Status === "cancelled") {
       return { ok: false, kind: "evaluation", evalId: current, evaluation: ev };
@@ -110,11 +129,21 @@ export async function watchDeployment(
   for (;;) {
     if (index !== undefined && deadline.remaining() === 0) {
       const soak = promoter?.progress() ?? "";
-      return { ok: false, kind: "timeout", evalId, deployment: last, timeoutMs: deadline.ms, ...(soak !== "" ? { note: soak } : {}) };
+      return {
+        ok: false,
+        kind: "timeout",
+        evalId,
+        deployment: last,
+        timeoutMs: deadline.ms,
+        ...(soak !== "" ? { note: soak } : {}),
+      };
     }
     const waitMs = Math.max(1, Math.min(deadline.waitMs(), capMs ?? Infinity));
     capMs = undefined;
-    const res = await client.records.deployments(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs });
+    const res = await client.records.deployments(
+      ref.jobId,
+      index === undefined ? opts : { ...opts, waitIndex: index, waitMs },
+    );
     index = Math.max(res.meta.lastIndex ?? 1, 1);
     const d = res.value.find((x) => x.ID === deploymentId);
     if (d === undefined) continue;
@@ -125,7 +154,8 @@ export async function watchDeployment(
     if (status === "running" && promoter !== undefined && unpromotedCanaryGroups(d).length > 0) {
       const next = await promoter.step(d);
       if (next.kind === "done") return { ok: true, evalId, deployment: d, note: next.note };
-      if (next.kind === "fail") return { ok: false, kind: "deployment", evalId, deployment: next.deployment ?? d, reason: next.reason };
+      if (next.kind === "fail")
+        return { ok: false, kind: "deployment", evalId, deployment: next.deployment ?? d, reason: next.reason };
       capMs = next.waitMs;
       continue;
     }
@@ -153,9 +183,14 @@ export async function waitForVersionDeployment(
   let last: Deployment | undefined;
   for (;;) {
     if (index !== undefined && deadline.remaining() === 0) return last;
-    const res = await client.records.deployments(ref.jobId, index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() });
+    const res = await client.records.deployments(
+      ref.jobId,
+      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
+    );
     index = Math.max(res.meta.lastIndex ?? 1, 1);
-    const d = res.value.filter((x) => x.ID !== skipId && (x.JobVersion ?? -1) >= version).sort((a, b) => (b.CreateIndex ?? 0) - (a.CreateIndex ?? 0))[0];
+    const d = res.value
+      .filter((x) => x.ID !== skipId && (x.JobVersion ?? -1) >= version)
+      .sort((a, b) => (b.CreateIndex ?? 0) - (a.CreateIndex ?? 0))[0];
     if (d === undefined) continue;
     last = d;
     if (DEPLOYMENT_DONE.has(d.Status ?? "")) return d;

@@ -123,7 +123,12 @@ export async function scaleBase(
   const recorded = withServerScale(stored, server, how);
   const { value } = await client.jobs.plan(ref.jobId, { Job: recorded as Job, Diff: true }, opts);
   if (value.Diff?.Type !== "None") return { ...base, desired };
-  return { desired, index: serverIndex, priorVersion: server.Version ?? undefined, scaledFrom: { stateIndex: base.index, serverIndex } };
+  return {
+    desired,
+    index: serverIndex,
+    priorVersion: server.Version ?? undefined,
+    scaledFrom: { stateIndex: base.index, serverIndex },
+  };
 }
 
 /** The note shown when an update goes on over a job that was only scaled outside Pulumi. */

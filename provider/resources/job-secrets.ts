@@ -35,10 +35,27 @@ export interface SecretMask {
 }
 
 /** Nothing is secret. */
-export const NO_SECRETS: SecretMask = Object.freeze({ everything: false, sensitiveFields: false, values: Object.freeze([]) });
+export const NO_SECRETS: SecretMask = Object.freeze({
+  everything: false,
+  sensitiveFields: false,
+  values: Object.freeze([]),
+});
 
 /** Plan field names (or name parts) whose values carry a task's configuration, where secrets usually go. */
-const SENSITIVE_PARTS = new Set(["Env", "Meta", "Template", "Templates", "Config", "Artifact", "Artifacts", "GetterOptions", "GetterHeaders", "GetterSource", "EmbeddedTmpl", "Vars"]);
+const SENSITIVE_PARTS = new Set([
+  "Env",
+  "Meta",
+  "Template",
+  "Templates",
+  "Config",
+  "Artifact",
+  "Artifacts",
+  "GetterOptions",
+  "GetterHeaders",
+  "GetterSource",
+  "EmbeddedTmpl",
+  "Vars",
+]);
 
 /** The shortest secret value replaced wherever it appears in a text (shorter ones only in field values). */
 const MIN_TEXT_MASK = 4;
@@ -47,7 +64,8 @@ const MIN_TEXT_MASK = 4;
 export function secretMaskOf(inputs: Partial<Pick<JobInputs, "secretInputs" | "variables">> | undefined): SecretMask {
   const raw: unknown = inputs?.secretInputs;
   if (raw === undefined || raw === null) return NO_SECRETS;
-  if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string")) return everythingMask(inputs);
+  if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string"))
+    return everythingMask(inputs);
   const names = raw as string[];
   if (names.length === 0) return NO_SECRETS;
   let everything = false;
@@ -72,7 +90,10 @@ function everythingMask(inputs: Partial<Pick<JobInputs, "variables">> | undefine
  * Returns the values of the variables as text, longest first: all of them (`keys` undefined), or those of
  * the given keys. Var-file text gives the right-hand side of each `name = value` line, unquoted.
  */
-export function variableValues(variables: JobInputs["variables"] | undefined, keys: ReadonlySet<string> | undefined): string[] {
+export function variableValues(
+  variables: JobInputs["variables"] | undefined,
+  keys: ReadonlySet<string> | undefined,
+): string[] {
   if (variables === undefined || variables === null || containsUnknown(variables)) return [];
   const out = new Set<string>();
   if (typeof variables === "string") {
@@ -138,7 +159,8 @@ export function maskError(e: unknown, mask: SecretMask): unknown {
   try {
     if (typeof err.message === "string") err.message = maskText(err.message, mask);
     if (typeof err.stack === "string") err.stack = maskText(err.stack, mask);
-    if (Array.isArray(err.reasons)) err.reasons = err.reasons.map((r: unknown) => (typeof r === "string" ? maskText(r, mask) : r));
+    if (Array.isArray(err.reasons))
+      err.reasons = err.reasons.map((r: unknown) => (typeof r === "string" ? maskText(r, mask) : r));
   } catch {
     // a read-only property: leave it
   }

@@ -70,7 +70,11 @@ export interface DeploymentView {
 }
 
 /** The view of a job with no deployment (or none read yet). */
-export const NO_DEPLOYMENT: DeploymentView = Object.freeze({ deploymentId: "", deploymentStatus: "", deploymentStatusDescription: "" });
+export const NO_DEPLOYMENT: DeploymentView = Object.freeze({
+  deploymentId: "",
+  deploymentStatus: "",
+  deploymentStatusDescription: "",
+});
 
 /** What the server reports about a job. */
 export interface JobServerState {
@@ -97,9 +101,14 @@ export interface DeploymentRead {
  * spec change makes a new deployment), or the deployment state knows of had not finished. So refreshing a
  * settled job sends one request; when both are needed they are read at once (one round trip).
  */
-export async function readServerState(client: SchedulerClient, ref: JobRef, how: DeploymentRead): Promise<JobServerState | undefined> {
+export async function readServerState(
+  client: SchedulerClient,
+  ref: JobRef,
+  how: DeploymentRead,
+): Promise<JobServerState | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
-  const latest = () => client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
+  const latest = () =>
+    client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
   const kept = how.kept;
   if (how.follow && (kept === undefined || !deploymentSettled(kept))) {
     const [found, deployment] = await Promise.all([client.jobs.find(ref.jobId, opts), latest()]);
@@ -109,8 +118,16 @@ export async function readServerState(client: SchedulerClient, ref: JobRef, how:
   if (found === undefined) return undefined;
   const job = found.value;
   if (!how.follow || kept === undefined) return { job, deployment: NO_DEPLOYMENT };
-  if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true)) return { job, deployment: await latest() };
-  return { job, deployment: viewOf({ ID: kept.deploymentId, Status: kept.deploymentStatus, StatusDescription: kept.deploymentStatusDescription }) };
+  if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true))
+    return { job, deployment: await latest() };
+  return {
+    job,
+    deployment: viewOf({
+      ID: kept.deploymentId,
+      Status: kept.deploymentStatus,
+      StatusDescription: kept.deploymentStatusDescription,
+    }),
+  };
 }
 
 /** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */
@@ -120,7 +137,13 @@ function deploymentSettled(kept: Partial<JobOutputs>): boolean {
 }
 
 function viewOf(d: Deployment | null | undefined): DeploymentView {
-  return d == null ? NO_DEPLOYMENT : { deploymentId: d.ID ?? "", deploymentStatus: d.Status ?? "", deploymentStatusDescription: d.StatusDescription ?? "" };
+  return d == null
+    ? NO_DEPLOYMENT
+    : {
+        deploymentId: d.ID ?? "",
+        deploymentStatus: d.Status ?? "",
+        deploymentStatusDescription: d.StatusDescription ?? "",
+      };
 }
 
 /** A rejection handler: the job vanished between two reads (a concurrent purge) gives `value`; anything else rethrows. */
@@ -156,12 +179,7 @@ const ECHOED: ReadonlyArray<keyof JobInputs> = [
 ];
 
 /** Builds the outputs from the inputs, the server's report and the normal form to keep. */
-export function buildOutputs(
-  inputs: JobInputs,
-  ref: JobRef,
-  server: JobServerState,
-  kept: Kept,
-): JobOutputs {
+export function buildOutputs(inputs: JobInputs, ref: JobRef, server: JobServerState, kept: Kept): JobOutputs {
   const job = server.job;
   const echoed: Record<string, unknown> = {};
   for (const k of ECHOED) if (inputs[k] !== undefined) echoed[k] = inputs[k];

@@ -52,7 +52,15 @@ class Failures {
 }
 
 /** Checks an integer field when present: a whole number, at least `min` (and at most `max`). */
-function integer(f: Failures, o: Record<string, unknown>, key: string, path: Path, min: number, max?: number, why?: string): void {
+function integer(
+  f: Failures,
+  o: Record<string, unknown>,
+  key: string,
+  path: Path,
+  min: number,
+  max?: number,
+  why?: string,
+): void {
   const v = o[key];
   if (!present(v) || typeof v !== "number") return; // the schema reports a wrong type
   const at = [...path, key];
@@ -62,7 +70,14 @@ function integer(f: Failures, o: Record<string, unknown>, key: string, path: Pat
 }
 
 /** Checks a name when present: not empty, no NUL character. */
-function name(f: Failures, o: Record<string, unknown>, key: string, path: Path, required: boolean, what: string): string | undefined {
+function name(
+  f: Failures,
+  o: Record<string, unknown>,
+  key: string,
+  path: Path,
+  required: boolean,
+  what: string,
+): string | undefined {
   const v = o[key];
   if (!present(v)) {
     if (required) f.add([...path, key], `${what} is required`);
@@ -97,10 +112,27 @@ function update(f: Failures, u: unknown, path: Path, group: boolean): void {
   integer(f, u, "MinHealthyTime", path, 0);
   integer(f, u, "ProgressDeadline", path, 0);
   // A group's policy is validated as given; zero deadlines are only harmless in an unused job-level policy.
-  integer(f, u, "HealthyDeadline", path, group ? 1 : 0, undefined, group ? "must be greater than zero (nanoseconds)" : undefined);
-  integer(f, u, "Stagger", path, group ? 1 : 0, undefined, group ? "must be greater than zero (nanoseconds)" : undefined);
+  integer(
+    f,
+    u,
+    "HealthyDeadline",
+    path,
+    group ? 1 : 0,
+    undefined,
+    group ? "must be greater than zero (nanoseconds)" : undefined,
+  );
+  integer(
+    f,
+    u,
+    "Stagger",
+    path,
+    group ? 1 : 0,
+    undefined,
+    group ? "must be greater than zero (nanoseconds)" : undefined,
+  );
   const hc = u.HealthCheck;
-  if (typeof hc === "string" && !HEALTH_CHECKS.has(hc)) f.add([...path, "HealthCheck"], 'must be "checks", "task_states" or "manual"');
+  if (typeof hc === "string" && !HEALTH_CHECKS.has(hc))
+    f.add([...path, "HealthCheck"], 'must be "checks", "task_states" or "manual"');
 }
 
 function task(f: Failures, t: unknown, path: Path, seen: Map<string, number>, index: number): boolean {
@@ -128,7 +160,8 @@ function taskGroup(f: Failures, g: unknown, path: Path, type: string, seen: Map<
     else seen.set(n, index);
   }
   integer(f, g, "Count", path, 0);
-  if (type === "system" && typeof g.Count === "number" && g.Count > 1) f.add([...path, "Count"], "a system job runs one allocation per node: Count cannot exceed 1");
+  if (type === "system" && typeof g.Count === "number" && g.Count > 1)
+    f.add([...path, "Count"], "a system job runs one allocation per node: Count cannot exceed 1");
   integer(f, g, "ShutdownDelay", path, 0);
   integer(f, g, "MaxClientDisconnect", path, 0);
   integer(f, g, "StopAfterClientDisconnect", path, 0);
@@ -173,15 +206,28 @@ export function checkJobObject(job: Record<string, unknown>, prefix = "job"): dy
   const type = typeof rawType === "string" && rawType !== "" ? rawType : "service";
 
   // 0 means "the server's default priority".
-  integer(f, job, "Priority", root, 0, MAX_PRIORITY, `must be a whole number from 1 to ${MAX_PRIORITY} (0 or unset: the scheduler's default)`);
+  integer(
+    f,
+    job,
+    "Priority",
+    root,
+    0,
+    MAX_PRIORITY,
+    `must be a whole number from 1 to ${MAX_PRIORITY} (0 or unset: the scheduler's default)`,
+  );
 
   const dcs = job.Datacenters;
-  if (Array.isArray(dcs)) dcs.forEach((dc, i) => {
-    if (dc === "") f.add([prefix, "Datacenters", i], "a datacenter must not be empty");
-  });
+  if (Array.isArray(dcs))
+    dcs.forEach((dc, i) => {
+      if (dc === "") f.add([prefix, "Datacenters", i], "a datacenter must not be empty");
+    });
 
   for (const k of REFUSED_SERVER_FIELDS) {
-    if (!isZero(job[k])) f.add([prefix, k], `${k} is set by the scheduler when it dispatches a job; a register that sets it is refused, so remove it`);
+    if (!isZero(job[k]))
+      f.add(
+        [prefix, k],
+        `${k} is set by the scheduler when it dispatches a job; a register that sets it is refused, so remove it`,
+      );
   }
 
   update(f, job.Update, [prefix, "Update"], false);
@@ -197,13 +243,16 @@ export function checkJobObject(job: Record<string, unknown>, prefix = "job"): dy
   const periodic = job.Periodic;
   if (isRecord(periodic) && periodic.Enabled !== false) {
     if (!BATCH_TYPES.has(type)) f.add([prefix, "Periodic"], 'only a "batch" or "sysbatch" job can be periodic');
-    if (typeof periodic.Spec !== "string" || periodic.Spec.trim() === "") f.add([prefix, "Periodic", "Spec"], "a periodic job needs a Spec (a cron expression)");
+    if (typeof periodic.Spec !== "string" || periodic.Spec.trim() === "")
+      f.add([prefix, "Periodic", "Spec"], "a periodic job needs a Spec (a cron expression)");
   }
   const param = job.ParameterizedJob;
   if (isRecord(param)) {
-    if (!BATCH_TYPES.has(type)) f.add([prefix, "ParameterizedJob"], 'only a "batch" or "sysbatch" job can be parameterized');
+    if (!BATCH_TYPES.has(type))
+      f.add([prefix, "ParameterizedJob"], 'only a "batch" or "sysbatch" job can be parameterized');
     const payload = param.Payload;
-    if (typeof payload === "string" && !PAYLOAD_RULES.has(payload)) f.add([prefix, "ParameterizedJob", "Payload"], 'must be "optional", "required" or "forbidden"');
+    if (typeof payload === "string" && !PAYLOAD_RULES.has(payload))
+      f.add([prefix, "ParameterizedJob", "Payload"], 'must be "optional", "required" or "forbidden"');
   }
   return f.list;
 }

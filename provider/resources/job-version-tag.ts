@@ -10,21 +10,39 @@ import { schedulerClient as newClient } from "./scheduler-client";
 import { isApiError, isOutcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
 import { AlreadyExistsError } from "./auth-common";
-import { OutcomeUnknownError, ResourceInitError, SCHEMA_VERSION, checkInputs, containsUnknown, definedDeep, requestName, type ProviderImpl } from "./common";
+import {
+  OutcomeUnknownError,
+  ResourceInitError,
+  SCHEMA_VERSION,
+  checkInputs,
+  containsUnknown,
+  definedDeep,
+  requestName,
+  type ProviderImpl,
+} from "./common";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
   jobId: z
     .string()
     .min(1, "jobId must not be empty")
-    .refine((s) => !s.includes("/"), 'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)')
-    .refine((s) => s === "" || segmentProblem(s) === undefined, 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text'),
+    .refine(
+      (s) => !s.includes("/"),
+      'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)',
+    )
+    .refine(
+      (s) => s === "" || segmentProblem(s) === undefined,
+      'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text',
+    ),
   namespace: requestName().optional(),
   name: z
     .string()
     .min(1, "name must not be empty")
     .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it')
-    .refine((s) => s === "" || segmentProblem(s) === undefined, 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text'),
+    .refine(
+      (s) => s === "" || segmentProblem(s) === undefined,
+      'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text',
+    ),
   version: z.number().int().min(0).optional(),
   description: z.string().max(999, "description must be under 1000 characters").optional(),
   adopt: z.boolean().optional(),
@@ -90,7 +108,13 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       return { changes: true };
     }
     const namespace = namespaceOf(newClient(), news);
-    if (olds.incomplete === true && news.jobId === olds.jobId && namespace === olds.namespace && news.name === olds.name) return { changes: true };
+    if (
+      olds.incomplete === true &&
+      news.jobId === olds.jobId &&
+      namespace === olds.namespace &&
+      news.name === olds.name
+    )
+      return { changes: true };
     const replaces: string[] = [];
     if (news.jobId !== olds.jobId) replaces.push("jobId");
     if (namespace !== olds.namespace) replaces.push("namespace");
@@ -111,7 +135,8 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const versions = await jobVersions(client, inputs.jobId, namespace);
     const existing = tagOn(versions, (v) => v.VersionTag?.Name === inputs.name);
     if (existing !== undefined) {
-      const what = `job "${inputs.jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
+      const what =
+        `job "${inputs.jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
         `${existing.description !== "" ? ` (description "${existing.description}")` : ""}`;
       if (inputs.adopt !== true) {
         throw new AlreadyExistsError(
@@ -127,17 +152,29 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       }
     }
     // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
-    const latest = versions === undefined || versions.length === 0 ? undefined : Math.max(...versions.map((v) => v.Version ?? 0));
-    const version = inputs.version ?? existing?.version ?? latest ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
+    const latest =
+      versions === undefined || versions.length === 0 ? undefined : Math.max(...versions.map((v) => v.Version ?? 0));
+    const version =
+      inputs.version ?? existing?.version ?? latest ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
     // A version carries one tag at a time: tagging it again under another name would drop that tag.
-    const other = existing === undefined ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "") : undefined;
+    const other =
+      existing === undefined
+        ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "")
+        : undefined;
     if (other !== undefined) {
       throw new AlreadyExistsError(
         `JobVersionTag "${id}": version ${version} of job "${inputs.jobId}" in namespace "${namespace}" already carries the tag "${other.name}" ` +
           "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
       );
     }
-    const outs = await tagConfirmed(client, { jobId: inputs.jobId, namespace, name: inputs.name }, version, inputs.description ?? "", 0, inputs.adopt);
+    const outs = await tagConfirmed(
+      client,
+      { jobId: inputs.jobId, namespace, name: inputs.name },
+      version,
+      inputs.description ?? "",
+      0,
+      inputs.adopt,
+    );
     return { id, outs };
   },
 
@@ -154,7 +191,18 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     if (tagged === undefined) return { id: "" };
     const tag = tagged.VersionTag ?? {};
-    return { id, props: outputsOf(ref.jobId, ref.namespace, ref.name, tagged.Version ?? 0, tag.Description ?? "", tag.TaggedTime ?? 0, props.adopt) };
+    return {
+      id,
+      props: outputsOf(
+        ref.jobId,
+        ref.namespace,
+        ref.name,
+        tagged.Version ?? 0,
+        tag.Description ?? "",
+        tag.TaggedTime ?? 0,
+        props.adopt,
+      ),
+    };
   },
 
   async update(id, olds, news) {
@@ -163,7 +211,9 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const description = news.description ?? "";
     // Only `adopt` changed: nothing to write (unless the last tag write was never confirmed).
     if (description === (olds.description ?? "") && olds.incomplete !== true) {
-      return { outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news.adopt) };
+      return {
+        outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news.adopt),
+      };
     }
     // Tagging the same version with the same name again replaces the description.
     return { outs: await tagConfirmed(client, ref, olds.version, description, olds.taggedTime, news.adopt) };
@@ -181,10 +231,16 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
   },
 };
 
-type JobVersion = NonNullable<Awaited<ReturnType<SchedulerClient["versions"]["versions"]>>["value"]["Versions"]>[number];
+type JobVersion = NonNullable<
+  Awaited<ReturnType<SchedulerClient["versions"]["versions"]>>["value"]["Versions"]
+>[number];
 
 /** Returns the versions of a job; undefined when there is no such job (the tag request then fails with the server's reason). */
-async function jobVersions(client: SchedulerClient, jobId: string, namespace: string): Promise<JobVersion[] | undefined> {
+async function jobVersions(
+  client: SchedulerClient,
+  jobId: string,
+  namespace: string,
+): Promise<JobVersion[] | undefined> {
   try {
     return (await client.versions.versions(jobId, { namespace })).value.Versions ?? [];
   } catch (e) {
@@ -194,10 +250,17 @@ async function jobVersions(client: SchedulerClient, jobId: string, namespace: st
 }
 
 /** Returns the tag of the first version that matches; undefined when none does. */
-function tagOn(versions: JobVersion[] | undefined, match: (v: JobVersion) => boolean): { name: string; version: number; description: string } | undefined {
+function tagOn(
+  versions: JobVersion[] | undefined,
+  match: (v: JobVersion) => boolean,
+): { name: string; version: number; description: string } | undefined {
   const tagged = versions?.find(match);
   if (tagged === undefined) return undefined;
-  return { name: tagged.VersionTag?.Name ?? "", version: tagged.Version ?? 0, description: tagged.VersionTag?.Description ?? "" };
+  return {
+    name: tagged.VersionTag?.Name ?? "",
+    version: tagged.Version ?? 0,
+    description: tagged.VersionTag?.Description ?? "",
+  };
 }
 
 function outputsOf(
@@ -209,7 +272,16 @@ function outputsOf(
   taggedTime: number,
   adopt: boolean | undefined,
 ): JobVersionTagOutputs {
-  return definedDeep({ jobId, namespace, name, version, description, taggedTime, adopt, schemaVersion: SCHEMA_VERSION });
+  return definedDeep({
+    jobId,
+    namespace,
+    name,
+    version,
+    description,
+    taggedTime,
+    adopt,
+    schemaVersion: SCHEMA_VERSION,
+  });
 }
 
 /**
@@ -226,8 +298,21 @@ async function tagConfirmed(
   adopt: boolean | undefined,
 ): Promise<JobVersionTagOutputs> {
   try {
-    const { value } = await client.versions.tagVersion(ref.jobId, ref.name, { Version: version, Description: description }, { namespace: ref.namespace });
-    return outputsOf(ref.jobId, ref.namespace, ref.name, version, value.Description ?? description, value.TaggedTime ?? taggedTime, adopt);
+    const { value } = await client.versions.tagVersion(
+      ref.jobId,
+      ref.name,
+      { Version: version, Description: description },
+      { namespace: ref.namespace },
+    );
+    return outputsOf(
+      ref.jobId,
+      ref.namespace,
+      ref.name,
+      version,
+      value.Description ?? description,
+      value.TaggedTime ?? taggedTime,
+      adopt,
+    );
   } catch (e) {
     if (!isOutcomeUnknown(e)) throw e;
     let tagged;
@@ -236,12 +321,29 @@ async function tagConfirmed(
       tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     } catch (readError) {
       const u = new OutcomeUnknownError(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
-      throw new ResourceInitError(`${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`, tagResourceId(ref.jobId, ref.namespace, ref.name), {
-        ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, adopt),
-        incomplete: true,
-      });
+      throw new ResourceInitError(
+        `${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`,
+        tagResourceId(ref.jobId, ref.namespace, ref.name),
+        {
+          ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, adopt),
+          incomplete: true,
+        },
+      );
     }
-    if (tagged === undefined || (tagged.Version ?? 0) !== version || (tagged.VersionTag?.Description ?? "") !== description) throw e;
-    return outputsOf(ref.jobId, ref.namespace, ref.name, version, description, tagged.VersionTag?.TaggedTime ?? taggedTime, adopt);
+    if (
+      tagged === undefined ||
+      (tagged.Version ?? 0) !== version ||
+      (tagged.VersionTag?.Description ?? "") !== description
+    )
+      throw e;
+    return outputsOf(
+      ref.jobId,
+      ref.namespace,
+      ref.name,
+      version,
+      description,
+      tagged.VersionTag?.TaggedTime ?? taggedTime,
+      adopt,
+    );
   }
 }

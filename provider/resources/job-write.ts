@@ -20,7 +20,12 @@ export interface Registered {
 }
 
 /** True when the server holds what `d` describes: its plan of `d` shows no change. Throws when it cannot tell. */
-export async function holdsDesired(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs): Promise<boolean> {
+export async function holdsDesired(
+  client: SchedulerClient,
+  ref: JobRef,
+  d: DesiredJob,
+  inputs: JobInputs,
+): Promise<boolean> {
   const { value } = await client.jobs.plan(
     ref.jobId,
     { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
@@ -41,7 +46,13 @@ export async function evalOfRegister(client: SchedulerClient, ref: JobRef, jobMo
 /** What reading the job back after an unanswered register showed. */
 type ReadBack = { applied: true; job: Job } | { applied: false; moved: boolean };
 
-async function readBack(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<ReadBack> {
+async function readBack(
+  client: SchedulerClient,
+  ref: JobRef,
+  d: DesiredJob,
+  inputs: JobInputs,
+  index: number,
+): Promise<ReadBack> {
   const job = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value;
   if (job === undefined) return { applied: false, moved: false };
   const moved = index === 0 ? true : (job.JobModifyIndex ?? 0) !== index;

@@ -11,7 +11,13 @@ import { OutcomeUnknownError, ResourceInitError, canonicalJson, containsUnknown,
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
-import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, replaceNeededMessage, type Rollback } from "./job-messages";
+import {
+  alreadyExistsMessage,
+  changedOutsideMessage,
+  formatRolloutFailure,
+  replaceNeededMessage,
+  type Rollback,
+} from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
 import { show, showOnce } from "./host-log";
 import { formatPlan } from "./job-preview";
@@ -20,12 +26,31 @@ import { CanaryPromoter, promotionPolicy } from "./job-promotion";
 import { describeShown, planDrift, planFacts, rememberShownPlan, shownPlanOf } from "./job-plan-drift";
 import { recoverFromFailure } from "./job-recover";
 import { Deadline, followRollout, type JobRef } from "./job-rollout";
-import { NO_DEPLOYMENT, buildOutputs, jobResourceId, readServerState, refOf, type JobOutputs, type Kept } from "./job-state";
+import {
+  NO_DEPLOYMENT,
+  buildOutputs,
+  jobResourceId,
+  readServerState,
+  refOf,
+  type JobOutputs,
+  type Kept,
+} from "./job-state";
 import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
 import { preserveOf, scaleBase, scaledNote } from "./job-scale";
 import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./job-batch";
 
-const SETTINGS = ["policyOverride", "preserveCounts", "evalPriority", "waitForDeployment", "deploymentTimeout", "onDeploymentFailure", "promotion", "allowPlanDrift", "purgeOnDestroy", "adopt"] as const;
+const SETTINGS = [
+  "policyOverride",
+  "preserveCounts",
+  "evalPriority",
+  "waitForDeployment",
+  "deploymentTimeout",
+  "onDeploymentFailure",
+  "promotion",
+  "allowPlanDrift",
+  "purgeOnDestroy",
+  "adopt",
+] as const;
 /** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
 const BATCH_SCALE_SETTINGS = ["preserveResources", "waitForCompletion", "runOnce", "triggers"] as const;
 const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
@@ -51,7 +76,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     if (olds.incomplete !== undefined) return { changes: true };
     const news = userInputs(checked);
     // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
-    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
+    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some(
+      (k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null),
+    );
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
@@ -66,7 +93,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
       const mask = secretMaskOf(news);
-      const what = reasons.map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`).join(", ");
+      const what = reasons
+        .map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`)
+        .join(", ");
       await show(maskText(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${what}.`, mask));
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
@@ -76,7 +105,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const how = preserveOf(news);
     if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
     if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
-    const planned = await planChange(client, ref, base.desired, news, base.index, true, (shown) => rememberShownPlan(ref, base.desired.text, shown));
+    const planned = await planChange(client, ref, base.desired, news, base.index, true, (shown) =>
+      rememberShownPlan(ref, base.desired.text, shown),
+    );
     return { changes: planned !== "none" || settingsChanged };
   },
 
@@ -91,23 +122,31 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     let index = 0;
     let priorVersion: number | undefined;
     if (existing !== undefined) {
-      const clash = replaceReasons(identityOf(existing), d.identity).filter((r) => r.field === "type" || r.field === "periodic" || r.field === "parameterized");
+      const clash = replaceReasons(identityOf(existing), d.identity).filter(
+        (r) => r.field === "type" || r.field === "periodic" || r.field === "parameterized",
+      );
       if (existing.Stop === true) {
         // A stopped job runs nothing (this is also what a delete-before-replace leaves behind). The server
         // refuses to change its type or periodic/parameterized nature, so such a job is purged first.
         if (clash.length > 0) await client.jobs.deregister(ref.jobId, { ...opts, purge: true });
         else index = existing.JobModifyIndex ?? 0;
       } else if (inputs.adopt === true) {
-        if (clash.length > 0) throw new Error(`${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`);
+        if (clash.length > 0)
+          throw new Error(`${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`);
         index = existing.JobModifyIndex ?? 0;
         priorVersion = existing.Version ?? undefined;
       } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(client, ref, d, inputs))) {
         // Exactly what this resource sends, registered once and never changed: the job an earlier run's
         // create registered before its answer was lost. Anything else stays someone else's job.
-        await show(`Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`);
+        await show(
+          `Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`,
+        );
         const jobModifyIndex = existing.JobModifyIndex ?? 0;
         const reg = { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex };
-        return { id: jobResourceId(ref), outs: await rolloutOrInitError(client, ref, inputs, d, reg, undefined, undefined) };
+        return {
+          id: jobResourceId(ref),
+          outs: await rolloutOrInitError(client, ref, inputs, d, reg, undefined, undefined),
+        };
       } else {
         throw new Error(alreadyExistsMessage(ref.jobId, ref.namespace));
       }
@@ -118,8 +157,20 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     } catch (e) {
       if (!(e instanceof OutcomeUnknownError)) throw e;
       // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
-      const job = { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: index, ...(existing?.Version != null ? { Version: existing.Version } : {}) };
-      const outs = buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" });
+      const job = {
+        ID: ref.jobId,
+        Namespace: ref.namespace,
+        Region: ref.region,
+        Type: d.identity.type,
+        JobModifyIndex: index,
+        ...(existing?.Version != null ? { Version: existing.Version } : {}),
+      };
+      const outs = buildOutputs(
+        inputs,
+        ref,
+        { job, deployment: NO_DEPLOYMENT },
+        { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" },
+      );
       throw new ResourceInitError(unfinishedMessage(ref, e), jobResourceId(ref), { ...outs });
     }
     const outs = await rolloutOrInitError(client, ref, inputs, d, reg, priorVersion, undefined);
@@ -132,8 +183,14 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const server = await readServerState(client, ref, { follow: followsDeployments(props), kept: props });
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
     // unless runOnce keeps a finished batch job as done (job-batch.ts).
-    if (server === undefined) return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
-    let kept: Kept = { evalId: props.evalId ?? "", normalizedJob: props.normalizedJob ?? "", inputsHash: props.inputsHash ?? "", incomplete: props.incomplete };
+    if (server === undefined)
+      return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
+    let kept: Kept = {
+      evalId: props.evalId ?? "",
+      normalizedJob: props.normalizedJob ?? "",
+      inputsHash: props.inputsHash ?? "",
+      incomplete: props.incomplete,
+    };
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
     // the server's own additions to a job must never look like drift. (The server's normal form is only
@@ -149,11 +206,16 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const news = userInputs(checked);
     const client = newClient();
     const ref = refOf(id, olds);
-    const kept = { evalId: olds.evalId ?? "", normalizedJob: olds.normalizedJob ?? "", inputsHash: olds.inputsHash ?? "" };
+    const kept = {
+      evalId: olds.evalId ?? "",
+      normalizedJob: olds.normalizedJob ?? "",
+      inputsHash: olds.inputsHash ?? "",
+    };
     // runOnce: a finished batch job the scheduler collected (seen by a refresh, or gone now) stays done
     // while its spec does not change; when it changes, it is registered anew.
     const runsOnce = keptAsCollected({ ...olds, runOnce: news.runOnce });
-    const collected = (k: Kept): JobOutputs | undefined => (runsOnce ? collectedOutputs(news, ref, { ...olds, ...k }) : undefined);
+    const collected = (k: Kept): JobOutputs | undefined =>
+      runsOnce ? collectedOutputs(news, ref, { ...olds, ...k }) : undefined;
     if (olds.incomplete === undefined && inputsHashMatches(olds.inputsHash, news, client)) {
       if (runsOnce && olds.collected === true) return { outs: collectedOutputs(news, ref, olds) };
       return { outs: await refreshed(client, ref, news, kept, collected) };
@@ -184,7 +246,10 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     if (before !== undefined && olds.incomplete === undefined && news.allowPlanDrift !== true) {
       await refuseOnPlanDrift(ref, d, before, base.index, secretMaskOf(news));
     }
-    const gone = runsOnce && (olds.collected === true || (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
+    const gone =
+      runsOnce &&
+      (olds.collected === true ||
+        (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
     let reg: Registered;
     try {
       // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).
@@ -195,7 +260,11 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       // server holds and finishes, instead of diffing equal inputs to "no changes".
       throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
     }
-    const previous = { inputs: sourceInputsOf(olds, news), normalizedJob: kept.normalizedJob, inputsHash: kept.inputsHash };
+    const previous = {
+      inputs: sourceInputsOf(olds, news),
+      normalizedJob: kept.normalizedJob,
+      inputsHash: kept.inputsHash,
+    };
     return { outs: await rolloutOrInitError(client, ref, news, d, reg, base.priorVersion, previous) };
   },
 
@@ -203,7 +272,11 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const ref = refOf(id, props);
     try {
-      await client.jobs.deregister(ref.jobId, { namespace: ref.namespace, region: ref.region, purge: props.purgeOnDestroy === true });
+      await client.jobs.deregister(ref.jobId, {
+        namespace: ref.namespace,
+        region: ref.region,
+        purge: props.purgeOnDestroy === true,
+      });
     } catch (e) {
       if (isApiError(e, "not_found")) return;
       throw e;
@@ -233,7 +306,10 @@ function masked<T>(p: Promise<T>, mask: SecretMask): Promise<T> {
  * for such a resource even when `diff` finds no change: the preview shows `~ Job (update)` with no changed
  * property. Says why, when that is the case; the update only reads the job back (nothing is registered).
  */
-async function noteAfterFailure(olds: Partial<JobOutputs>, result: { changes: boolean }): Promise<{ changes: boolean }> {
+async function noteAfterFailure(
+  olds: Partial<JobOutputs>,
+  result: { changes: boolean },
+): Promise<{ changes: boolean }> {
   if (!result.changes && olds.rolloutFailed === true) {
     await show(
       `Job "${olds.jobId ?? ""}": its last update failed (the rollout was reported, and reverted where asked), so Pulumi shows ` +
@@ -282,14 +358,22 @@ async function planChange(
       { Job: d.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
       { namespace: ref.namespace, region: ref.region },
     );
-    const text = formatPlan(value, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask: secretMaskOf(inputs) });
+    const text = formatPlan(value, {
+      jobId: ref.jobId,
+      namespace: ref.namespace,
+      stateJobModifyIndex: stateIndex,
+      mask: secretMaskOf(inputs),
+    });
     if (preview) await showOnce(text);
     seen?.({ value, text });
     return value.Diff?.Type === "None" ? "none" : "some";
   } catch (e) {
     // An invalid job fails the preview with the server's reason; an unreachable server only loses the plan.
     if (!isApiError(e) || e.code === "bad_request" || e.code === "permission_denied") throw e;
-    if (preview) await show(maskText(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`, secretMaskOf(inputs)));
+    if (preview)
+      await show(
+        maskText(`Could not plan job "${ref.jobId}" (${e.message}); showing it as changed.`, secretMaskOf(inputs)),
+      );
     seen?.(undefined);
     return "some";
   }
@@ -299,11 +383,22 @@ async function planChange(
  * Throws when the plan taken right before the register (`now`) has destructive updates or failed
  * placements beyond those of the plan this `up`'s diff showed for the same desired spec; prints both plans.
  */
-async function refuseOnPlanDrift(ref: JobRef, d: DesiredJob, now: PlanResponse, stateIndex: number | undefined, mask: SecretMask): Promise<void> {
+async function refuseOnPlanDrift(
+  ref: JobRef,
+  d: DesiredJob,
+  now: PlanResponse,
+  stateIndex: number | undefined,
+  mask: SecretMask,
+): Promise<void> {
   const before = shownPlanOf(ref, d.text);
   const drift = planDrift(before, planFacts(now));
   if (drift.length === 0) return;
-  const nowText = formatPlan(now, { jobId: ref.jobId, namespace: ref.namespace, stateJobModifyIndex: stateIndex, mask });
+  const nowText = formatPlan(now, {
+    jobId: ref.jobId,
+    namespace: ref.namespace,
+    stateJobModifyIndex: stateIndex,
+    mask,
+  });
   await show(
     `Job "${ref.jobId}": the scheduler's plan changed since this \`up\` showed it; nothing was registered.\n` +
       `Plan shown by this \`up\`:\n${before?.planned === true ? before.text : "(none)\n"}Plan right before the register:\n${nowText}`,
@@ -320,17 +415,32 @@ async function refuseOnPlanDrift(ref: JobRef, d: DesiredJob, now: PlanResponse, 
  * check-and-set refusal becomes the message that says what happened: the job exists already (create), or
  * it was changed outside Pulumi (update).
  */
-async function register(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<Registered> {
+async function register(
+  client: SchedulerClient,
+  ref: JobRef,
+  d: DesiredJob,
+  inputs: JobInputs,
+  index: number,
+): Promise<Registered> {
   try {
     return await registerWithReadBack(client, ref, d, inputs, index, () => registerOnce(client, ref, d, inputs, index));
   } catch (e) {
     if (!isApiError(e, "conflict")) throw e;
-    const message = index === 0 ? alreadyExistsMessage(ref.jobId, ref.namespace) : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
+    const message =
+      index === 0
+        ? alreadyExistsMessage(ref.jobId, ref.namespace)
+        : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
     throw new Error(message, { cause: e });
   }
 }
 
-async function registerOnce(client: SchedulerClient, ref: JobRef, d: DesiredJob, inputs: JobInputs, index: number): Promise<WriteResult> {
+async function registerOnce(
+  client: SchedulerClient,
+  ref: JobRef,
+  d: DesiredJob,
+  inputs: JobInputs,
+  index: number,
+): Promise<WriteResult> {
   const { value } = await client.jobs.register(
     {
       Job: d.job,
@@ -373,7 +483,16 @@ async function rolloutOrInitError(
     let server = await readServerState(client, ref, { follow: followsDeployments(inputs) }).catch(() => undefined);
     if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
       // Reading failed too: what the register's answer said is what state can know.
-      server = { job: { ID: ref.jobId, Namespace: ref.namespace, Region: ref.region, Type: d.identity.type, JobModifyIndex: reg.jobModifyIndex }, deployment: NO_DEPLOYMENT };
+      server = {
+        job: {
+          ID: ref.jobId,
+          Namespace: ref.namespace,
+          Region: ref.region,
+          Type: d.identity.type,
+          JobModifyIndex: reg.jobModifyIndex,
+        },
+        deployment: NO_DEPLOYMENT,
+      };
     }
     const message =
       `Job "${ref.jobId}" was registered (job modify index ${reg.jobModifyIndex}), but following it failed: ${(e as Error).message}. ` +
@@ -386,14 +505,33 @@ async function rolloutOrInitError(
  * Finishes what an earlier create or update left unfinished; resolves to the outputs, or undefined when the
  * normal update path should run (the earlier register was not applied, or the inputs changed since).
  */
-async function finishIncomplete(client: SchedulerClient, ref: JobRef, olds: JobOutputs, news: JobInputs, d: DesiredJob): Promise<JobOutputs | undefined> {
+async function finishIncomplete(
+  client: SchedulerClient,
+  ref: JobRef,
+  olds: JobOutputs,
+  news: JobInputs,
+  d: DesiredJob,
+): Promise<JobOutputs | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
   const job = (await client.jobs.find(ref.jobId, opts))?.value;
   const stateIndex = olds.jobModifyIndex ?? 0;
   if (olds.incomplete === "rollout") {
     // The register was applied and state has its index: follow it again unless something changed since.
-    if (job === undefined || (job.JobModifyIndex ?? 0) !== stateIndex || !inputsHashMatches(olds.inputsHash, news, client)) return undefined;
-    return rolloutOrInitError(client, ref, news, d, { evalId: olds.evalId ?? "", jobModifyIndex: stateIndex }, undefined, undefined);
+    if (
+      job === undefined ||
+      (job.JobModifyIndex ?? 0) !== stateIndex ||
+      !inputsHashMatches(olds.inputsHash, news, client)
+    )
+      return undefined;
+    return rolloutOrInitError(
+      client,
+      ref,
+      news,
+      d,
+      { evalId: olds.evalId ?? "", jobModifyIndex: stateIndex },
+      undefined,
+      undefined,
+    );
   }
   if (job === undefined) {
     // The unconfirmed register never made the job: register it now, as a create would.
@@ -402,11 +540,26 @@ async function finishIncomplete(client: SchedulerClient, ref: JobRef, olds: JobO
   }
   if ((job.JobModifyIndex ?? 0) === stateIndex) return undefined;
   if (!(await holdsDesired(client, ref, d, news))) {
-    throw new Error(changedOutsideMessage(ref.jobId, ref.namespace, stateIndex, `the job is at job modify index ${job.JobModifyIndex ?? 0} and differs from this resource's`));
+    throw new Error(
+      changedOutsideMessage(
+        ref.jobId,
+        ref.namespace,
+        stateIndex,
+        `the job is at job modify index ${job.JobModifyIndex ?? 0} and differs from this resource's`,
+      ),
+    );
   }
   // The job moved to exactly what this resource sends: the earlier register was applied.
   const jobModifyIndex = job.JobModifyIndex ?? 0;
-  return rolloutOrInitError(client, ref, news, d, { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex }, undefined, undefined);
+  return rolloutOrInitError(
+    client,
+    ref,
+    news,
+    d,
+    { evalId: await evalOfRegister(client, ref, jobModifyIndex), jobModifyIndex },
+    undefined,
+    undefined,
+  );
 }
 
 /** True when the resource follows its deployments (`waitForDeployment`, the default). */
@@ -414,11 +567,18 @@ function followsDeployments(inputs: Partial<JobInputs>): boolean {
   return inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
 }
 
-async function refreshed(client: SchedulerClient, ref: JobRef, inputs: JobInputs, kept: Kept, whenGone?: (k: Kept) => JobOutputs | undefined): Promise<JobOutputs> {
+async function refreshed(
+  client: SchedulerClient,
+  ref: JobRef,
+  inputs: JobInputs,
+  kept: Kept,
+  whenGone?: (k: Kept) => JobOutputs | undefined,
+): Promise<JobOutputs> {
   const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
   const instead = server === undefined ? whenGone?.(kept) : undefined;
   if (instead !== undefined) return instead;
-  if (server === undefined) throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
+  if (server === undefined)
+    throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
   return buildOutputs(inputs, ref, server, kept);
 }
 
@@ -430,17 +590,31 @@ interface Previous {
 }
 
 /** Follows the registration (when asked and when the job kind has deployments) and builds the outputs. */
-async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, d: DesiredJob, evalId: string, priorVersion: number | undefined, previous: Previous | undefined): Promise<JobOutputs> {
+async function rollout(
+  client: SchedulerClient,
+  ref: JobRef,
+  inputs: JobInputs,
+  d: DesiredJob,
+  evalId: string,
+  priorVersion: number | undefined,
+  previous: Previous | undefined,
+): Promise<JobOutputs> {
   if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
-    const registered = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
+    const registered =
+      (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const policy = promotionPolicy(inputs);
     const promoter = policy.mode === "auto" ? new CanaryPromoter(client, ref, policy) : undefined;
     const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs), promoter);
     if (result.ok && result.note) await show(maskText(`Job "${ref.jobId}": ${result.note}.`, secretMaskOf(inputs)));
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
-      const rollback = await recoverFromFailure(client, ref, result, { failedVersion: registered, priorVersion, mode, timeoutMs });
+      const rollback = await recoverFromFailure(client, ref, result, {
+        failedVersion: registered,
+        priorVersion,
+        mode,
+        timeoutMs,
+      });
       const server = await readServerState(client, ref, { follow: true });
       const dep = result.kind === "deployment" || result.kind === "timeout" ? result.deployment : undefined;
       const message = formatRolloutFailure({
@@ -450,7 +624,10 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
         deploymentId: dep?.ID ?? (result.kind === "placement" ? result.deploymentId : undefined),
         deploymentStatus: dep?.Status ?? undefined,
         statusDescription: withNote(
-          dep?.StatusDescription ?? (result.kind === "evaluation" ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}` : undefined),
+          dep?.StatusDescription ??
+            (result.kind === "evaluation"
+              ? `evaluation ${result.evaluation.Status ?? ""}: ${result.evaluation.StatusDescription ?? ""}`
+              : undefined),
           result.kind === "deployment" ? result.reason : result.kind === "timeout" ? result.note : undefined,
         ),
         groups: dep?.TaskGroups,
@@ -463,7 +640,10 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
       });
       if (server === undefined) throw new Error(message);
       const keep = keptAfterFailure(rollback, priorVersion, previous, d, server.job);
-      const props: JobOutputs = { ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }), rolloutFailed: true };
+      const props: JobOutputs = {
+        ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }),
+        rolloutFailed: true,
+      };
       throw new ResourceInitError(message, jobResourceId(ref), { ...props });
     }
   }
@@ -473,7 +653,10 @@ async function rollout(client: SchedulerClient, ref: JobRef, inputs: JobInputs, 
     else {
       const server = await readServerState(client, ref, { follow: false });
       if (server === undefined) throw new Error(done.message);
-      const props: JobOutputs = { ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }), rolloutFailed: true };
+      const props: JobOutputs = {
+        ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }),
+        rolloutFailed: true,
+      };
       throw new ResourceInitError(done.message, jobResourceId(ref), { ...props });
     }
   }
@@ -498,7 +681,11 @@ function keptAfterFailure(
   serverJob: Parameters<typeof serverJobText>[0],
 ): { inputs?: JobInputs; kept: { normalizedJob: string; inputsHash: string } } {
   const backOnPrior = (rollback.kind === "pulumi" || rollback.kind === "auto") && rollback.toVersion === priorVersion;
-  if (backOnPrior && previous !== undefined) return { inputs: previous.inputs, kept: { normalizedJob: previous.normalizedJob, inputsHash: previous.inputsHash } };
+  if (backOnPrior && previous !== undefined)
+    return {
+      inputs: previous.inputs,
+      kept: { normalizedJob: previous.normalizedJob, inputsHash: previous.inputsHash },
+    };
   if (rollback.kind === "none") return { kept: { normalizedJob: d.text, inputsHash: d.inputsHash } };
   return { kept: { normalizedJob: serverJobText(serverJob), inputsHash: "" } };
 }

@@ -88,17 +88,20 @@ export type MountEntry = z.infer<typeof MountEntrySchema>;
  * `GET /v1/sys/auth`: mounts keyed `<path>/`. Older servers put them at the top level as well as under
  * `data`; only objects with a `type` are taken from the top level.
  */
-export const MountListSchema = z.preprocess((v) => {
-  if (v === null || typeof v !== "object") return v;
-  const o = v as Record<string, unknown>;
-  const d = o.data;
-  if (d !== null && typeof d === "object") return d;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(o)) {
-    if (k.endsWith("/") && x !== null && typeof x === "object" && "type" in x) out[k] = x;
-  }
-  return out;
-}, z.record(z.string(), MountEntrySchema));
+export const MountListSchema = z.preprocess(
+  (v) => {
+    if (v === null || typeof v !== "object") return v;
+    const o = v as Record<string, unknown>;
+    const d = o.data;
+    if (d !== null && typeof d === "object") return d;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(o)) {
+      if (k.endsWith("/") && x !== null && typeof x === "object" && "type" in x) out[k] = x;
+    }
+    return out;
+  },
+  z.record(z.string(), MountEntrySchema),
+);
 export type MountList = z.infer<typeof MountListSchema>;
 
 /** The tune settings a caller can send (`POST /v1/sys/auth/<path>/tune`, and `config` on enable). */
@@ -152,7 +155,9 @@ export const RemountRequestSchema = z.looseObject({ from: z.string().min(1), to:
 export type RemountRequest = z.infer<typeof RemountRequestSchema>;
 
 /** The answer of `POST /v1/sys/remount`: the ID of the move, which runs after the answer. */
-export const RemountResponseSchema = EnvelopeSchema.extend({ data: z.looseObject({ migration_id: z.string().min(1) }) });
+export const RemountResponseSchema = EnvelopeSchema.extend({
+  data: z.looseObject({ migration_id: z.string().min(1) }),
+});
 export type RemountResponse = z.infer<typeof RemountResponseSchema>;
 
 /** `GET /v1/sys/remount/status/<id>` data: `status` is `in-progress`, then `success` or `failure`. */
@@ -311,7 +316,10 @@ export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 export const AuthBlockSchema = z.looseObject({
   client_token: z.string().min(1),
   accessor: z.string(),
-  policies: z.array(z.string()).nullable().transform((v) => v ?? []),
+  policies: z
+    .array(z.string())
+    .nullable()
+    .transform((v) => v ?? []),
   token_policies: z.array(z.string()).nullable().optional(),
   lease_duration: z.number(),
   renewable: z.boolean(),

@@ -40,7 +40,9 @@ function providerEntry(): typeof ProviderModule {
     if ((e as { code?: unknown } | null)?.code !== "MODULE_NOT_FOUND") throw e;
     const nodeModule = require("node:module") as typeof import("node:module");
     const nodePath = require("node:path") as typeof import("node:path");
-    resolved = nodeModule.createRequire(nodePath.join(process.cwd(), "[pulumi-program]")).resolve("pulumi-secrets-scheduler/provider");
+    resolved = nodeModule
+      .createRequire(nodePath.join(process.cwd(), "[pulumi-program]"))
+      .resolve("pulumi-secrets-scheduler/provider");
   }
   return require(resolved) as typeof ProviderModule;
 }

@@ -110,9 +110,19 @@ describe("ACL denials", () => {
   });
 
   it("sends a request without a token when none is configured: 403 naming the token settings with ACLs, the job without", async () => {
-    const env = { ...(target.scheduler.env ?? process.env), [ENV.scheduler.token]: undefined, [ENV.scheduler.anonymous]: undefined };
+    const env = {
+      ...(target.scheduler.env ?? process.env),
+      [ENV.scheduler.token]: undefined,
+      [ENV.scheduler.anonymous]: undefined,
+    };
     const record = requestRecord();
-    const client = new SchedulerClient({ ...target.scheduler, token: undefined, env, retry: { maxAttempts: 1 }, hooks: record.hooks });
+    const client = new SchedulerClient({
+      ...target.scheduler,
+      token: undefined,
+      env,
+      retry: { maxAttempts: 1 },
+      hooks: record.hooks,
+    });
     const got: { ID?: string | null } | Error = await client.jobs.info(web).then(
       (r) => r.value,
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),

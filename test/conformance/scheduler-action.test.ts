@@ -25,7 +25,15 @@ function jobWithAction(id: string): Job {
   const job = serviceJob(id);
   const tg = job.TaskGroups![0]!;
   const task = tg.Tasks![0]!;
-  return { ...job, TaskGroups: [{ ...tg, Tasks: [{ ...task, Actions: [{ Name: "greet", Command: "/bin/echo", Args: ["hello", "from", "action"] }] }] }] };
+  return {
+    ...job,
+    TaskGroups: [
+      {
+        ...tg,
+        Tasks: [{ ...task, Actions: [{ Name: "greet", Command: "/bin/echo", Args: ["hello", "from", "action"] }] }],
+      },
+    ],
+  };
 }
 
 beforeAll(async () => {
@@ -54,7 +62,9 @@ describe("the action WebSocket upgrade", () => {
   it("answers the RFC 6455 Sec-WebSocket-Accept hash (undici's WebSocket fails the connection otherwise)", async (t) => {
     const dev = devserverOr(t, target, "sends a raw plain-HTTP upgrade to the devserver's own listener");
     const key = "dGhlIHNhbXBsZSBub25jZQ==";
-    const expected = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+    const expected = createHash("sha1")
+      .update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")
+      .digest("base64");
     expect(expected).toBe("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="); // the RFC's own example
     const u = new URL(dev.urls.scheduler);
     const accept = await new Promise<string | undefined>((resolve, reject) => {
@@ -62,7 +72,12 @@ describe("the action WebSocket upgrade", () => {
         host: u.hostname,
         port: u.port,
         path: `/v1/job/${act1}/action?action=greet&alloc_id=${allocId}&task=app&ws_handshake=true&namespace=default`,
-        headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key },
+        headers: {
+          Connection: "Upgrade",
+          Upgrade: "websocket",
+          "Sec-WebSocket-Version": "13",
+          "Sec-WebSocket-Key": key,
+        },
       });
       req.on("upgrade", (res, socket) => {
         socket.destroy();
@@ -80,7 +95,15 @@ describe("JobActions", () => {
   it("lists the job's actions with their group and task", async (t) => {
     needActions(t);
     const { value } = await f.client.actions.list(act1);
-    expect(value).toEqual([expect.objectContaining({ Name: "greet", Command: "/bin/echo", Args: ["hello", "from", "action"], TaskGroupName: "web", TaskName: "app" })]);
+    expect(value).toEqual([
+      expect.objectContaining({
+        Name: "greet",
+        Command: "/bin/echo",
+        Args: ["hello", "from", "action"],
+        TaskGroupName: "web",
+        TaskName: "app",
+      }),
+    ]);
   });
 
   it("runs an action with the handshake auth frame and decodes its stdout", async (t) => {
@@ -93,7 +116,13 @@ describe("JobActions", () => {
 
   it("streams events in order: stdout data, then close and exit", async (t) => {
     needActions(t);
-    const session = await f.client.actions.open(act1, { action: "greet", allocId, task: "app", tty: true, ttySize: { height: 24, width: 80 } });
+    const session = await f.client.actions.open(act1, {
+      action: "greet",
+      allocId,
+      task: "app",
+      tty: true,
+      ttySize: { height: 24, width: 80 },
+    });
     session.resize({ height: 40, width: 120 });
     const events: ActionEvent[] = [];
     for await (const ev of session) events.push(ev);

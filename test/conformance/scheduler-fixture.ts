@@ -4,7 +4,12 @@
  * fixtures of the provider-side tests.
  */
 import type { TestContext } from "vitest";
-import { SchedulerClient, type RegisterJobRequest, type Result, type WriteOptions } from "../../provider/clients/scheduler";
+import {
+  SchedulerClient,
+  type RegisterJobRequest,
+  type Result,
+  type WriteOptions,
+} from "../../provider/clients/scheduler";
 import { isApiError, type ApiError } from "../../provider/errors";
 import type { ConnectionOptions } from "../../provider/http/settings";
 import type { Job, WriteResult } from "../../provider/schemas/scheduler";
@@ -23,7 +28,8 @@ export type FixtureDriver = (typeof DRIVERS)[number];
  */
 export function fixtureDriver(): FixtureDriver {
   const v = process.env.CONFORMANCE_DRIVER || "docker";
-  if (!(DRIVERS as readonly string[]).includes(v)) throw new TypeError(`CONFORMANCE_DRIVER must be "docker" or "raw_exec", got "${v}"`);
+  if (!(DRIVERS as readonly string[]).includes(v))
+    throw new TypeError(`CONFORMANCE_DRIVER must be "docker" or "raw_exec", got "${v}"`);
   return v as FixtureDriver;
 }
 
@@ -35,7 +41,9 @@ export function serviceJob(id: string, overrides: Partial<Job> = {}): Job {
     ...job,
     TaskGroups: job.TaskGroups?.map((tg) => ({
       ...tg,
-      Tasks: tg.Tasks?.map((t) => (t.Driver === "docker" ? { ...t, Driver: "raw_exec", Config: { command: "/bin/sleep", args: ["86400"] } } : t)),
+      Tasks: tg.Tasks?.map((t) =>
+        t.Driver === "docker" ? { ...t, Driver: "raw_exec", Config: { command: "/bin/sleep", args: ["86400"] } } : t,
+      ),
     })),
   };
 }
@@ -71,14 +79,17 @@ export interface SchedulerSide {
 /** Returns the scheduler side of a target. Single attempts, so counted requests are exact. */
 export function schedulerSide(target: ConformanceTarget): SchedulerSide {
   const record = requestRecord();
-  const clientWith = (extra: ConnectionOptions) => new SchedulerClient({ ...target.scheduler, retry: { maxAttempts: 1 }, ...extra });
+  const clientWith = (extra: ConnectionOptions) =>
+    new SchedulerClient({ ...target.scheduler, retry: { maxAttempts: 1 }, ...extra });
   const client = clientWith({ hooks: record.hooks });
   const scheduled = new Set<string>();
   const purgeLater = (jobId: string, namespace?: string): void => {
     const key = `${namespace ?? ""}\u0000${jobId}`;
     if (scheduled.has(key)) return;
     scheduled.add(key);
-    target.cleanup(() => client.jobs.deregister(jobId, { purge: true, ...(namespace !== undefined ? { namespace } : {}) }));
+    target.cleanup(() =>
+      client.jobs.deregister(jobId, { purge: true, ...(namespace !== undefined ? { namespace } : {}) }),
+    );
   };
   return {
     client,

@@ -68,15 +68,25 @@ describe("Jobs.register and Jobs.info", () => {
   it("refuses check-and-set registers with a conflict carrying the server's text", async () => {
     const id = target.name("cas-1");
     const { value: first } = await f.register({ Job: serviceJob(id), EnforceIndex: true, JobModifyIndex: 0 });
-    const again = await rejection(f.client.jobs.register({ Job: serviceJob(id), EnforceIndex: true, JobModifyIndex: 0 }));
+    const again = await rejection(
+      f.client.jobs.register({ Job: serviceJob(id), EnforceIndex: true, JobModifyIndex: 0 }),
+    );
     expect(again.code).toBe("conflict");
     expect(again.message).toMatch(/Enforcing job modify index 0: job already exists/);
     const stale = await rejection(
-      f.client.jobs.register({ Job: withLogLevel(serviceJob(id), "x"), EnforceIndex: true, JobModifyIndex: (first.JobModifyIndex ?? 0) + 1000 }),
+      f.client.jobs.register({
+        Job: withLogLevel(serviceJob(id), "x"),
+        EnforceIndex: true,
+        JobModifyIndex: (first.JobModifyIndex ?? 0) + 1000,
+      }),
     );
     expect(stale.code).toBe("conflict");
     expect(stale.message).toMatch(/conflicting job modify index/);
-    const ok = await f.client.jobs.register({ Job: withLogLevel(serviceJob(id), "x"), EnforceIndex: true, JobModifyIndex: first.JobModifyIndex ?? 0 });
+    const ok = await f.client.jobs.register({
+      Job: withLogLevel(serviceJob(id), "x"),
+      EnforceIndex: true,
+      JobModifyIndex: first.JobModifyIndex ?? 0,
+    });
     expect(ok.value.JobModifyIndex).toBeGreaterThan(first.JobModifyIndex ?? 0);
   });
 
@@ -136,7 +146,8 @@ describe("Jobs.list", () => {
 
   it("lists across namespaces with namespace '*'", async (t) => {
     const other = target.otherNamespace;
-    if (other === undefined) t.skip("skipped against a real cluster: set CONFORMANCE_OTHER_NAMESPACE to a second namespace that exists");
+    if (other === undefined)
+      t.skip("skipped against a real cluster: set CONFORMANCE_OTHER_NAMESPACE to a second namespace that exists");
     const id = target.name("ns-job");
     await f.register({ Job: serviceJob(id, { Namespace: other }) }, { namespace: other });
     const inDefault = await f.client.jobs.listAll({ prefix: id });
@@ -244,7 +255,12 @@ describe("Jobs.stop", () => {
     const id = target.name("stop-2");
     await f.register({ Job: serviceJob(id) });
     await f.client.jobs.stop(id, { global: true, evalPriority: 70, noShutdownDelay: true });
-    expect(Object.fromEntries(f.record.lastQuery("DELETE", `/v1/job/${id}`))).toEqual({ namespace: f.namespace, global: "true", eval_priority: "70", no_shutdown_delay: "true" });
+    expect(Object.fromEntries(f.record.lastQuery("DELETE", `/v1/job/${id}`))).toEqual({
+      namespace: f.namespace,
+      global: "true",
+      eval_priority: "70",
+      no_shutdown_delay: "true",
+    });
   });
 
   it("treats stopping a job that does not exist as success with no evaluation", async () => {

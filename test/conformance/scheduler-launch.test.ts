@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../provider/schemas/scheduler";
-import { batchJob, newerOrSkip, rejection, schedulerSide, serviceJob, until, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import {
+  batchJob,
+  newerOrSkip,
+  rejection,
+  schedulerSide,
+  serviceJob,
+  until,
+  withLogLevel,
+  type SchedulerSide,
+} from "./scheduler-fixture";
 import { openTarget, type ConformanceTarget } from "./target";
 
 let target: ConformanceTarget;
@@ -67,7 +76,9 @@ describe("Jobs.dispatch", () => {
 describe("Jobs.forcePeriodic, evaluate and scale", () => {
   it("forces a periodic launch that creates a child job", async () => {
     const id = target.name("cron");
-    await f.register({ Job: batchJob(id, { Periodic: { Enabled: true, Spec: "0 0 1 1 *", SpecType: "cron", ProhibitOverlap: true } }) });
+    await f.register({
+      Job: batchJob(id, { Periodic: { Enabled: true, Spec: "0 0 1 1 *", SpecType: "cron", ProhibitOverlap: true } }),
+    });
     const { value } = await f.client.jobs.forcePeriodic(id);
     expect(value.EvalID).toBeTruthy();
     const children = await f.client.jobs.listAll({ prefix: `${id}/periodic-` });
@@ -87,13 +98,18 @@ describe("Jobs.forcePeriodic, evaluate and scale", () => {
   it("scales a task group and reports the new count in the scale status", async () => {
     const id = target.name("scale-1");
     // A real server's default update block waits 10 s of health (min_healthy_time) before a rollout ends.
-    await f.register({ Job: serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0 } }) });
+    await f.register({
+      Job: serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0 } }),
+    });
     // Scaling is refused while a deployment runs; wait until the first rollout has started (it is created
     // after the register returns, so "none yet" is not "ended") and ended.
     await until(
       async () => {
         const d = (await f.client.records.latestDeployment(id)).value;
-        return d !== null && !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "") ? true : undefined;
+        return d !== null &&
+          !["running", "pending", "initializing", "paused", "blocked", "unblocking"].includes(d.Status ?? "")
+          ? true
+          : undefined;
       },
       "the first deployment to end",
       25_000,
@@ -106,7 +122,9 @@ describe("Jobs.forcePeriodic, evaluate and scale", () => {
   });
   it("refuses to scale while a deployment is active, as bad_request with the server's text", async () => {
     const id = target.name("scale-2");
-    const job = serviceJob(id, { Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 60_000_000_000 } });
+    const job = serviceJob(id, {
+      Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 60_000_000_000 },
+    });
     await f.register({ Job: job });
     await f.client.jobs.register({ Job: withLogLevel(job, "debug") });
     await until(async () => {
@@ -128,7 +146,13 @@ describe("JobRecords", () => {
 
   it("reads allocations, evaluations, summary, deployments and the latest deployment of a job", async () => {
     const job = serviceJob(rec1, {
-      Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 0, HealthyDeadline: 300_000_000_000, ProgressDeadline: 600_000_000_000 },
+      Update: {
+        MaxParallel: 1,
+        HealthCheck: "task_states",
+        MinHealthyTime: 0,
+        HealthyDeadline: 300_000_000_000,
+        ProgressDeadline: 600_000_000_000,
+      },
     });
     const { value: reg } = await f.register({ Job: job });
     const allocs = await until(async () => {
@@ -141,7 +165,10 @@ describe("JobRecords", () => {
     const { value: summary } = await f.client.records.summary(rec1);
     expect(summary.JobID).toBe(rec1);
     expect(summary.Summary?.web).toBeDefined();
-    const latest = await until(async () => (await f.client.records.latestDeployment(rec1)).value ?? undefined, "a deployment");
+    const latest = await until(
+      async () => (await f.client.records.latestDeployment(rec1)).value ?? undefined,
+      "a deployment",
+    );
     expect(latest.JobID).toBe(rec1);
     const { value: deployments } = await f.client.records.deployments(rec1);
     expect(deployments.map((d) => d.ID)).toContain(latest.ID);
@@ -151,7 +178,9 @@ describe("JobRecords", () => {
     f.record.clear();
     await f.client.records.allocations(rec1, { all: true });
     await f.client.records.deployments(rec1, { all: true });
-    const queries = f.record.requests.filter((e) => e.path.startsWith(`/v1/job/${rec1}/`)).map((e) => [e.path, new URLSearchParams(e.query).get("all")]);
+    const queries = f.record.requests
+      .filter((e) => e.path.startsWith(`/v1/job/${rec1}/`))
+      .map((e) => [e.path, new URLSearchParams(e.query).get("all")]);
     expect(queries).toEqual([
       [`/v1/job/${rec1}/allocations`, "true"],
       [`/v1/job/${rec1}/deployments`, "true"],
@@ -161,7 +190,13 @@ describe("JobRecords", () => {
   it("lists the services registered for a job's running allocations", async () => {
     const id = target.name("svc-1");
     const job = serviceJob(id);
-    job.TaskGroups = [{ ...job.TaskGroups![0]!, Services: [{ Name: "svc-one", PortLabel: "http", Provider: "nomad", Tags: ["a"] }], Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }] }];
+    job.TaskGroups = [
+      {
+        ...job.TaskGroups![0]!,
+        Services: [{ Name: "svc-one", PortLabel: "http", Provider: "nomad", Tags: ["a"] }],
+        Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http" }] }],
+      },
+    ];
     await f.register({ Job: job });
     const services = await until(async () => {
       const { value } = await f.client.records.services(id);

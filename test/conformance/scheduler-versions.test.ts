@@ -6,7 +6,14 @@
  * 1.9 (no tags, no diff_version) the tests of those features skip with the library's reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newerOrSkip, rejection, schedulerSide, serviceJob, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
+import {
+  newerOrSkip,
+  rejection,
+  schedulerSide,
+  serviceJob,
+  withLogLevel,
+  type SchedulerSide,
+} from "./scheduler-fixture";
 import { openTarget, type ConformanceTarget } from "./target";
 
 let target: ConformanceTarget;
@@ -40,7 +47,9 @@ describe("JobVersions.versions", () => {
     expect(withDiffs.value.Diffs?.length).toBeGreaterThan(0);
     expect(withDiffs.value.Diffs?.[0]?.Type).toBe("Edited");
     const against0 = await newerOrSkip(t, f.client.versions.versions(id, { diffs: true, diffVersion: 0 }));
-    const env = against0.value.Diffs?.[0]?.TaskGroups?.[0]?.Tasks?.[0]?.Fields?.find((x) => x.Name === "Env[LOG_LEVEL]");
+    const env = against0.value.Diffs?.[0]?.TaskGroups?.[0]?.Tasks?.[0]?.Fields?.find(
+      (x) => x.Name === "Env[LOG_LEVEL]",
+    );
     expect(env).toMatchObject({ Old: "info", New: "warn" });
   });
 });
@@ -49,7 +58,10 @@ describe("version tags", () => {
   it("tags an older version without changing the job's version or JobModifyIndex", async (t) => {
     const id = await threeVersions("v-tag");
     const before = (await f.client.jobs.info(id)).value;
-    const { value: tag } = await newerOrSkip(t, f.client.versions.tagVersion(id, "golden", { Version: 0, Description: "known good" }));
+    const { value: tag } = await newerOrSkip(
+      t,
+      f.client.versions.tagVersion(id, "golden", { Version: 0, Description: "known good" }),
+    );
     expect(tag).toMatchObject({ Name: "golden", Description: "known good" });
     expect(tag.TaggedTime).toBeGreaterThan(0);
     const { value } = await f.client.versions.versions(id);
@@ -161,7 +173,10 @@ describe("stable and submissions", () => {
   it("returns the submission registered with a version, and not_found for a version without one", async () => {
     const id = target.name("s-sub");
     const source = `job "${id}" {\n  # the original text\n}\n`;
-    await f.register({ Job: serviceJob(id), Submission: { Source: source, Format: "hcl2", VariableFlags: { image: "nginx" } } });
+    await f.register({
+      Job: serviceJob(id),
+      Submission: { Source: source, Format: "hcl2", VariableFlags: { image: "nginx" } },
+    });
     const { value } = await f.client.versions.submission(id, 0);
     expect(value).toMatchObject({ Source: source, Format: "hcl2", VariableFlags: { image: "nginx" }, Version: 0 });
     const e = await rejection(f.client.versions.submission(id, 7));

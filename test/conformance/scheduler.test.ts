@@ -73,7 +73,10 @@ describe("jobs", () => {
 describe("version tags", () => {
   it("tags the current version and removes the tag", async (t) => {
     const id = await registered("tag");
-    const { value: tag } = await newerOrSkip(t, client.versions.tagVersion(id, "release", { Description: "conformance" }));
+    const { value: tag } = await newerOrSkip(
+      t,
+      client.versions.tagVersion(id, "release", { Description: "conformance" }),
+    );
     expect(tag.Name).toBe("release");
     const { value: job } = await client.jobs.info(id);
     expect((job as { VersionTag?: { Name?: string } }).VersionTag?.Name).toBe("release");

@@ -45,9 +45,19 @@ describe("AuthMounts", () => {
     const c = client;
     const m1 = target.name("m1");
     target.cleanup(() => c.mounts.disable(m1));
-    await c.mounts.enable(m1, { type: target.methodType, description: "first", config: { default_lease_ttl: "3600s" } });
+    await c.mounts.enable(m1, {
+      type: target.methodType,
+      description: "first",
+      config: { default_lease_ttl: "3600s" },
+    });
     const found = await c.mounts.find(m1);
-    expect(found).toMatchObject({ path: m1, type: target.methodType, description: "first", local: false, seal_wrap: false });
+    expect(found).toMatchObject({
+      path: m1,
+      type: target.methodType,
+      description: "first",
+      local: false,
+      seal_wrap: false,
+    });
     expect(found?.accessor).toMatch(/^auth_/);
     expect(record.sent).toContain("GET /v1/sys/auth");
 
@@ -57,7 +67,12 @@ describe("AuthMounts", () => {
 
     await c.mounts.tune(m1, { description: "second", max_lease_ttl: "7200s", audit_non_hmac_request_keys: ["a"] });
     const tuned = await c.mounts.readTune(m1);
-    expect(tuned).toMatchObject({ description: "second", default_lease_ttl: 3600, max_lease_ttl: 7200, audit_non_hmac_request_keys: ["a"] });
+    expect(tuned).toMatchObject({
+      description: "second",
+      default_lease_ttl: 3600,
+      max_lease_ttl: 7200,
+      audit_non_hmac_request_keys: ["a"],
+    });
     expect((await c.mounts.find(m1))?.description).toBe("second");
 
     await c.mounts.disable(m1);
@@ -109,7 +124,9 @@ describe("AuthMounts.remount (1.10 and later, OpenBao)", () => {
     expect(await client.mounts.find(from)).toBeUndefined();
     expect(await client.mounts.find(to)).toMatchObject({ accessor });
     expect(await client.config.read(to)).toMatchObject({ tenantId: TENANT });
-    expect(await client.mounts.remountStatus(result.migrationId)).toMatchObject({ migration_info: { status: "success" } });
+    expect(await client.mounts.remountStatus(result.migrationId)).toMatchObject({
+      migration_info: { status: "success" },
+    });
   });
 
   it("refuses a destination in use as a conflict, before anything moves", async () => {
@@ -141,7 +158,14 @@ describe("MethodConfig", () => {
       root_password_ttl: 3600,
     });
     const rec = await c.config.read(cfg);
-    expect(rec).toMatchObject({ tenantId: TENANT, resource: "https://management.azure.com/", maxRetries: 5, retryDelay: 7, maxRetryDelay: 90, rootPasswordTtl: 3600 });
+    expect(rec).toMatchObject({
+      tenantId: TENANT,
+      resource: "https://management.azure.com/",
+      maxRetries: 5,
+      retryDelay: 7,
+      maxRetryDelay: 90,
+      rootPasswordTtl: 3600,
+    });
     expect(JSON.stringify(rec)).not.toContain("client-secret-value");
     await c.config.delete(cfg);
     expect(await c.config.read(cfg)).toBeUndefined();
@@ -169,7 +193,9 @@ describe("Roles", () => {
   it("lists roles with ?list=true on the wire", async () => {
     expect(await client.roles.list(rl)).toEqual([]);
     expect(record.requests.filter((e) => e.path === `/v1/auth/${rl}/role`).map((e) => e.query)).toEqual(["list=true"]);
-    expect(record.answered.filter((e) => e.split(" ")[1] === `/v1/auth/${rl}/role`)).toEqual([`GET /v1/auth/${rl}/role 404`]);
+    expect(record.answered.filter((e) => e.split(" ")[1] === `/v1/auth/${rl}/role`)).toEqual([
+      `GET /v1/auth/${rl}/role 404`,
+    ]);
   });
 
   it("writes, reads case-insensitively, lists lowercase and deletes", async () => {
@@ -177,7 +203,12 @@ describe("Roles", () => {
     await c.roles.write(rl, "Web", { bound_service_principal_ids: ["sp"], token_policies: ["web"], token_ttl: 60 });
     expect(await c.roles.list(rl)).toEqual(["web"]);
     const r = await c.roles.read(rl, "WEB");
-    expect(r).toMatchObject({ bound_service_principal_ids: ["sp"], bound_group_ids: [], token_policies: ["web"], token_ttl: 60 });
+    expect(r).toMatchObject({
+      bound_service_principal_ids: ["sp"],
+      bound_group_ids: [],
+      token_policies: ["web"],
+      token_ttl: 60,
+    });
     await c.roles.delete(rl, "web");
     expect(await c.roles.read(rl, "web")).toBeUndefined();
   });
@@ -216,9 +247,21 @@ describe("the service as the reference describes it", () => {
 
   it.each<{ name: string; body: RoleWrite; message: RegExp }>([
     { name: "no bound constraint", body: { token_policies: ["p"] }, message: /at least one bound constraint/ },
-    { name: "ttl above max ttl", body: { bound_group_ids: ["g"], token_ttl: 7200, token_max_ttl: 3600 }, message: /ttl/i },
-    { name: "batch with a period", body: { bound_group_ids: ["g"], token_type: "batch", token_period: 60 }, message: /batch|period/i },
-    { name: "batch with a use count", body: { bound_group_ids: ["g"], token_type: "batch", token_num_uses: 2 }, message: /batch|num_uses|uses/i },
+    {
+      name: "ttl above max ttl",
+      body: { bound_group_ids: ["g"], token_ttl: 7200, token_max_ttl: 3600 },
+      message: /ttl/i,
+    },
+    {
+      name: "batch with a period",
+      body: { bound_group_ids: ["g"], token_type: "batch", token_period: 60 },
+      message: /batch|period/i,
+    },
+    {
+      name: "batch with a use count",
+      body: { bound_group_ids: ["g"], token_type: "batch", token_num_uses: 2 },
+      message: /batch|num_uses|uses/i,
+    },
     { name: "negative ttl", body: { bound_group_ids: ["g"], token_ttl: -1 }, message: /negative|ttl/i },
   ])("refuses a role with $name (400), as check does", async ({ body, message }) => {
     const err = await client.roles.write(ref, "bad", body).catch((e: unknown) => e);

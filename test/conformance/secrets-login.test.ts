@@ -38,7 +38,13 @@ function newClient(extra: SecretsClientOptions = {}): SecretsClient {
   });
 }
 
-async function provision<I>(p: { check(o: Record<string, unknown>, n: Record<string, unknown>): Promise<{ inputs?: I; failures?: unknown[] }>; create(i: I): Promise<unknown> }, news: Record<string, unknown>): Promise<void> {
+async function provision<I>(
+  p: {
+    check(o: Record<string, unknown>, n: Record<string, unknown>): Promise<{ inputs?: I; failures?: unknown[] }>;
+    create(i: I): Promise<unknown>;
+  },
+  news: Record<string, unknown>,
+): Promise<void> {
   const res = await p.check({}, news);
   expect(res.failures ?? []).toEqual([]);
   await p.create(res.inputs as I);
@@ -63,9 +69,19 @@ beforeAll(async () => {
   principal = inst.identities[0]?.principalId ?? "";
   const type = controls.methodType;
   await provision<AuthMountInputs>(authMount, { path: CLOUD, type });
-  await provision<AuthConfigInputs>(authConfig, { mount: CLOUD, tenantId: inst.tenantId, resource: RESOURCE, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  await provision<AuthConfigInputs>(authConfig, {
+    mount: CLOUD,
+    tenantId: inst.tenantId,
+    resource: RESOURCE,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+  });
   await provision<AuthMountInputs>(authMount, { path: noslash, type });
-  await provision<AuthConfigInputs>(authConfig, { mount: noslash, tenantId: inst.tenantId, resource: RESOURCE.replace(/\/$/, "") });
+  await provision<AuthConfigInputs>(authConfig, {
+    mount: noslash,
+    tenantId: inst.tenantId,
+    resource: RESOURCE.replace(/\/$/, ""),
+  });
   await role("web", { boundServicePrincipalIds: [principal] });
   await role("web", { boundServicePrincipalIds: [principal] }, noslash);
   controls.putPolicy("web", { "sys/auth": ["read"] });
@@ -101,7 +117,10 @@ describe("metadata login", () => {
     controls.cloud.configureInstance({ scaleSet: { name: "ss-1", orchestration: "uniform" } });
     try {
       const inst = controls.cloud.instance();
-      await role("vmss", { boundServicePrincipalIds: [inst.identities[0]?.principalId ?? ""], boundScaleSets: ["ss-1"] });
+      await role("vmss", {
+        boundServicePrincipalIds: [inst.identities[0]?.principalId ?? ""],
+        boundScaleSets: ["ss-1"],
+      });
       const auth = await client.metadata.login({ role: "vmss", resource: RESOURCE });
       expect(auth.policies).toContain("web");
       expect(auth.metadata).toMatchObject({ vmss_name: "ss-1" });
@@ -116,11 +135,21 @@ describe("metadata login", () => {
   it("retries the metadata service through 503s and stops at a 400", async () => {
     controls.cloud.failMetadata({ status: 503, times: 2, endpoint: "token" });
     await client.metadata.login({ role: "web", resource: RESOURCE });
-    expect(controls.cloud.metadataLog().filter((e) => e.path.endsWith("/token")).map((e) => e.status)).toEqual([503, 503, 200]);
+    expect(
+      controls.cloud
+        .metadataLog()
+        .filter((e) => e.path.endsWith("/token"))
+        .map((e) => e.status),
+    ).toEqual([503, 503, 200]);
 
     controls.cloud.resetMetadataLog();
     dev.resetLog();
-    controls.cloud.failMetadata({ status: 400, times: 5, endpoint: "instance", body: { error: "bad_request_102", error_description: "Required metadata header not specified" } });
+    controls.cloud.failMetadata({
+      status: 400,
+      times: 5,
+      endpoint: "instance",
+      body: { error: "bad_request_102", error_description: "Required metadata header not specified" },
+    });
     const err = await client.metadata.login({ role: "web", resource: RESOURCE }).catch((e: unknown) => e);
     expect(isApiError(err, "bad_request")).toBe(true);
     expect(controls.cloud.metadataLog()).toHaveLength(1);
@@ -135,12 +164,17 @@ describe("metadata login", () => {
 
     controls.cloud.resetMetadataLog();
     controls.cloud.failMetadata({ status: 503, times: 4, endpoint: "instance" });
-    await expect(c.metadata.login({ role: "web", resource: RESOURCE })).rejects.toThrow(/returned 503.*after 2 attempts/);
+    await expect(c.metadata.login({ role: "web", resource: RESOURCE })).rejects.toThrow(
+      /returned 503.*after 2 attempts/,
+    );
     expect(controls.cloud.metadataLog()).toHaveLength(2);
   });
 
   it("sends resource_id when asked", async () => {
-    await role("byid", { boundServicePrincipalIds: [principal], boundResourceGroups: [controls.cloud.instance().resourceGroupName] });
+    await role("byid", {
+      boundServicePrincipalIds: [principal],
+      boundResourceGroups: [controls.cloud.instance().resourceGroupName],
+    });
     const auth = await client.metadata.login({ role: "byid", resource: RESOURCE, useResourceId: true });
     expect(auth.metadata).toMatchObject({ resource_id: expect.stringContaining("/virtualMachines/vm-1") });
   });
@@ -164,14 +198,19 @@ describe("login refusals", () => {
   });
 
   it("wrong audience: our client refuses before sending when told the configured resource", async () => {
-    const err = await refusal(() => client.metadata.login({ mount: noslash, role: "web", resource: RESOURCE, audience: RESOURCE.replace(/\/$/, "") }));
+    const err = await refusal(() =>
+      client.metadata.login({ mount: noslash, role: "web", resource: RESOURCE, audience: RESOURCE.replace(/\/$/, "") }),
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toMatch(/must match exactly, trailing slash included/);
     expect(logins()).toHaveLength(0);
   });
 
   it("expired: our client refuses before sending; the service refuses too", async () => {
-    const jwt = await controls.cloud.mintToken({ exp: Math.floor(Date.now() / 1000) - 60, nbf: Math.floor(Date.now() / 1000) - 3600 });
+    const jwt = await controls.cloud.mintToken({
+      exp: Math.floor(Date.now() / 1000) - 60,
+      nbf: Math.floor(Date.now() / 1000) - 3600,
+    });
     const req = { role: "web", jwt };
     const err = await refusal(() => client.auth.login(CLOUD, req));
     expect(err).toBeInstanceOf(UsageError);
@@ -184,12 +223,20 @@ describe("login refusals", () => {
   it.each([
     {
       name: "wrong tenant",
-      claims: () => ({ tid: "11111111-2222-3333-4444-555555555555", iss: controls.cloud.issuer("11111111-2222-3333-4444-555555555555") }),
+      claims: () => ({
+        tid: "11111111-2222-3333-4444-555555555555",
+        iss: controls.cloud.issuer("11111111-2222-3333-4444-555555555555"),
+      }),
       options: {},
       message: /issued by a different provider.*tenant/i,
     },
     { name: "bad signature", claims: () => ({}), options: { foreignKey: true as const }, message: /signature|verif/i },
-    { name: "unsigned token", claims: () => ({}), options: { alg: "none" as const }, message: /signature|verif|algorithm|alg/i },
+    {
+      name: "unsigned token",
+      claims: () => ({}),
+      options: { alg: "none" as const },
+      message: /signature|verif|algorithm|alg/i,
+    },
   ])("$name: the service refuses", async ({ claims, options, message }) => {
     const jwt = await controls.cloud.mintToken(claims(), options);
     const err = await refusal(() => client.auth.login(CLOUD, { role: "web", jwt }));
@@ -210,13 +257,24 @@ describe("login refusals", () => {
     const jwt = await controls.cloud.mintToken({ groups: ["group-other"] });
     const err = await refusal(() => client.auth.login(CLOUD, { role: "groups", jwt }));
     expect(err.message).toMatch(/groups not authorized/);
-    const ok = await client.auth.login(CLOUD, { role: "groups", jwt: await controls.cloud.mintToken({ groups: ["group-allowed"] }) });
+    const ok = await client.auth.login(CLOUD, {
+      role: "groups",
+      jwt: await controls.cloud.mintToken({ groups: ["group-allowed"] }),
+    });
     expect(ok.policies).toContain("web");
   });
 
   it.each([
-    { name: "subscription mismatch", fields: { boundSubscriptionIds: ["00000000-0000-0000-0000-00000000abcd"] }, message: /subscription not authorized/ },
-    { name: "resource group mismatch", fields: { boundResourceGroups: ["other-rg"] }, message: /resource group not authorized/ },
+    {
+      name: "subscription mismatch",
+      fields: { boundSubscriptionIds: ["00000000-0000-0000-0000-00000000abcd"] },
+      message: /subscription not authorized/,
+    },
+    {
+      name: "resource group mismatch",
+      fields: { boundResourceGroups: ["other-rg"] },
+      message: /resource group not authorized/,
+    },
     { name: "location mismatch", fields: { boundLocations: ["antarctica"] }, message: /location not authorized/ },
   ])("$name", async ({ name, fields, message }) => {
     const roleName = name.replace(/ /g, "-");
@@ -234,7 +292,9 @@ describe("login refusals", () => {
     expect(err.message).toMatch(/subscription_id|resource_group_name/);
     expect(err.message).toMatch(/send subscription_id, resource_group_name and vm_name or vmss_name/);
     // The same role logs in through the metadata service, which fills them in.
-    await expect(client.metadata.login({ role: "needs-fields", resource: RESOURCE })).resolves.toMatchObject({ policies: expect.arrayContaining(["web"]) });
+    await expect(client.metadata.login({ role: "needs-fields", resource: RESOURCE })).resolves.toMatchObject({
+      policies: expect.arrayContaining(["web"]),
+    });
   });
 
   it("unknown role", async () => {
@@ -248,5 +308,12 @@ describe("login refusals", () => {
 /** Sends a login without our client's pre-checks, to see what the service itself says. */
 async function rawLogin(mount: string, body: { role: string; jwt: string }): Promise<unknown> {
   const core = new HttpCore("secrets", target.secrets);
-  return core.request({ operation: "log in", method: "POST", path: `/v1/auth/${mount}/login`, body, auth: false, secrets: [body.jwt] });
+  return core.request({
+    operation: "log in",
+    method: "POST",
+    path: `/v1/auth/${mount}/login`,
+    body,
+    auth: false,
+    secrets: [body.jwt],
+  });
 }

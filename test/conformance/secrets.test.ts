@@ -51,7 +51,12 @@ describe("method configuration", () => {
   it("writes the configuration and reads it back without the client secret", async () => {
     const mount = await freshMount("config");
     const secret = `conformance-secret-${target.name("s")}`;
-    await client.config.write(mount, { tenant_id: TENANT, resource: "https://management.example/", client_id: CLIENT_ID, client_secret: secret });
+    await client.config.write(mount, {
+      tenant_id: TENANT,
+      resource: "https://management.example/",
+      client_id: CLIENT_ID,
+      client_secret: secret,
+    });
     const read = await client.config.read(mount);
     expect(read?.tenantId).toBe(TENANT);
     expect(read?.clientId).toBe(CLIENT_ID);

@@ -75,7 +75,8 @@ export interface ConformanceTarget {
 /** Returns the target kind chosen by CONFORMANCE_TARGET (default `devserver`). */
 export function targetKind(): TargetKind {
   const v = process.env.CONFORMANCE_TARGET ?? "devserver";
-  if (v !== "devserver" && v !== "env") throw new TypeError(`CONFORMANCE_TARGET must be "devserver" or "env", got "${v}"`);
+  if (v !== "devserver" && v !== "env")
+    throw new TypeError(`CONFORMANCE_TARGET must be "devserver" or "env", got "${v}"`);
   return v;
 }
 
@@ -105,7 +106,8 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
 
   if (targetKind() === "env") {
     for (const v of ["SECRETS_ADDR", "SCHEDULER_ADDR"]) {
-      if (!process.env[v]) throw new Error(`CONFORMANCE_TARGET=env needs ${v} (and the matching *_TOKEN, header style, CA settings)`);
+      if (!process.env[v])
+        throw new Error(`CONFORMANCE_TARGET=env needs ${v} (and the matching *_TOKEN, header style, CA settings)`);
     }
     // Empty options: the library resolves everything from the environment, as it does for users.
     return {
@@ -208,7 +210,8 @@ export function requestRecord(): RequestRecord {
       },
       onResponse: (i) => void answered.push(`${i.method} ${i.path} ${i.status ?? 0}`),
     },
-    lastQuery: (method, path) => new URLSearchParams(requests.filter((r) => r.method === method && r.path === path).at(-1)?.query),
+    lastQuery: (method, path) =>
+      new URLSearchParams(requests.filter((r) => r.method === method && r.path === path).at(-1)?.query),
     clear: () => {
       sent.length = 0;
       requests.length = 0;

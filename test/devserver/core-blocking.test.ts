@@ -73,10 +73,12 @@ describe("IndexClock.waitForChange", () => {
     const clock = new IndexClock(10);
     let resourceIndex = 10;
     let settled = false;
-    const pending = clock.waitForChange(10, 60_000, () => resourceIndex).then((v) => {
-      settled = true;
-      return v;
-    });
+    const pending = clock
+      .waitForChange(10, 60_000, () => resourceIndex)
+      .then((v) => {
+        settled = true;
+        return v;
+      });
     clock.next(); // another resource changed
     await Promise.resolve();
     expect(settled).toBe(false);

@@ -27,7 +27,8 @@ function notes(): ServiceModule & { restored: unknown[] } {
       restored.push(data);
       if (!Array.isArray(data)) return;
       for (const entry of data) {
-        if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "string") store.set(entry[0], entry[1]);
+        if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "string")
+          store.set(entry[0], entry[1]);
       }
     },
   };

@@ -2,7 +2,10 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestCertificates, startServiceHost, type DevServer, type ServiceModule } from "../../devserver/core";
 
-const hello: ServiceModule = { name: "secrets", routes: (r) => r.get("/v1/hello", () => ({ json: { ok: true } }), { auth: false }) };
+const hello: ServiceModule = {
+  name: "secrets",
+  routes: (r) => r.get("/v1/hello", () => ({ json: { ok: true } }), { auth: false }),
+};
 const certs = createTestCertificates();
 const stranger = createTestCertificates("another CA");
 
@@ -27,7 +30,9 @@ describe("TLS", () => {
   it("serves HTTPS that a client trusting the CA accepts", async () => {
     expect(server.urls.secrets).toMatch(/^https:\/\/127\.0\.0\.1:/);
     expect(await get(`${server.urls.secrets}/v1/hello`, { ca: certs.ca.cert })).toBe(200);
-    expect(await get(`${server.urls.secrets.replace("127.0.0.1", "localhost")}/v1/hello`, { ca: certs.ca.cert })).toBe(200);
+    expect(await get(`${server.urls.secrets.replace("127.0.0.1", "localhost")}/v1/hello`, { ca: certs.ca.cert })).toBe(
+      200,
+    );
   });
 
   it("is rejected by a client that does not trust the CA", async () => {
@@ -46,7 +51,13 @@ describe("mutual TLS", () => {
   afterAll(() => server.close());
 
   it("accepts a client certificate signed by the CA", async () => {
-    expect(await get(`${server.urls.secrets}/v1/hello`, { ca: certs.ca.cert, cert: certs.client.cert, key: certs.client.key })).toBe(200);
+    expect(
+      await get(`${server.urls.secrets}/v1/hello`, {
+        ca: certs.ca.cert,
+        cert: certs.client.cert,
+        key: certs.client.key,
+      }),
+    ).toBe(200);
   });
 
   it("refuses a client without a certificate", async () => {
@@ -56,7 +67,11 @@ describe("mutual TLS", () => {
 
   it("refuses a client certificate from another CA", async () => {
     await expect(
-      get(`${server.urls.secrets}/v1/hello`, { ca: certs.ca.cert, cert: stranger.client.cert, key: stranger.client.key }),
+      get(`${server.urls.secrets}/v1/hello`, {
+        ca: certs.ca.cert,
+        cert: stranger.client.cert,
+        key: stranger.client.key,
+      }),
     ).rejects.toThrow();
     expect(server.requestLog).toHaveLength(1);
   });

@@ -46,11 +46,15 @@ function testScheduler(): ServiceModule {
         },
         { capability: "namespace:submit-job" },
       );
-      r.delete("/v1/job/:job_id", (req) => {
-        jobs.delete(req.params.job_id ?? "");
-        ctx.nextIndex();
-        return {};
-      }, { capability: "namespace:submit-job" });
+      r.delete(
+        "/v1/job/:job_id",
+        (req) => {
+          jobs.delete(req.params.job_id ?? "");
+          ctx.nextIndex();
+          return {};
+        },
+        { capability: "namespace:submit-job" },
+      );
       r.post("/v1/job/:job_id/versions/:tag/tag", (req) => ({ json: { ...req.params } }));
       r.post(
         "/v1/job/:job_id/dispatch/payload",
@@ -80,13 +84,19 @@ function testSecrets(): ServiceModule {
         (req) => {
           req.json();
           const minted = ctx.tokens.create({ policies: ["reader"], meta: { mount: req.params.mount } });
-          return { json: { auth: { client_token: minted.token, accessor: minted.record.accessor, policies: ["reader"] } } };
+          return {
+            json: { auth: { client_token: minted.token, accessor: minted.record.accessor, policies: ["reader"] } },
+          };
         },
         { auth: false },
       );
-      r.get("/v1/sys/auth", (req) => ({ json: { data: {}, by: req.token?.accessor } }), { capability: ["read", "sudo"] });
+      r.get("/v1/sys/auth", (req) => ({ json: { data: {}, by: req.token?.accessor } }), {
+        capability: ["read", "sudo"],
+      });
       r.post("/v1/sys/auth/*path", () => ({}), { capability: "sudo" });
-      r.list("/v1/auth/*mount/role", (req) => ({ json: { data: { keys: [req.params.mount] } } }), { capability: "read" });
+      r.list("/v1/auth/*mount/role", (req) => ({ json: { data: { keys: [req.params.mount] } } }), {
+        capability: "read",
+      });
     },
   };
 }
@@ -136,15 +146,26 @@ describe("routing", () => {
   it("answers unknown paths with 404 in each service's style", async () => {
     const a = await call(sched, "/v1/nothing", { headers: root });
     const b = await call(secrets, "/v1/nothing");
-    expect([a.status, a.text, a.headers["content-type"]]).toEqual([404, "404 page not found", "text/plain; charset=utf-8"]);
-    expect([b.status, JSON.parse(b.text), b.headers["content-type"]]).toEqual([404, { errors: [] }, "application/json"]);
+    expect([a.status, a.text, a.headers["content-type"]]).toEqual([
+      404,
+      "404 page not found",
+      "text/plain; charset=utf-8",
+    ]);
+    expect([b.status, JSON.parse(b.text), b.headers["content-type"]]).toEqual([
+      404,
+      { errors: [] },
+      "application/json",
+    ]);
   });
 
   it("answers a wrong method on a known path with 405", async () => {
     const a = await call(sched, "/v1/job/x", { method: "PATCH", headers: root });
     expect([a.status, a.text]).toEqual([405, "Invalid method"]);
     expect(a.headers.allow).toBe("GET, POST, DELETE");
-    const b = await call(secrets, "/v1/sys/auth", { method: "DELETE", headers: { "X-Svc-Token": server.rootTokens.secrets } });
+    const b = await call(secrets, "/v1/sys/auth", {
+      method: "DELETE",
+      headers: { "X-Svc-Token": server.rootTokens.secrets },
+    });
     expect([b.status, JSON.parse(b.text)]).toEqual([405, { errors: [] }]);
   });
 
@@ -179,21 +200,37 @@ describe("bodies and responses", () => {
   });
 
   it("answers 413 above the server limit and above a route's own limit, and keeps serving", async () => {
-    const big = await call(sched, "/v1/job/x", { method: "POST", headers: root, body: JSON.stringify({ a: "x".repeat(2000) }) });
+    const big = await call(sched, "/v1/job/x", {
+      method: "POST",
+      headers: root,
+      body: JSON.stringify({ a: "x".repeat(2000) }),
+    });
     expect([big.status, big.text]).toEqual([413, "Request body too large"]);
-    const route = await call(sched, "/v1/job/x/dispatch/payload", { method: "POST", headers: root, body: "x".repeat(17) });
+    const route = await call(sched, "/v1/job/x/dispatch/payload", {
+      method: "POST",
+      headers: root,
+      body: "x".repeat(17),
+    });
     expect(route.status).toBe(413);
-    const fits = await call(sched, "/v1/job/x/dispatch/payload", { method: "POST", headers: root, body: "x".repeat(16) });
+    const fits = await call(sched, "/v1/job/x/dispatch/payload", {
+      method: "POST",
+      headers: root,
+      body: "x".repeat(16),
+    });
     expect(fits.status).toBe(200);
     const login = await call(secrets, "/v1/auth/cloud/login", { method: "POST", body: "x".repeat(1025) });
     expect([login.status, JSON.parse(login.text)]).toEqual([413, { errors: ["http: request body too large"] }]);
   });
 
   it("answers 413 to a chunked body that grows past the limit", async () => {
-    const chunks = Readable.from((function* () {
-      for (let i = 0; i < 8; i++) yield Buffer.alloc(256, 0x61);
-    })());
-    const res = await request(`${sched}/v1/job/x`, { method: "POST", headers: root, body: chunks }).catch((e: Error) => e);
+    const chunks = Readable.from(
+      (function* () {
+        for (let i = 0; i < 8; i++) yield Buffer.alloc(256, 0x61);
+      })(),
+    );
+    const res = await request(`${sched}/v1/job/x`, { method: "POST", headers: root, body: chunks }).catch(
+      (e: Error) => e,
+    );
     // The server may close before the client finishes sending; either way no handler saw the body.
     if (res instanceof Error) expect(res.message).toMatch(/socket|closed|reset|EPIPE/i);
     else {
@@ -208,7 +245,11 @@ describe("bodies and responses", () => {
   it("answers bad JSON with 400 in each service's style, without echoing the body", async () => {
     const a = await call(sched, "/v1/job/x", { method: "POST", headers: root, body: "{nope" });
     expect([a.status, a.text]).toEqual([400, "Request body decode failed"]);
-    const c = await call(sched, "/v1/job/x", { method: "POST", headers: root, body: "eyJhbGciOiJSUzI1NiJ9.secret-jwt-body" });
+    const c = await call(sched, "/v1/job/x", {
+      method: "POST",
+      headers: root,
+      body: "eyJhbGciOiJSUzI1NiJ9.secret-jwt-body",
+    });
     expect(c.status).toBe(400);
     expect(c.text).not.toContain("secret-jwt-body");
     expect(c.text).not.toContain("eyJ");
@@ -244,7 +285,9 @@ describe("tokens and ACLs", () => {
     const bad = await call(secrets, "/v1/sys/auth", { headers: { "X-Svc-Token": "hvs.nope" } });
     expect(bad.status).toBe(403);
     const header = await call(secrets, "/v1/sys/auth", { headers: { "X-Svc-Token": server.rootTokens.secrets } });
-    const bearer = await call(secrets, "/v1/sys/auth", { headers: { Authorization: `Bearer ${server.rootTokens.secrets}` } });
+    const bearer = await call(secrets, "/v1/sys/auth", {
+      headers: { Authorization: `Bearer ${server.rootTokens.secrets}` },
+    });
     expect([header.status, bearer.status]).toEqual([200, 200]);
   });
 
@@ -254,14 +297,23 @@ describe("tokens and ACLs", () => {
     const { client_token, accessor } = JSON.parse(login.text).auth as { client_token: string; accessor: string };
     const read = await call(secrets, "/v1/sys/auth", { headers: { "X-Svc-Token": client_token } });
     expect([read.status, JSON.parse(read.text).by]).toEqual([200, accessor]);
-    const write = await call(secrets, "/v1/sys/auth/x", { method: "POST", headers: { "X-Svc-Token": client_token }, body: "{}" });
-    expect([write.status, JSON.parse(write.text)]).toEqual([403, { errors: ["1 error occurred:\n\t* permission denied\n\n"] }]);
+    const write = await call(secrets, "/v1/sys/auth/x", {
+      method: "POST",
+      headers: { "X-Svc-Token": client_token },
+      body: "{}",
+    });
+    expect([write.status, JSON.parse(write.text)]).toEqual([
+      403,
+      { errors: ["1 error occurred:\n\t* permission denied\n\n"] },
+    ]);
   });
 
   it("scheduler: distinguishes no token, unknown token and missing capability", async () => {
     const none = await call(sched, "/v1/jobs");
     expect([none.status, none.text]).toEqual([403, "Permission denied"]);
-    const unknown = await call(sched, "/v1/jobs", { headers: { "X-Svc-Token": "00000000-0000-0000-0000-000000000000" } });
+    const unknown = await call(sched, "/v1/jobs", {
+      headers: { "X-Svc-Token": "00000000-0000-0000-0000-000000000000" },
+    });
     expect([unknown.status, unknown.text]).toEqual([403, "ACL token not found"]);
     const lister = server.createToken("scheduler", { capabilities: ["namespace:list-jobs"] });
     const ok = await call(sched, "/v1/jobs", { headers: { "X-Svc-Token": lister } });
@@ -322,7 +374,9 @@ describe("configured header names and ACL off", () => {
     const spec = await call(real.urls.scheduler, "/v1/jobs", { headers: { "X-Svc-Token": real.rootTokens.scheduler } });
     expect(spec.status).toBe(403);
     expect(real.rootTokens.secrets).toBe("root-for-test");
-    expect((await call(real.urls.secrets, "/v1/sys/auth", { headers: { "X-Vault-Token": "root-for-test" } })).status).toBe(200);
+    expect(
+      (await call(real.urls.secrets, "/v1/sys/auth", { headers: { "X-Vault-Token": "root-for-test" } })).status,
+    ).toBe(200);
   });
 
   it("skips scheduler token checks when ACLs are off", async () => {
@@ -334,7 +388,14 @@ describe("configured header names and ACL off", () => {
 describe("fault injection", () => {
   it("fails the next N matching requests with a status and Retry-After", async () => {
     server.resetLog();
-    const f = server.faults.add({ service: "scheduler", method: "get", path: "/v1/job/:job_id", times: 2, status: 503, retryAfter: 3 });
+    const f = server.faults.add({
+      service: "scheduler",
+      method: "get",
+      path: "/v1/job/:job_id",
+      times: 2,
+      status: 503,
+      retryAfter: 3,
+    });
     const a = await call(sched, "/v1/job/put-me", { headers: root });
     const b = await call(sched, "/v1/job/put-me", { headers: root });
     const c = await call(sched, "/v1/job/put-me", { headers: root });
@@ -342,7 +403,11 @@ describe("fault injection", () => {
     expect(b.status).toBe(503);
     expect(c.status).toBe(200);
     expect([f.hits, f.remaining, server.faults.pending]).toEqual([2, 0, 0]);
-    expect(server.requestLog.map((e) => [e.status, e.fault])).toEqual([[503, true], [503, true], [200, undefined]]);
+    expect(server.requestLog.map((e) => [e.status, e.fault])).toEqual([
+      [503, true],
+      [503, true],
+      [200, undefined],
+    ]);
   });
 
   it("matches by service, method and RegExp, and sends a custom body in the secrets style", async () => {
@@ -422,7 +487,8 @@ describe("connection counting", () => {
     const pool = new Pool(s.urls.scheduler, { connections: 1 });
     try {
       const h = { "X-Svc-Token": s.rootTokens.scheduler };
-      for (let i = 0; i < 20; i++) expect((await call(s.urls.scheduler, "/v1/jobs", { headers: h, dispatcher: pool })).status).toBe(200);
+      for (let i = 0; i < 20; i++)
+        expect((await call(s.urls.scheduler, "/v1/jobs", { headers: h, dispatcher: pool })).status).toBe(200);
       expect(s.stats().scheduler).toMatchObject({ connections: 1, requests: 20 });
       expect(s.stats().secrets).toMatchObject({ connections: 0, requests: 0 });
       await call(s.urls.scheduler, "/v1/jobs", { headers: { ...h, connection: "close" }, dispatcher: pool });
@@ -442,7 +508,13 @@ describe("request log", () => {
       for (let i = 0; i < 10; i++) await call(s.urls.scheduler, `/v1/open?i=${i}`);
       expect(s.requestLog.length).toBeLessThanOrEqual(4);
       expect(s.requestLog.length).toBeGreaterThan(0);
-      expect(s.requestLog.at(-1)).toMatchObject({ service: "scheduler", method: "GET", path: "/v1/open", query: "i=9", status: 200 });
+      expect(s.requestLog.at(-1)).toMatchObject({
+        service: "scheduler",
+        method: "GET",
+        path: "/v1/open",
+        query: "i=9",
+        status: 200,
+      });
       expect(typeof s.requestLog.at(-1)?.ms).toBe("number");
       s.resetLog();
       expect(s.requestLog).toEqual([]);

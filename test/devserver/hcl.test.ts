@@ -230,8 +230,23 @@ describe("parseJobspec: service job", () => {
           Tags: ["web", "v1"],
           Checks: [
             { Name: "alive", Type: "tcp", Interval: 10 * S, Timeout: 2 * S },
-            { Name: "health", Type: "http", Path: "/health", Protocol: "https", PortLabel: "http", Interval: 90 * S, Timeout: S / 2, InitialStatus: "critical" },
-            { Type: "script", Command: "/bin/check", Args: ["-q", "${NOMAD_TASK_NAME}"], Interval: 30 * S, Timeout: 5 * S },
+            {
+              Name: "health",
+              Type: "http",
+              Path: "/health",
+              Protocol: "https",
+              PortLabel: "http",
+              Interval: 90 * S,
+              Timeout: S / 2,
+              InitialStatus: "critical",
+            },
+            {
+              Type: "script",
+              Command: "/bin/check",
+              Args: ["-q", "${NOMAD_TASK_NAME}"],
+              Interval: 30 * S,
+              Timeout: 5 * S,
+            },
           ],
         },
       ],
@@ -310,7 +325,9 @@ job "etl" {
     const groups = job["TaskGroups"] as { Name: string; Tasks: { Name: string }[] }[];
     expect(groups.map((g) => g.Name)).toEqual(["zz-extract", "aa-load"]);
     expect(groups[0]?.Tasks.map((t) => t.Name)).toEqual(["pull", "push"]);
-    expect(groups[0]?.Tasks[0]).toMatchObject({ Artifacts: [{ GetterSource: "https://example.com/tool.tgz", RelativeDest: "local/tool" }] });
+    expect(groups[0]?.Tasks[0]).toMatchObject({
+      Artifacts: [{ GetterSource: "https://example.com/tool.tgz", RelativeDest: "local/tool" }],
+    });
   });
 
   it("parses a periodic job (cron -> Spec with SpecType cron)", () => {
@@ -328,7 +345,12 @@ job "nightly" {
     }
   }
 }`);
-    expect(job["Periodic"]).toEqual({ Spec: "0 3 * * *", SpecType: "cron", ProhibitOverlap: true, TimeZone: "Europe/Berlin" });
+    expect(job["Periodic"]).toEqual({
+      Spec: "0 3 * * *",
+      SpecType: "cron",
+      ProhibitOverlap: true,
+      TimeZone: "Europe/Berlin",
+    });
   });
 
   it("parses a periodic job with several crons into Specs", () => {
@@ -358,7 +380,11 @@ job "render" {
     }
   }
 }`);
-    expect(job["ParameterizedJob"]).toEqual({ Payload: "required", MetaRequired: ["input"], MetaOptional: ["format", "size"] });
+    expect(job["ParameterizedJob"]).toEqual({
+      Payload: "required",
+      MetaRequired: ["input"],
+      MetaOptional: ["format", "size"],
+    });
     const [group] = job["TaskGroups"] as { Tasks: Record<string, unknown>[] }[];
     expect(group?.Tasks[0]?.["DispatchPayload"]).toEqual({ File: "input.json" });
   });
@@ -401,7 +427,14 @@ job "render" {
     const [group] = job["TaskGroups"] as { Tasks: Record<string, unknown>[] }[];
     const [a, b] = group?.Tasks ?? [];
     expect(a?.["Templates"]).toEqual([
-      { EmbeddedTmpl: 'x={{ key "x" }}', DestPath: "local/x", ChangeMode: "restart", Perms: "0644", Splay: 5 * S, ErrMissingKey: false },
+      {
+        EmbeddedTmpl: 'x={{ key "x" }}',
+        DestPath: "local/x",
+        ChangeMode: "restart",
+        Perms: "0644",
+        Splay: 5 * S,
+        ErrMissingKey: false,
+      },
     ]);
     expect(a?.["Secrets"]).toEqual({ Policies: ["read"], Env: true, ChangeMode: "restart" });
     expect(b?.["Secrets"]).toEqual({ Role: "own", Env: true, ChangeMode: "restart" });
@@ -496,7 +529,9 @@ job "web" {
   });
 
   it("accepts that variable once the var-file sets it", () => {
-    const job = parseJobspec('variable "token" {\n  type = string\n}\njob "j" {\n  meta {\n    t = var.token\n  }\n}', { variables: 'token = "abc"' });
+    const job = parseJobspec('variable "token" {\n  type = string\n}\njob "j" {\n  meta {\n    t = var.token\n  }\n}', {
+      variables: 'token = "abc"',
+    });
     expect(job["Meta"]).toEqual({ t: "abc" });
   });
 
@@ -513,8 +548,12 @@ job "web" {
   });
 
   it("rejects invalid var-file text and variable declarations in it", () => {
-    expect(parseError(SPEC, "replicas = ")).toMatch(/^Failed to parse job: unable to parse var content: input\.hcl:1,12-12: Missing expression;/);
-    expect(parseError(SPEC, 'variable "x" {}')).toMatch(/^Failed to parse job: <nil>: Variable declaration in a \.var file;/);
+    expect(parseError(SPEC, "replicas = ")).toMatch(
+      /^Failed to parse job: unable to parse var content: input\.hcl:1,12-12: Missing expression;/,
+    );
+    expect(parseError(SPEC, 'variable "x" {}')).toMatch(
+      /^Failed to parse job: <nil>: Variable declaration in a \.var file;/,
+    );
   });
 
   it("evaluates expressions, functions, conditionals and heredoc interpolation", () => {
@@ -538,7 +577,13 @@ job "j" {
   }
 }`);
     expect(job["Priority"]).toBe(90);
-    expect(job["Meta"]).toEqual({ upper: "PROD", joined: "a,prod", https: "443", sum: "7", note: "env is prod\nliteral ${not_a_var}\n" });
+    expect(job["Meta"]).toEqual({
+      upper: "PROD",
+      joined: "a,prod",
+      https: "443",
+      sum: "7",
+      note: "env is prod\nliteral ${not_a_var}\n",
+    });
   });
 
   it("enforces variable validation rules", () => {
@@ -550,7 +595,9 @@ job "j" {
   }
 }
 job "j" {}`;
-    expect(parseError(spec)).toMatch(/^Failed to parse job: input\.hcl:3,3-13: Invalid value for default variable; Count must be below 3\./);
+    expect(parseError(spec)).toMatch(
+      /^Failed to parse job: input\.hcl:3,3-13: Invalid value for default variable; Count must be below 3\./,
+    );
     expect(parseJobspec(spec, { variables: "count = 2" })["ID"]).toBe("j");
   });
 });
@@ -638,7 +685,14 @@ describe("canonicalizeJob", () => {
       Count: 1,
       EphemeralDisk: { Sticky: false, Migrate: false, SizeMB: 300 },
       RestartPolicy: { Attempts: 2, Interval: 30 * MIN, Delay: 15 * S, Mode: "fail", RenderTemplates: false },
-      ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: "exponential", MaxDelay: HOUR, Unlimited: true },
+      ReschedulePolicy: {
+        Attempts: 0,
+        Interval: 0,
+        Delay: 30 * S,
+        DelayFunction: "exponential",
+        MaxDelay: HOUR,
+        Unlimited: true,
+      },
       Migrate: { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10 * S, HealthyDeadline: 5 * MIN },
       Update: { MaxParallel: 1, Stagger: 30 * S },
       PreventRescheduleOnLost: false,
@@ -663,14 +717,25 @@ describe("canonicalizeJob", () => {
   });
 
   it("uses batch defaults and no update policy for a batch job", () => {
-    const c = canonicalizeJob({ ID: "b", Type: "batch", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }] });
+    const c = canonicalizeJob({
+      ID: "b",
+      Type: "batch",
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec" }] }],
+    });
     expect(c).not.toHaveProperty("Update");
     const [group] = c["TaskGroups"] as Record<string, unknown>[];
     expect(group).not.toHaveProperty("Update");
     expect(group).not.toHaveProperty("Migrate");
     expect(group).toMatchObject({
       RestartPolicy: { Attempts: 3, Interval: 24 * HOUR, Delay: 15 * S, Mode: "fail" },
-      ReschedulePolicy: { Attempts: 1, Interval: 24 * HOUR, Delay: 5 * S, DelayFunction: "constant", MaxDelay: 0, Unlimited: false },
+      ReschedulePolicy: {
+        Attempts: 1,
+        Interval: 24 * HOUR,
+        Delay: 5 * S,
+        DelayFunction: "constant",
+        MaxDelay: 0,
+        Unlimited: false,
+      },
     });
   });
 
@@ -700,15 +765,33 @@ describe("canonicalizeJob", () => {
 }`),
     );
     const [group] = c["TaskGroups"] as Record<string, unknown>[];
-    expect(group).toMatchObject({ Update: { MaxParallel: 3, Canary: 2, HealthCheck: "checks" }, RestartPolicy: { Attempts: 9, Delay: 15 * S } });
+    expect(group).toMatchObject({
+      Update: { MaxParallel: 3, Canary: 2, HealthCheck: "checks" },
+      RestartPolicy: { Attempts: 9, Delay: 15 * S },
+    });
     const [task] = (group as { Tasks: Record<string, unknown>[] }).Tasks;
-    expect(task).toMatchObject({ RestartPolicy: { Attempts: 9, Delay: S, Mode: "fail" }, Resources: { Cores: 2, CPU: 0, MemoryMB: 300 } });
+    expect(task).toMatchObject({
+      RestartPolicy: { Attempts: 9, Delay: S, Mode: "fail" },
+      Resources: { Cores: 2, CPU: 0, MemoryMB: 300 },
+    });
   });
 
   it("canonicalizes periodic config and treats null like unset (JSON-submitted jobs)", () => {
-    const c = canonicalizeJob({ ID: "p", Type: "batch", Priority: null, Periodic: { Spec: "@daily", TimeZone: "" }, TaskGroups: null });
+    const c = canonicalizeJob({
+      ID: "p",
+      Type: "batch",
+      Priority: null,
+      Periodic: { Spec: "@daily", TimeZone: "" },
+      TaskGroups: null,
+    });
     expect(c["Priority"]).toBe(50);
-    expect(c["Periodic"]).toEqual({ Spec: "@daily", Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC" });
+    expect(c["Periodic"]).toEqual({
+      Spec: "@daily",
+      Enabled: true,
+      SpecType: "cron",
+      ProhibitOverlap: false,
+      TimeZone: "UTC",
+    });
   });
 
   it("returns a copy and leaves its input untouched", () => {
@@ -780,11 +863,15 @@ job   "fmt"   {
 
   it("produces identical JSON for comments, whitespace and attribute order", () => {
     expect(JSON.stringify(parseJobspec(B))).toBe(JSON.stringify(parseJobspec(A)));
-    expect(JSON.stringify(parseJobspec(B, { canonicalize: true }))).toBe(JSON.stringify(parseJobspec(A, { canonicalize: true })));
+    expect(JSON.stringify(parseJobspec(B, { canonicalize: true }))).toBe(
+      JSON.stringify(parseJobspec(A, { canonicalize: true })),
+    );
   });
 
   it("does produce different JSON when a value changes", () => {
-    expect(JSON.stringify(parseJobspec(A.replace("memory = 64", "memory = 65")))).not.toBe(JSON.stringify(parseJobspec(A)));
+    expect(JSON.stringify(parseJobspec(A.replace("memory = 64", "memory = 65")))).not.toBe(
+      JSON.stringify(parseJobspec(A)),
+    );
   });
 });
 
@@ -794,14 +881,18 @@ describe("parseJobspec: errors", () => {
   });
 
   it("rejects a spec without a job block", () => {
-    expect(parseError("  \n# nothing\n")).toBe("Failed to parse job: <nil>: Missing job block; A job block is required");
+    expect(parseError("  \n# nothing\n")).toBe(
+      "Failed to parse job: <nil>: Missing job block; A job block is required",
+    );
   });
 
   it("reports syntax errors with the parser's position and wording", () => {
     expect(parseError('job "x" {\n  count = \n}')).toBe(
       "Failed to parse job: input.hcl:2,11-3,1: Invalid expression; Expected the start of an expression, but found an invalid expression token.",
     );
-    expect(parseError('job "x" {\n  a = 1\n')).toMatch(/^Failed to parse job: input\.hcl:1,9-10: Unclosed configuration block;/);
+    expect(parseError('job "x" {\n  a = 1\n')).toMatch(
+      /^Failed to parse job: input\.hcl:1,9-10: Unclosed configuration block;/,
+    );
   });
 
   it("rejects unknown arguments and blocks, suggesting close names", () => {
@@ -821,7 +912,9 @@ describe("parseJobspec: errors", () => {
     expect(parseError('job "a" {}\njob "b" {}')).toBe(
       'Failed to parse job: input.hcl:2,1-4: Duplicate job block; Only one block of type "job" is allowed. Previous definition was at input.hcl:1,1-4.',
     );
-    expect(parseError('job "a" {\n  group {\n  }\n}')).toBe("Failed to parse job: input.hcl:2,3-8: Missing name for group; All group blocks must have 1 labels (name).");
+    expect(parseError('job "a" {\n  group {\n  }\n}')).toBe(
+      "Failed to parse job: input.hcl:2,3-8: Missing name for group; All group blocks must have 1 labels (name).",
+    );
   });
 
   it("rejects unknown functions", () => {
@@ -876,7 +969,9 @@ describe("parseJobspec: less common syntax", () => {
   }
 }`);
     const [group] = job["TaskGroups"] as { Services: Record<string, unknown>[] }[];
-    expect(group?.Services[0]?.["Connect"]).toEqual({ SidecarService: { Proxy: { Upstreams: { DestinationName: "db", LocalBindPort: 5432 } } } });
+    expect(group?.Services[0]?.["Connect"]).toEqual({
+      SidecarService: { Proxy: { Upstreams: { DestinationName: "db", LocalBindPort: 5432 } } },
+    });
   });
 
   it("maps volumes by name, volume mounts, lifecycle, logs and scaling", () => {

@@ -10,7 +10,9 @@ let allocId = "";
 beforeAll(async () => {
   h = await startScheduler({
     actionRunner: (run) =>
-      run.action.Name === "custom" ? { stdout: `ran ${run.action.Command} on ${run.allocId.slice(0, 8)}\nline 2\n`, exitCode: 3 } : defaultRun(run.action.Command, run.action.Args),
+      run.action.Name === "custom"
+        ? { stdout: `ran ${run.action.Command} on ${run.allocId.slice(0, 8)}\nline 2\n`, exitCode: 3 }
+        : defaultRun(run.action.Command, run.action.Args),
   });
   const job = serviceJob("act-job", {}, { Count: 1 });
   const task = (((job.TaskGroups as Obj[])[0] as Obj).Tasks as Obj[])[0] as Obj;
@@ -78,7 +80,9 @@ describe("action WebSocket", () => {
   });
 
   it("uses CRLF line ends with a tty", async () => {
-    const s = await runAction(`action=hello&alloc_id=${allocId}&task=app&tty=true`, { headers: { authorization: `Bearer ${h.root}` } });
+    const s = await runAction(`action=hello&alloc_id=${allocId}&task=app&tty=true`, {
+      headers: { authorization: `Bearer ${h.root}` },
+    });
     expect(stdout(s.frames)).toBe("hello world\r\n");
   });
 
@@ -86,7 +90,12 @@ describe("action WebSocket", () => {
     const cases: [string, Record<string, string>, unknown[], string][] = [
       [`action=hello&alloc_id=${allocId}&task=app`, {}, [], "Permission denied"],
       [`action=hello&alloc_id=${allocId}&task=app`, { "x-svc-token": "nope" }, [], "ACL token not found"],
-      [`action=hello&alloc_id=${allocId}&task=app&ws_handshake=true`, {}, [{ version: 2, auth_token: h.root }], "unexpected handshake value: 2"],
+      [
+        `action=hello&alloc_id=${allocId}&task=app&ws_handshake=true`,
+        {},
+        [{ version: 2, auth_token: h.root }],
+        "unexpected handshake value: 2",
+      ],
       [`action=hello&alloc_id=unknown&task=app`, { "x-svc-token": h.root }, [], 'Unknown allocation "unknown"'],
       [`action=hello&alloc_id=${allocId}&task=nope`, { "x-svc-token": h.root }, [], 'unknown task name "nope"'],
       [`action=nope&alloc_id=${allocId}&task=app`, { "x-svc-token": h.root }, [], 'action "nope" not found'],

@@ -27,7 +27,12 @@ describe("batch work", () => {
             Count: 1,
             Tasks: [
               { Name: "ok", Driver: "exec", Config: { command: "/bin/true" } },
-              { Name: "bad", Driver: "exec", Config: { command: "/bin/false" }, Meta: { "devserver.fail_batch": "true" } },
+              {
+                Name: "bad",
+                Driver: "exec",
+                Config: { command: "/bin/false" },
+                Meta: { "devserver.fail_batch": "true" },
+              },
             ],
           },
         ],

@@ -36,16 +36,30 @@ function withImage(job: Obj, image: string): Obj {
 describe("deployments", () => {
   it("runs a service deployment to success and marks the version stable", async () => {
     const out = await register(serviceJob("dep-ok"));
-    const first = await until(async () => ((await h.call("GET", "/v1/job/dep-ok/deployment")).body as Obj | null) ?? undefined, "deployment");
+    const first = await until(
+      async () => ((await h.call("GET", "/v1/job/dep-ok/deployment")).body as Obj | null) ?? undefined,
+      "deployment",
+    );
     expect(first).toMatchObject({ JobID: "dep-ok", JobVersion: 0, JobModifyIndex: out.JobModifyIndex });
     await h.sched.control.idle();
     const d = rec(await h.call("GET", "/v1/job/dep-ok/deployment"));
     expect(d).toMatchObject({ Status: "successful", StatusDescription: "Deployment completed successfully" });
-    expect((d.TaskGroups as Obj).web).toMatchObject({ DesiredTotal: 2, PlacedAllocs: 2, HealthyAllocs: 2, UnhealthyAllocs: 0, AutoRevert: false });
+    expect((d.TaskGroups as Obj).web).toMatchObject({
+      DesiredTotal: 2,
+      PlacedAllocs: 2,
+      HealthyAllocs: 2,
+      UnhealthyAllocs: 0,
+      AutoRevert: false,
+    });
     const job = await getJob("dep-ok");
     expect([job.Status, job.Stable]).toEqual(["running", true]);
     const evals = list(await h.call("GET", "/v1/job/dep-ok/evaluations"));
-    expect(evals[0]).toMatchObject({ ID: out.EvalID, Status: "complete", TriggeredBy: "job-register", DeploymentID: d.ID });
+    expect(evals[0]).toMatchObject({
+      ID: out.EvalID,
+      Status: "complete",
+      TriggeredBy: "job-register",
+      DeploymentID: d.ID,
+    });
     const allocs = list(await h.call("GET", "/v1/job/dep-ok/allocations"));
     expect(allocs).toHaveLength(2);
     for (const a of allocs) {
@@ -65,7 +79,14 @@ describe("deployments", () => {
     expect(services).toHaveLength(2);
     const allocs = list(await h.call("GET", "/v1/job/dep-svc/allocations"));
     for (const s of services) {
-      expect(s).toMatchObject({ ServiceName: "dep-svc-web", JobID: "dep-svc", Namespace: "default", Tags: ["v1"], Address: "127.0.0.1", Datacenter: "dc1" });
+      expect(s).toMatchObject({
+        ServiceName: "dep-svc-web",
+        JobID: "dep-svc",
+        Namespace: "default",
+        Tags: ["v1"],
+        Address: "127.0.0.1",
+        Datacenter: "dc1",
+      });
       expect(s.Port as number).toBeGreaterThanOrEqual(20000);
       expect(allocs.map((a) => a.ID)).toContain(s.AllocID);
     }
@@ -89,7 +110,9 @@ describe("deployments", () => {
     expect(d).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
     expect((d.TaskGroups as Obj).web).toMatchObject({ UnhealthyAllocs: 2, HealthyAllocs: 0 });
     const allocs = list(await h.call("GET", "/v1/job/dep-fail/allocations"));
-    expect(allocs.every((a) => a.ClientStatus === "failed" && (a.DeploymentStatus as Obj).Healthy === false)).toBe(true);
+    expect(allocs.every((a) => a.ClientStatus === "failed" && (a.DeploymentStatus as Obj).Healthy === false)).toBe(
+      true,
+    );
     const job = await getJob("dep-fail");
     expect([job.Version, job.Stable]).toEqual([0, false]);
   });
@@ -98,17 +121,28 @@ describe("deployments", () => {
     await register(serviceJob("dep-revert", {}, autoRevert));
     await h.sched.control.idle();
     expect((await getJob("dep-revert")).Stable).toBe(true);
-    await register(withImage(serviceJob("dep-revert", { Meta: { [FAIL_DEPLOYMENT_META]: "true" } }, autoRevert), "broken:1"));
+    await register(
+      withImage(serviceJob("dep-revert", { Meta: { [FAIL_DEPLOYMENT_META]: "true" } }, autoRevert), "broken:1"),
+    );
     await h.sched.control.idle();
     const all = await deployments("dep-revert");
-    expect(all.map((d) => [d.JobVersion, d.Status])).toEqual([[2, "successful"], [1, "failed"], [0, "successful"]]);
+    expect(all.map((d) => [d.JobVersion, d.Status])).toEqual([
+      [2, "successful"],
+      [1, "failed"],
+      [0, "successful"],
+    ]);
     expect(all[1]?.StatusDescription).toBe("Failed due to unhealthy allocations - rolling back to job version 0");
     const job = await getJob("dep-revert");
     expect([job.Version, job.Stable]).toEqual([2, true]);
-    expect(((((job.TaskGroups as Obj[])[0] as Obj).Tasks as Obj[])[0] as Obj).Config).toEqual({ image: "nginx:1.25", ports: ["http"] });
+    expect(((((job.TaskGroups as Obj[])[0] as Obj).Tasks as Obj[])[0] as Obj).Config).toEqual({
+      image: "nginx:1.25",
+      ports: ["http"],
+    });
     const evals = list(await h.call("GET", "/v1/job/dep-revert/evaluations"));
     expect(evals.map((e) => e.TriggeredBy)).toContain("deployment-watcher");
-    const running = list(await h.call("GET", "/v1/job/dep-revert/allocations")).filter((a) => a.ClientStatus === "running");
+    const running = list(await h.call("GET", "/v1/job/dep-revert/allocations")).filter(
+      (a) => a.ClientStatus === "running",
+    );
     expect(running.map((a) => a.JobVersion)).toEqual([2, 2]);
   });
 
@@ -158,7 +192,11 @@ describe("deployments", () => {
       // Stopping the job cancels the running deployment too (and ends its pending health step).
       await h.call("DELETE", "/v1/job/dep-cancel");
       const latest = rec(await h.call("GET", "/v1/job/dep-cancel/deployment"));
-      expect(latest).toMatchObject({ JobVersion: 1, Status: "cancelled", StatusDescription: "Cancelled because job is stopped" });
+      expect(latest).toMatchObject({
+        JobVersion: 1,
+        Status: "cancelled",
+        StatusDescription: "Cancelled because job is stopped",
+      });
     });
 
     it("fails a deployment through the real fail endpoint, noting a same-spec stable version", async () => {
@@ -177,7 +215,8 @@ describe("deployments", () => {
       const after = rec(await h.call("GET", `/v1/deployment/${String(d.ID)}`));
       expect(after).toMatchObject({
         Status: "failed",
-        StatusDescription: "Deployment marked as failed - not rolling back to stable job version 0 as current job has same specification",
+        StatusDescription:
+          "Deployment marked as failed - not rolling back to stable job version 0 as current job has same specification",
       });
       const again = await h.call("PUT", `/v1/deployment/fail/${String(d.ID)}`);
       expect([again.status, again.text]).toEqual([500, "can't fail terminal deployment"]);
@@ -191,7 +230,11 @@ describe("deployments", () => {
       await register(withImage(serviceJob("dep-canary", {}, canary), "nginx:2"));
       await h.sched.control.idle();
       let d = rec(await h.call("GET", "/v1/job/dep-canary/deployment"));
-      expect(d).toMatchObject({ Status: "running", StatusDescription: "Deployment is running but requires manual promotion", JobVersion: 1 });
+      expect(d).toMatchObject({
+        Status: "running",
+        StatusDescription: "Deployment is running but requires manual promotion",
+        JobVersion: 1,
+      });
       const group = (d.TaskGroups as Obj).web as Obj;
       expect(group).toMatchObject({ DesiredCanaries: 1, Promoted: false, HealthyAllocs: 1 });
       expect(group.PlacedCanaries as string[]).toHaveLength(1);
@@ -202,11 +245,19 @@ describe("deployments", () => {
       await h.sched.control.idle();
       allocs = list(await h.call("GET", "/v1/job/dep-canary/allocations")).filter((a) => a.DesiredStatus === "run");
       expect(allocs.map((a) => a.JobVersion).sort()).toEqual([0, 0, 1]);
-      const plan = rec(await h.call("POST", "/v1/job/dep-canary/plan", { body: { Job: withImage(serviceJob("dep-canary", {}, canary), "nginx:2") } }));
+      const plan = rec(
+        await h.call("POST", "/v1/job/dep-canary/plan", {
+          body: { Job: withImage(serviceJob("dep-canary", {}, canary), "nginx:2") },
+        }),
+      );
       expect(((plan.Annotations as Obj).DesiredTGUpdates as Obj).web).toMatchObject({ Canary: 0, Ignore: 3, Stop: 0 });
-      const blocked = await h.call("POST", "/v1/job/dep-canary/scale", { body: { Target: { Group: "web" }, Count: 5, Message: "x" } });
+      const blocked = await h.call("POST", "/v1/job/dep-canary/scale", {
+        body: { Target: { Group: "web" }, Count: 5, Message: "x" },
+      });
       expect(blocked.status).toBe(400);
-      const p = await h.call("POST", `/v1/deployment/promote/${String(d.ID)}`, { body: { DeploymentID: d.ID, All: true } });
+      const p = await h.call("POST", `/v1/deployment/promote/${String(d.ID)}`, {
+        body: { DeploymentID: d.ID, All: true },
+      });
       expect(p.status, p.text).toBe(200);
       await h.sched.control.idle();
       d = rec(await h.call("GET", "/v1/job/dep-canary/deployment"));
@@ -225,7 +276,9 @@ describe("deployments", () => {
       await h.sched.control.idle();
       const d = rec(await h.call("GET", "/v1/job/dep-autopromote/deployment"));
       expect(d).toMatchObject({ Status: "successful", JobVersion: 1 });
-      const allocs = list(await h.call("GET", "/v1/job/dep-autopromote/allocations")).filter((a) => a.DesiredStatus === "run");
+      const allocs = list(await h.call("GET", "/v1/job/dep-autopromote/allocations")).filter(
+        (a) => a.DesiredStatus === "run",
+      );
       expect(allocs.map((a) => a.JobVersion)).toEqual([1, 1]);
     });
   });

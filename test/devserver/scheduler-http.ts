@@ -68,7 +68,11 @@ export async function startScheduler(options: SchedulerServiceOptions = {}, acl 
 }
 
 /** Returns a service job in the API's JSON shape; `patch` is merged over the defaults. */
-export function serviceJob(id: string, patch: Record<string, unknown> = {}, group: Record<string, unknown> = {}): Record<string, unknown> {
+export function serviceJob(
+  id: string,
+  patch: Record<string, unknown> = {},
+  group: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     ID: id,
     Name: id,
@@ -103,7 +107,9 @@ export function batchJob(id: string, patch: Record<string, unknown> = {}): Recor
     ID: id,
     Name: id,
     Type: "batch",
-    TaskGroups: [{ Name: "work", Count: 1, Tasks: [{ Name: "run", Driver: "exec", Config: { command: "/bin/true" } }] }],
+    TaskGroups: [
+      { Name: "work", Count: 1, Tasks: [{ Name: "run", Driver: "exec", Config: { command: "/bin/true" } }] },
+    ],
     ...patch,
   };
 }

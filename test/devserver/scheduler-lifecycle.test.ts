@@ -58,8 +58,16 @@ describe("revert", () => {
     const cases: [Obj, number, string][] = [
       [{ JobID: "rev-err", JobVersion: 1 }, 500, "can't revert to current version"],
       [{ JobID: "rev-err", JobVersion: 9 }, 500, 'job "rev-err" in namespace "default" at version 9 not found'],
-      [{ JobID: "rev-err", JobVersion: 0, EnforcePriorVersion: 0 }, 500, "Current job has version 1; enforcing version 0"],
-      [{ JobID: "rev-err", JobVersion: 1, TaggedVersion: "x" }, 400, "JobVersion and TaggedVersion are mutually exclusive: specify only one"],
+      [
+        { JobID: "rev-err", JobVersion: 0, EnforcePriorVersion: 0 },
+        500,
+        "Current job has version 1; enforcing version 0",
+      ],
+      [
+        { JobID: "rev-err", JobVersion: 1, TaggedVersion: "x" },
+        400,
+        "JobVersion and TaggedVersion are mutually exclusive: specify only one",
+      ],
       [{ JobID: "rev-err", TaggedVersion: "nope" }, 500, 'tag "nope" not found on job "rev-err"'],
       [{ JobVersion: 0 }, 400, "JobID must be specified"],
       [{ JobID: "other", JobVersion: 0 }, 400, "Job ID does not match"],
@@ -68,9 +76,13 @@ describe("revert", () => {
       const r = await h.call("POST", "/v1/job/rev-err/revert", { body });
       expect([r.status, r.text]).toEqual([status, text]);
     }
-    const missing = await h.call("POST", "/v1/job/rev-missing/revert", { body: { JobID: "rev-missing", JobVersion: 0 } });
+    const missing = await h.call("POST", "/v1/job/rev-missing/revert", {
+      body: { JobID: "rev-missing", JobVersion: 0 },
+    });
     expect([missing.status, missing.text]).toEqual([500, 'job "rev-missing" not found']);
-    const ok = await h.call("POST", "/v1/job/rev-err/revert", { body: { JobID: "rev-err", JobVersion: 0, EnforcePriorVersion: 1 } });
+    const ok = await h.call("POST", "/v1/job/rev-err/revert", {
+      body: { JobID: "rev-err", JobVersion: 0, EnforcePriorVersion: 1 },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect((await getJob("rev-err")).Version).toBe(2);
   });
@@ -92,13 +104,17 @@ describe("stable", () => {
   it("marks a version stable, bumping ModifyIndex but not JobModifyIndex", async () => {
     const out = await register(batchJob("stable-job"));
     await h.sched.control.idle();
-    const r = await h.call("POST", "/v1/job/stable-job/stable", { body: { JobID: "stable-job", JobVersion: 0, Stable: true } });
+    const r = await h.call("POST", "/v1/job/stable-job/stable", {
+      body: { JobID: "stable-job", JobVersion: 0, Stable: true },
+    });
     expect(r.status, r.text).toBe(200);
     const job = await getJob("stable-job");
     expect(job.Stable).toBe(true);
     expect(job.JobModifyIndex).toBe(out.JobModifyIndex);
     expect(job.ModifyIndex).toBe(rec(r).Index);
-    const bad = await h.call("POST", "/v1/job/stable-job/stable", { body: { JobID: "stable-job", JobVersion: 4, Stable: true } });
+    const bad = await h.call("POST", "/v1/job/stable-job/stable", {
+      body: { JobID: "stable-job", JobVersion: 4, Stable: true },
+    });
     expect([bad.status, bad.text]).toEqual([500, 'job "stable-job" in namespace "default" at version 4 not found']);
   });
 });
@@ -108,7 +124,9 @@ describe("version tags", () => {
     await register(serviceJob("tag-job"));
     const v1 = await register(serviceJob("tag-job", { Priority: 60 }));
     const before = await getJob("tag-job");
-    let r = await h.call("POST", "/v1/job/tag-job/versions/release/tag", { body: { Version: 1, Description: "first" } });
+    let r = await h.call("POST", "/v1/job/tag-job/versions/release/tag", {
+      body: { Version: 1, Description: "first" },
+    });
     expect(r.status, r.text).toBe(200);
     const tagged = rec(r);
     expect(tagged).toMatchObject({ Name: "release", Description: "first", KnownLeader: true });
@@ -132,7 +150,10 @@ describe("version tags", () => {
     await h.call("POST", "/v1/job/tag-default/versions/zero/tag", { body: {} });
     await h.call("POST", "/v1/job/tag-default/versions/newest/tag", { body: { Latest: true } });
     const vs = await versions("tag-default");
-    expect(vs.map((v) => [v.Version, (v.VersionTag as Obj | undefined)?.Name])).toEqual([[1, "newest"], [0, "zero"]]);
+    expect(vs.map((v) => [v.Version, (v.VersionTag as Obj | undefined)?.Name])).toEqual([
+      [1, "newest"],
+      [0, "zero"],
+    ]);
     const r = await h.call("POST", "/v1/job/tag-default/versions/x/tag", { body: { Latest: true, Version: 1 } });
     expect([r.status, r.text]).toEqual([500, "version must be zero when tagging latest, got: 1"]);
   });
@@ -168,12 +189,23 @@ describe("stop and purge", () => {
     const r = await h.call("DELETE", "/v1/job/stop-job?eval_priority=70&no_shutdown_delay=true&global=false");
     expect(r.status, r.text).toBe(200);
     const out = rec(r);
-    expect(Object.keys(out).sort()).toEqual(["EvalCreateIndex", "EvalID", "Index", "JobModifyIndex", "VolumeEvalID", "VolumeEvalIndex"]);
+    expect(Object.keys(out).sort()).toEqual([
+      "EvalCreateIndex",
+      "EvalID",
+      "Index",
+      "JobModifyIndex",
+      "VolumeEvalID",
+      "VolumeEvalIndex",
+    ]);
     await h.sched.control.idle();
     const job = await getJob("stop-job");
     expect([job.Stop, job.Status, job.Version, job.JobModifyIndex]).toEqual([true, "dead", 1, out.JobModifyIndex]);
     const evals = list(await h.call("GET", "/v1/job/stop-job/evaluations"));
-    expect(evals.find((e) => e.ID === out.EvalID)).toMatchObject({ TriggeredBy: "job-deregister", Priority: 70, Status: "complete" });
+    expect(evals.find((e) => e.ID === out.EvalID)).toMatchObject({
+      TriggeredBy: "job-deregister",
+      Priority: 70,
+      Status: "complete",
+    });
     const allocs = list(await h.call("GET", "/v1/job/stop-job/allocations"));
     expect(allocs.every((a) => a.DesiredStatus === "stop" && a.ClientStatus === "complete")).toBe(true);
     expect(list(await h.call("GET", "/v1/job/stop-job/services"))).toEqual([]);
@@ -235,7 +267,9 @@ describe("stop and purge", () => {
 });
 
 describe("dispatch", () => {
-  const param = batchJob("param", { ParameterizedJob: { Payload: "optional", MetaRequired: ["owner"], MetaOptional: ["note"] } });
+  const param = batchJob("param", {
+    ParameterizedJob: { Payload: "optional", MetaRequired: ["owner"], MetaOptional: ["note"] },
+  });
 
   it("dispatches children with the real ID form, meta checks and payload limit", async () => {
     await register(param);
@@ -250,22 +284,33 @@ describe("dispatch", () => {
     const cases: [Obj, string][] = [
       [{ Meta: {} }, "Dispatch did not provide required meta keys: [owner]"],
       [{ Meta: { owner: "a", bad: "b" } }, "Dispatch request included unpermitted metadata keys: [bad]"],
-      [{ Meta: { owner: "a" }, Payload: Buffer.alloc(16385).toString("base64") }, "Payload exceeds maximum size; 16385 > 16384"],
+      [
+        { Meta: { owner: "a" }, Payload: Buffer.alloc(16385).toString("base64") },
+        "Payload exceeds maximum size; 16385 > 16384",
+      ],
     ];
     for (const [body, text] of cases) {
       r = await h.call("POST", "/v1/job/param/dispatch", { body });
       expect([r.status, r.text]).toEqual([500, text]);
     }
-    r = await h.call("POST", "/v1/job/param/dispatch", { body: { Meta: { owner: "a" }, Payload: Buffer.alloc(16384).toString("base64") } });
+    r = await h.call("POST", "/v1/job/param/dispatch", {
+      body: { Meta: { owner: "a" }, Payload: Buffer.alloc(16384).toString("base64") },
+    });
     expect(r.status).toBe(200);
   });
 
   it("returns the same child for the same idempotency token", async () => {
-    const a = rec(await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-1", { body: { Meta: { owner: "x" } } }));
-    const b = rec(await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-1", { body: { Meta: { owner: "x" } } }));
+    const a = rec(
+      await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-1", { body: { Meta: { owner: "x" } } }),
+    );
+    const b = rec(
+      await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-1", { body: { Meta: { owner: "x" } } }),
+    );
     expect(b.DispatchedJobID).toBe(a.DispatchedJobID);
     expect(b.EvalID).toBe("");
-    const c = rec(await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-2", { body: { Meta: { owner: "x" } } }));
+    const c = rec(
+      await h.call("POST", "/v1/job/param/dispatch?idempotency_token=tok-2", { body: { Meta: { owner: "x" } } }),
+    );
     expect(c.DispatchedJobID).not.toBe(a.DispatchedJobID);
   });
 
@@ -297,7 +342,9 @@ describe("dispatch", () => {
     await h.sched.control.idle();
     const summary = rec(await h.call("GET", "/v1/job/param/summary"));
     const children = summary.Children as Obj;
-    expect((children.Dead as number) + (children.Running as number) + (children.Pending as number)).toBeGreaterThanOrEqual(3);
+    expect(
+      (children.Dead as number) + (children.Running as number) + (children.Pending as number),
+    ).toBeGreaterThanOrEqual(3);
     expect(summary.Namespace).toBeUndefined();
   });
 });
@@ -326,7 +373,9 @@ describe("evaluate", () => {
     const out = await register(serviceJob("eval-job"));
     await h.sched.control.idle();
     const job = await getJob("eval-job");
-    let r = await h.call("POST", "/v1/job/eval-job/evaluate", { body: { JobID: "eval-job", EvalOptions: { ForceReschedule: true } } });
+    let r = await h.call("POST", "/v1/job/eval-job/evaluate", {
+      body: { JobID: "eval-job", EvalOptions: { ForceReschedule: true } },
+    });
     expect(r.status, r.text).toBe(200);
     expect(rec(r).JobModifyIndex).toBe(job.ModifyIndex);
     expect(rec(r).EvalID).not.toBe(out.EvalID);
@@ -348,8 +397,14 @@ describe("scale", () => {
     h.sched.control.setTiming({ deploymentMs: 60_000 });
     try {
       await register(serviceJob("scale-job"));
-      await until(async () => ((await h.call("GET", "/v1/job/scale-job/deployment")).body as Obj | null)?.Status === "running" || undefined, "deployment");
-      const blocked = await h.call("POST", "/v1/job/scale-job/scale", { body: { Target: { Group: "web" }, Count: 3, Message: "more" } });
+      await until(
+        async () =>
+          ((await h.call("GET", "/v1/job/scale-job/deployment")).body as Obj | null)?.Status === "running" || undefined,
+        "deployment",
+      );
+      const blocked = await h.call("POST", "/v1/job/scale-job/scale", {
+        body: { Target: { Group: "web" }, Count: 3, Message: "more" },
+      });
       expect([blocked.status, blocked.text]).toEqual([400, "job scaling blocked due to active deployment"]);
       const deployment = rec(await h.call("GET", "/v1/job/scale-job/deployment"));
       h.sched.control.failDeployment(String(deployment.ID));
@@ -357,7 +412,9 @@ describe("scale", () => {
       h.sched.control.setTiming({ deploymentMs: 40 });
     }
     const before = await getJob("scale-job");
-    const r = await h.call("POST", "/v1/job/scale-job/scale", { body: { Target: { Group: "web" }, Count: 3, Message: "more", Meta: { by: "test" } } });
+    const r = await h.call("POST", "/v1/job/scale-job/scale", {
+      body: { Target: { Group: "web" }, Count: 3, Message: "more", Meta: { by: "test" } },
+    });
     expect(r.status, r.text).toBe(200);
     const out = rec(r);
     expect(out.EvalID).not.toBe("");
@@ -370,7 +427,14 @@ describe("scale", () => {
     const status = rec(await h.call("GET", "/v1/job/scale-job/scale"));
     const group = (status.TaskGroups as Obj).web as Obj;
     expect(group).toMatchObject({ Desired: 3, Placed: 3, Running: 3 });
-    expect((group.Events as Obj[])[0]).toMatchObject({ Count: 3, PreviousCount: 2, Message: "more", Error: false, Meta: { by: "test" }, EvalID: out.EvalID });
+    expect((group.Events as Obj[])[0]).toMatchObject({
+      Count: 3,
+      PreviousCount: 2,
+      Message: "more",
+      Error: false,
+      Meta: { by: "test" },
+      EvalID: out.EvalID,
+    });
     const evals = list(await h.call("GET", "/v1/job/scale-job/evaluations"));
     expect(evals.find((e) => e.ID === out.EvalID)?.TriggeredBy).toBe("job-scaling");
   });
@@ -378,11 +442,14 @@ describe("scale", () => {
   it("records an error event without changing the job", async () => {
     await register(batchJob("scale-err"));
     const before = await getJob("scale-err");
-    const r = await h.call("POST", "/v1/job/scale-err/scale", { body: { Target: { Group: "work" }, Error: "autoscaler failed" } });
+    const r = await h.call("POST", "/v1/job/scale-err/scale", {
+      body: { Target: { Group: "work" }, Error: "autoscaler failed" },
+    });
     expect(r.status, r.text).toBe(200);
     expect(rec(r).EvalID).toBe("");
     expect((await getJob("scale-err")).Version).toBe(before.Version);
-    const events = ((rec(await h.call("GET", "/v1/job/scale-err/scale")).TaskGroups as Obj).work as Obj).Events as Obj[];
+    const events = ((rec(await h.call("GET", "/v1/job/scale-err/scale")).TaskGroups as Obj).work as Obj)
+      .Events as Obj[];
     expect(events[0]).toMatchObject({ Error: true, Message: "autoscaler failed", Count: null });
   });
 
@@ -390,17 +457,31 @@ describe("scale", () => {
     await register(batchJob("scale-bad"));
     const cases: [Obj, number, string][] = [
       [{ Count: 1, Message: "m" }, 400, "missing task group name for scaling action"],
-      [{ Target: { Group: "work" }, Count: 1 }, 400, "exactly one of Message or Error must be set for a scaling action"],
-      [{ Target: { Group: "work" }, Count: 1, Message: "m", Error: "e" }, 400, "exactly one of Message or Error must be set for a scaling action"],
+      [
+        { Target: { Group: "work" }, Count: 1 },
+        400,
+        "exactly one of Message or Error must be set for a scaling action",
+      ],
+      [
+        { Target: { Group: "work" }, Count: 1, Message: "m", Error: "e" },
+        400,
+        "exactly one of Message or Error must be set for a scaling action",
+      ],
       [{ Target: { Group: "work" }, Count: -1, Message: "m" }, 400, "scaling action count can't be negative"],
-      [{ Target: { Group: "nope" }, Count: 1, Message: "m" }, 400, 'task group "nope" specified for scaling does not exist in job'],
+      [
+        { Target: { Group: "nope" }, Count: 1, Message: "m" },
+        400,
+        'task group "nope" specified for scaling does not exist in job',
+      ],
       [{ Target: { Group: "work", Job: "other" }, Count: 1, Message: "m" }, 400, "job ID in payload did not match URL"],
     ];
     for (const [body, status, text] of cases) {
       const r = await h.call("POST", "/v1/job/scale-bad/scale", { body });
       expect([r.status, r.text]).toEqual([status, text]);
     }
-    const missing = await h.call("POST", "/v1/job/scale-none/scale", { body: { Target: { Group: "g" }, Count: 1, Message: "m" } });
+    const missing = await h.call("POST", "/v1/job/scale-none/scale", {
+      body: { Target: { Group: "g" }, Count: 1, Message: "m" },
+    });
     expect([missing.status, missing.text]).toEqual([404, 'job "scale-none" not found']);
   });
 });

@@ -19,7 +19,9 @@ async function register(job: Obj): Promise<Obj> {
 }
 
 async function plan(job: Obj, diff = true): Promise<Obj> {
-  const r = await h.call("POST", `/v1/job/${encodeURIComponent(String(job.ID))}/plan`, { body: { Job: job, Diff: diff } });
+  const r = await h.call("POST", `/v1/job/${encodeURIComponent(String(job.ID))}/plan`, {
+    body: { Job: job, Diff: diff },
+  });
   expect(r.status, r.text).toBe(200);
   return rec(r);
 }
@@ -43,7 +45,14 @@ describe("plan", () => {
     expect(p.JobModifyIndex).toBe(0);
     expect((p.Diff as Obj).Type).toBe("Added");
     expect(groupDiff(p).Type).toBe("Added");
-    expect(desired(p)).toMatchObject({ Place: 2, Ignore: 0, Stop: 0, InPlaceUpdate: 0, DestructiveUpdate: 0, Canary: 0 });
+    expect(desired(p)).toMatchObject({
+      Place: 2,
+      Ignore: 0,
+      Stop: 0,
+      InPlaceUpdate: 0,
+      DestructiveUpdate: 0,
+      Canary: 0,
+    });
     expect(groupDiff(p).Updates).toEqual({ create: 2 });
     expect(taskDiff(p).Annotations).toEqual(["forces create"]);
     const count = (groupDiff(p).Fields as Obj[]).find((f) => f.Name === "Count");
@@ -80,7 +89,13 @@ describe("plan", () => {
     const p = await plan(serviceJob("plan-count", {}, { Count: 4 }));
     expect(desired(p)).toMatchObject({ Place: 2, InPlaceUpdate: 2, DestructiveUpdate: 0, Stop: 0 });
     expect(groupDiff(p).Updates).toEqual({ create: 2, "in-place update": 2 });
-    expect((groupDiff(p).Fields as Obj[])[0]).toEqual({ Type: "Edited", Name: "Count", Old: "2", New: "4", Annotations: ["forces create"] });
+    expect((groupDiff(p).Fields as Obj[])[0]).toEqual({
+      Type: "Edited",
+      Name: "Count",
+      Old: "2",
+      New: "4",
+      Annotations: ["forces create"],
+    });
     expect(taskDiff(p).Type).toBe("None");
     const down = await plan(serviceJob("plan-count", {}, { Count: 1 }));
     expect(desired(down)).toMatchObject({ Stop: 1, InPlaceUpdate: 1 });
@@ -116,15 +131,23 @@ describe("plan", () => {
     expect(desired(rp)).toMatchObject({ DestructiveUpdate: 1 });
     const resources = (taskDiff(rp).Objects as Obj[]).find((o) => o.Name === "Resources") as Obj;
     expect(resources.Fields).toContainEqual({ Type: "Edited", Name: "CPU", Old: "200", New: "300", Annotations: null });
-    expect(desired(await plan(serviceJob("plan-kinds", { Meta: { release: "2" } })))).toMatchObject({ DestructiveUpdate: 1 });
-    const svc = serviceJob("plan-kinds", {}, { Services: [{ Name: "plan-kinds-web", PortLabel: "http", Provider: "nomad", Tags: ["v2"] }] });
+    expect(desired(await plan(serviceJob("plan-kinds", { Meta: { release: "2" } })))).toMatchObject({
+      DestructiveUpdate: 1,
+    });
+    const svc = serviceJob(
+      "plan-kinds",
+      {},
+      { Services: [{ Name: "plan-kinds-web", PortLabel: "http", Provider: "nomad", Tags: ["v2"] }] },
+    );
     const sp = await plan(svc);
     expect(desired(sp)).toMatchObject({ InPlaceUpdate: 2, DestructiveUpdate: 0 });
     const service = (groupDiff(sp).Objects as Obj[]).find((o) => o.Name === "Service") as Obj;
     expect(service.Type).toBe("Edited");
     const tags = (service.Objects as Obj[]).find((o) => o.Name === "Tags") as Obj;
     expect(tags).toEqual({
-      Type: "Edited", Name: "Tags", Objects: null,
+      Type: "Edited",
+      Name: "Tags",
+      Objects: null,
       Fields: [
         { Type: "Added", Name: "Tags", Old: "", New: "v2", Annotations: null },
         { Type: "Deleted", Name: "Tags", Old: "v1", New: "", Annotations: null },
@@ -145,8 +168,12 @@ describe("plan", () => {
   });
 
   it("shows added and deleted groups and constraints as set changes", async () => {
-    await register(serviceJob("plan-groups", { Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }] }));
-    const job = serviceJob("plan-groups", { Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "darwin", Operand: "=" }] });
+    await register(
+      serviceJob("plan-groups", { Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }] }),
+    );
+    const job = serviceJob("plan-groups", {
+      Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "darwin", Operand: "=" }],
+    });
     const groups = job.TaskGroups as Obj[];
     job.TaskGroups = [{ ...(groups[0] as Obj), Name: "api", Count: 1 }];
     const p = await plan(job);
@@ -200,14 +227,25 @@ describe("plan against an empty node pool", () => {
     const p = await planOn(empty, job);
     expect(desired(p)).toMatchObject({ Place: 5 });
     const failed = (p.FailedTGAllocs as Obj).web as Obj;
-    expect(failed).toMatchObject({ NodesEvaluated: 3, NodesExhausted: 3, NodesInPool: 3, DimensionExhausted: { cpu: 3 }, CoalescedFailures: 1, NodesAvailable: { dc1: 3 } });
+    expect(failed).toMatchObject({
+      NodesEvaluated: 3,
+      NodesExhausted: 3,
+      NodesInPool: 3,
+      DimensionExhausted: { cpu: 3 },
+      CoalescedFailures: 1,
+      NodesAvailable: { dc1: 3 },
+    });
     const created = p.CreatedEvals as Obj[];
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ Status: "blocked", TriggeredBy: "queued-allocs" });
   });
 
   it("reports exhausted memory as its own dimension", async () => {
-    const job = batchJob("plan-mem", { TaskGroups: [{ Name: "work", Count: 1, Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 100, MemoryMB: 9000 } }] }] });
+    const job = batchJob("plan-mem", {
+      TaskGroups: [
+        { Name: "work", Count: 1, Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 100, MemoryMB: 9000 } }] },
+      ],
+    });
     const p = await planOn(empty, job);
     expect(((p.FailedTGAllocs as Obj).work as Obj).DimensionExhausted).toEqual({ memory: 3 });
   });
@@ -221,7 +259,14 @@ describe("plan against an empty node pool", () => {
           Name: "work",
           Count: 1,
           Constraints: [{ LTarget: "${node.unique.id}", RTarget: String(nodes[1]?.ID), Operand: "!=" }],
-          Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 100, MemoryMB: 9000 }, Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }] }],
+          Tasks: [
+            {
+              Name: "run",
+              Driver: "exec",
+              Resources: { CPU: 100, MemoryMB: 9000 },
+              Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }],
+            },
+          ],
         },
       ],
     });
@@ -231,18 +276,38 @@ describe("plan against an empty node pool", () => {
       NodesEvaluated: 3,
       NodesFiltered: 2,
       NodesExhausted: 1,
-      ConstraintFiltered: { [`\${node.unique.name} != ${String(nodes[0]?.Name)}`]: 1, [`\${node.unique.id} != ${String(nodes[1]?.ID)}`]: 1 },
+      ConstraintFiltered: {
+        [`\${node.unique.name} != ${String(nodes[0]?.Name)}`]: 1,
+        [`\${node.unique.id} != ${String(nodes[1]?.ID)}`]: 1,
+      },
       DimensionExhausted: { memory: 1 },
     });
     // A constraint no node meets filters all of them, and nothing is placed when registered.
-    const none = batchJob("plan-cons-none", { Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "windows", Operand: "=" }] });
+    const none = batchJob("plan-cons-none", {
+      Constraints: [{ LTarget: "${attr.kernel.name}", RTarget: "windows", Operand: "=" }],
+    });
     const q = await planOn(empty, none);
-    expect((q.FailedTGAllocs as Obj).work).toMatchObject({ NodesEvaluated: 3, NodesFiltered: 3, NodesExhausted: 0, ConstraintFiltered: { "${attr.kernel.name} = windows": 3 } });
+    expect((q.FailedTGAllocs as Obj).work).toMatchObject({
+      NodesEvaluated: 3,
+      NodesFiltered: 3,
+      NodesExhausted: 0,
+      ConstraintFiltered: { "${attr.kernel.name} = windows": 3 },
+    });
   });
 
   it("fails the evaluation of a registered job the same way and leaves a blocked evaluation", async () => {
     // A service job: batch allocations would complete and free the capacity by themselves.
-    const job = serviceJob("eval-cpu", {}, { Name: "work", Count: 4, Services: [], Networks: [], Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 3500, MemoryMB: 100 } }] });
+    const job = serviceJob(
+      "eval-cpu",
+      {},
+      {
+        Name: "work",
+        Count: 4,
+        Services: [],
+        Networks: [],
+        Tasks: [{ Name: "run", Driver: "exec", Resources: { CPU: 3500, MemoryMB: 100 } }],
+      },
+    );
     const r = await empty.call("POST", "/v1/jobs", { body: { Job: job } });
     await empty.sched.control.idle();
     const evalId = String(rec(r).EvalID);
@@ -250,7 +315,11 @@ describe("plan against an empty node pool", () => {
     const first = evals.find((e) => e.ID === evalId) as Obj;
     expect(first).toMatchObject({ Status: "complete", TriggeredBy: "job-register", QueuedAllocations: { work: 1 } });
     expect(first.DeploymentID).not.toBe("");
-    expect(((first.FailedTGAllocs as Obj).work as Obj)).toMatchObject({ NodesExhausted: 3, DimensionExhausted: { cpu: 3 }, CoalescedFailures: 0 });
+    expect((first.FailedTGAllocs as Obj).work as Obj).toMatchObject({
+      NodesExhausted: 3,
+      DimensionExhausted: { cpu: 3 },
+      CoalescedFailures: 0,
+    });
     const blocked = evals.find((e) => e.ID === first.BlockedEval) as Obj;
     expect(blocked).toMatchObject({ Status: "blocked", TriggeredBy: "queued-allocs", PreviousEval: evalId });
     expect(list(await empty.call("GET", "/v1/job/eval-cpu/allocations"))).toHaveLength(3);

@@ -7,7 +7,9 @@ let h: Harness;
 beforeAll(async () => {
   h = await startScheduler();
   for (const id of ["page-a", "page-b", "page-c", "page-d", "page-e"]) {
-    const r = await h.call("POST", "/v1/jobs", { body: { Job: batchJob(id, { Meta: { team: id < "page-c" ? "blue" : "red" } }) } });
+    const r = await h.call("POST", "/v1/jobs", {
+      body: { Job: batchJob(id, { Meta: { team: id < "page-c" ? "blue" : "red" } }) },
+    });
     expect(r.status, r.text).toBe(200);
   }
   await h.call("POST", "/v1/jobs?namespace=other", { body: { Job: batchJob("page-x") } });
@@ -24,7 +26,10 @@ describe("list jobs", () => {
     let token = "";
     const tokens: string[] = [];
     for (;;) {
-      const r = await h.call("GET", `/v1/jobs?prefix=page-&per_page=2${token ? `&next_token=${encodeURIComponent(token)}` : ""}`);
+      const r = await h.call(
+        "GET",
+        `/v1/jobs?prefix=page-&per_page=2${token ? `&next_token=${encodeURIComponent(token)}` : ""}`,
+      );
       expect(r.status).toBe(200);
       seen.push(...list(r).map((j) => String(j.ID)));
       token = String(r.headers["x-svc-nexttoken"] ?? "");
@@ -37,7 +42,15 @@ describe("list jobs", () => {
 
   it("returns stubs with a summary, and Meta only when asked", async () => {
     const [stub] = list(await h.call("GET", "/v1/jobs?prefix=page-a"));
-    expect(stub).toMatchObject({ ID: "page-a", Name: "page-a", Type: "batch", Namespace: "default", Periodic: false, ParameterizedJob: false, Stop: false });
+    expect(stub).toMatchObject({
+      ID: "page-a",
+      Name: "page-a",
+      Type: "batch",
+      Namespace: "default",
+      Periodic: false,
+      ParameterizedJob: false,
+      Stop: false,
+    });
     expect((stub?.JobSummary as Obj).JobID).toBe("page-a");
     expect(stub?.Meta).toBeUndefined();
     const [withMeta] = list(await h.call("GET", "/v1/jobs?prefix=page-a&meta=true"));
@@ -57,7 +70,7 @@ describe("list jobs", () => {
     expect(await ids('Status == "running" and Type == "service"')).toEqual(["svc-read"]);
     expect(await ids('Name matches "^page-[de]$"')).toEqual(["page-d", "page-e"]);
     expect(await ids('"dc1" in Datacenters and Type == "service"')).toEqual(["svc-read"]);
-    expect(await ids("not (Meta is empty) and Meta.team contains \"lu\"")).toEqual(["page-a", "page-b"]);
+    expect(await ids('not (Meta is empty) and Meta.team contains "lu"')).toEqual(["page-a", "page-b"]);
     const paged = await h.call("GET", `/v1/jobs?per_page=1&filter=${encodeURIComponent('Meta.team == "red"')}`);
     expect(list(paged).map((j) => j.ID)).toEqual(["page-c"]);
     expect(paged.headers["x-svc-nexttoken"]).toBe("default.page-d");
@@ -70,7 +83,12 @@ describe("list jobs", () => {
     expect(list(await h.call("GET", "/v1/jobs?namespace=other")).map((j) => j.ID)).toEqual(["page-x"]);
     const all = list(await h.call("GET", "/v1/jobs?namespace=*&prefix=page-"));
     expect(all.map((j) => `${String(j.Namespace)}/${String(j.ID)}`)).toEqual([
-      "default/page-a", "default/page-b", "default/page-c", "default/page-d", "default/page-e", "other/page-x",
+      "default/page-a",
+      "default/page-b",
+      "default/page-c",
+      "default/page-d",
+      "default/page-e",
+      "other/page-x",
     ]);
   });
 
@@ -128,6 +146,13 @@ describe("job reads", () => {
     expect((summary.Summary as Obj).web).toMatchObject({ Running: 2 });
     const scale = rec(await h.call("GET", "/v1/job/svc-read/scale"));
     expect(scale).toMatchObject({ JobID: "svc-read", Namespace: "default", JobStopped: false });
-    expect((scale.TaskGroups as Obj).web).toMatchObject({ Desired: 2, Placed: 2, Running: 2, Healthy: 2, Unhealthy: 0, Events: null });
+    expect((scale.TaskGroups as Obj).web).toMatchObject({
+      Desired: 2,
+      Placed: 2,
+      Running: 2,
+      Healthy: 2,
+      Unhealthy: 0,
+      Events: null,
+    });
   });
 });

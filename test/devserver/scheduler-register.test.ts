@@ -9,7 +9,11 @@ afterAll(async () => {
   await h.close();
 });
 
-async function register(job: Record<string, unknown>, extra: Record<string, unknown> = {}, query = ""): Promise<Record<string, unknown>> {
+async function register(
+  job: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  query = "",
+): Promise<Record<string, unknown>> {
   const r = await h.call("POST", `/v1/jobs${query}`, { body: { Job: job, ...extra } });
   expect(r.status, r.text).toBe(200);
   return rec(r);
@@ -62,7 +66,9 @@ describe("register", () => {
 
   it("treats VersionTag as part of the spec: re-sending the plain spec of a tagged version makes a new version", async () => {
     await register(serviceJob("reg-tagged"));
-    const tag = await h.call("POST", "/v1/job/reg-tagged/versions/v0/tag", { body: { Version: 0, Description: "first" } });
+    const tag = await h.call("POST", "/v1/job/reg-tagged/versions/v0/tag", {
+      body: { Version: 0, Description: "first" },
+    });
     expect(tag.status, tag.text).toBe(200);
     const stored = await getJob("reg-tagged");
     expect(stored.VersionTag).toMatchObject({ Name: "v0", Description: "first" });
@@ -85,17 +91,28 @@ describe("register", () => {
 
   it("enforces the job modify index with the real error texts", async () => {
     const created = await register(serviceJob("reg-cas"), { EnforceIndex: true, JobModifyIndex: 0 });
-    let r = await h.call("POST", "/v1/jobs", { body: { Job: serviceJob("reg-cas"), EnforceIndex: true, JobModifyIndex: 0 } });
+    let r = await h.call("POST", "/v1/jobs", {
+      body: { Job: serviceJob("reg-cas"), EnforceIndex: true, JobModifyIndex: 0 },
+    });
     expect(r.status).toBe(500);
     expect(r.text).toBe("Enforcing job modify index 0: job already exists");
     const wrong = (created.JobModifyIndex as number) + 100;
-    r = await h.call("POST", "/v1/jobs", { body: { Job: serviceJob("reg-cas"), EnforceIndex: true, JobModifyIndex: wrong } });
+    r = await h.call("POST", "/v1/jobs", {
+      body: { Job: serviceJob("reg-cas"), EnforceIndex: true, JobModifyIndex: wrong },
+    });
     expect(r.status).toBe(500);
-    expect(r.text).toBe(`Enforcing job modify index ${wrong}: job exists with conflicting job modify index: ${String(created.JobModifyIndex)}`);
-    r = await h.call("POST", "/v1/jobs", { body: { Job: serviceJob("reg-cas-new"), EnforceIndex: true, JobModifyIndex: 7 } });
+    expect(r.text).toBe(
+      `Enforcing job modify index ${wrong}: job exists with conflicting job modify index: ${String(created.JobModifyIndex)}`,
+    );
+    r = await h.call("POST", "/v1/jobs", {
+      body: { Job: serviceJob("reg-cas-new"), EnforceIndex: true, JobModifyIndex: 7 },
+    });
     expect(r.status).toBe(500);
     expect(r.text).toBe("Enforcing job modify index 7: job does not exist");
-    const ok = await register(serviceJob("reg-cas", { Priority: 60 }), { EnforceIndex: true, JobModifyIndex: created.JobModifyIndex });
+    const ok = await register(serviceJob("reg-cas", { Priority: 60 }), {
+      EnforceIndex: true,
+      JobModifyIndex: created.JobModifyIndex,
+    });
     expect(ok.JobModifyIndex as number).toBeGreaterThan(created.JobModifyIndex as number);
   });
 
@@ -103,8 +120,14 @@ describe("register", () => {
     await register(batchJob("reg-trans"));
     const cases: [Record<string, unknown>, string][] = [
       [serviceJob("reg-trans"), 'cannot update job from type "batch" to "service"'],
-      [batchJob("reg-trans", { Periodic: { Spec: "*/5 * * * *" } }), "cannot update non-periodic job to being periodic"],
-      [batchJob("reg-trans", { ParameterizedJob: { Payload: "optional" } }), "cannot update non-parameterized job to being parameterized"],
+      [
+        batchJob("reg-trans", { Periodic: { Spec: "*/5 * * * *" } }),
+        "cannot update non-periodic job to being periodic",
+      ],
+      [
+        batchJob("reg-trans", { ParameterizedJob: { Payload: "optional" } }),
+        "cannot update non-parameterized job to being parameterized",
+      ],
     ];
     for (const [job, text] of cases) {
       const r = await h.call("POST", "/v1/jobs", { body: { Job: job } });
@@ -128,7 +151,11 @@ describe("register", () => {
   });
 
   it("lets ?namespace= and ?region= override the body and the job", async () => {
-    await register(serviceJob("reg-ns", { Namespace: "body-ns", Region: "job-region" }), { Namespace: "request-ns" }, "?namespace=query-ns&region=eu");
+    await register(
+      serviceJob("reg-ns", { Namespace: "body-ns", Region: "job-region" }),
+      { Namespace: "request-ns" },
+      "?namespace=query-ns&region=eu",
+    );
     const job = await getJob("reg-ns", "query-ns");
     expect(job.Namespace).toBe("query-ns");
     expect(job.Region).toBe("eu");
@@ -167,17 +194,30 @@ describe("register", () => {
     const out = await register(serviceJob("reg-sub"), { Submission: sub });
     const r = await h.call("GET", "/v1/job/reg-sub/submission?version=0");
     expect(r.status).toBe(200);
-    expect(rec(r)).toMatchObject({ JobID: "reg-sub", Namespace: "default", Version: 0, JobIndex: out.JobModifyIndex, Source: sub.Source, Format: "hcl2", VariableFlags: { env: "prod" } });
+    expect(rec(r)).toMatchObject({
+      JobID: "reg-sub",
+      Namespace: "default",
+      Version: 0,
+      JobIndex: out.JobModifyIndex,
+      Source: sub.Source,
+      Format: "hcl2",
+      VariableFlags: { env: "prod" },
+    });
     expect((await h.call("GET", "/v1/job/reg-sub/submission?version=1")).text).toBe("job source not found");
     expect((await h.call("GET", "/v1/job/reg-sub/submission?version=1")).status).toBe(404);
     expect((await h.call("GET", "/v1/job/reg-sub/submission")).status).toBe(400);
-    const big = await register(serviceJob("reg-sub", { Priority: 51 }), { Submission: { Source: "x".repeat(1_000_001), Format: "hcl2" } });
-    expect(big.Warnings).toBe("1 warning(s):\n\n* job source size of 1.0 MB exceeds maximum of 1.0 MB and will be discarded");
+    const big = await register(serviceJob("reg-sub", { Priority: 51 }), {
+      Submission: { Source: "x".repeat(1_000_001), Format: "hcl2" },
+    });
+    expect(big.Warnings).toBe(
+      "1 warning(s):\n\n* job source size of 1.0 MB exceeds maximum of 1.0 MB and will be discarded",
+    );
     expect((await h.call("GET", "/v1/job/reg-sub/submission?version=1")).status).toBe(404);
   });
 
   it("keeps the last 6 versions and their submissions", async () => {
-    for (let i = 0; i < 8; i++) await register(serviceJob("reg-keep", { Priority: 40 + i }), { Submission: { Source: `v${i}`, Format: "hcl2" } });
+    for (let i = 0; i < 8; i++)
+      await register(serviceJob("reg-keep", { Priority: 40 + i }), { Submission: { Source: `v${i}`, Format: "hcl2" } });
     const r = rec(await h.call("GET", "/v1/job/reg-keep/versions"));
     expect((r.Versions as Record<string, unknown>[]).map((v) => v.Version)).toEqual([7, 6, 5, 4, 3, 2]);
     expect((await h.call("GET", "/v1/job/reg-keep/submission?version=1")).status).toBe(404);
@@ -193,14 +233,29 @@ describe("register", () => {
   });
 
   it("canonicalizes JSON jobs like the server's admission (defaults do not make a new version)", async () => {
-    await register({ ID: "reg-canon", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] });
+    await register({
+      ID: "reg-canon",
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+    });
     const job = await getJob("reg-canon");
-    expect(job).toMatchObject({ Name: "reg-canon", Type: "service", Priority: 50, Namespace: "default", Datacenters: ["*"], NodePool: "default" });
+    expect(job).toMatchObject({
+      Name: "reg-canon",
+      Type: "service",
+      Priority: 50,
+      Namespace: "default",
+      Datacenters: ["*"],
+      NodePool: "default",
+    });
     const group = (job.TaskGroups as Record<string, unknown>[])[0] as Record<string, unknown>;
     expect(group.Count).toBe(1);
     expect(group.Update).toMatchObject({ MaxParallel: 1, HealthCheck: "checks" });
     expect(job.Update).toMatchObject({ MaxParallel: 1, HealthCheck: "" });
-    await register({ ID: "reg-canon", Type: "service", Priority: 50, TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] });
+    await register({
+      ID: "reg-canon",
+      Type: "service",
+      Priority: 50,
+      TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+    });
     expect((await getJob("reg-canon")).Version).toBe(0);
   });
 
@@ -229,13 +284,16 @@ describe("register", () => {
 
 describe("parse", () => {
   it("returns the bare job, canonicalized on request", async () => {
-    const hcl = 'job "parsed" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config { image = var.image }\n    }\n  }\n}\nvariable "image" { default = "a" }\n';
+    const hcl =
+      'job "parsed" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config { image = var.image }\n    }\n  }\n}\nvariable "image" { default = "a" }\n';
     let r = await h.call("POST", "/v1/jobs/parse", { body: { JobHCL: hcl, Variables: 'image = "b"' } });
     expect(r.status, r.text).toBe(200);
     const job = rec(r);
     expect(job.ID).toBe("parsed");
     expect(job.Job).toBeUndefined();
-    expect(((job.TaskGroups as Record<string, unknown>[])[0]?.Tasks as Record<string, unknown>[])[0]?.Config).toEqual({ image: "b" });
+    expect(((job.TaskGroups as Record<string, unknown>[])[0]?.Tasks as Record<string, unknown>[])[0]?.Config).toEqual({
+      image: "b",
+    });
     expect(job.Priority).toBeUndefined();
     r = await h.call("PUT", "/v1/jobs/parse", { body: { JobHCL: hcl, Canonicalize: true } });
     expect(rec(r).Priority).toBe(50);

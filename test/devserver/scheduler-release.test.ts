@@ -42,10 +42,14 @@ describe("release 1.6.5", () => {
   });
 
   it("answers dispatch/payload as the register handler decoding a job from the body", async () => {
-    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "hello" })).text).toBe("invalid character 'h' looking for beginning of value");
+    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "hello" })).text).toBe(
+      "invalid character 'h' looking for beginning of value",
+    );
     expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "" })).text).toBe("Request body is empty");
     expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: '{"a":1}' })).text).toBe("Job must be specified");
-    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "[1]" })).text).toBe("json: cannot unmarshal array into Go value of type api.JobRegisterRequest");
+    expect((await h.call("POST", "/v1/job/p/dispatch/payload", { raw: "[1]" })).text).toBe(
+      "json: cannot unmarshal array into Go value of type api.JobRegisterRequest",
+    );
   });
 
   it("has no job actions: the list route finds no job", async () => {
@@ -68,7 +72,9 @@ describe("ACLs off", () => {
     expect((await open.call("GET", "/v1/job/t1", { token: "placeholder" })).status).toBe(200);
     const plan = await open.call("POST", "/v1/job/t1/plan", { body, token: "placeholder" });
     expect([plan.status, plan.text]).toEqual([500, "acl token lookup failed: index error: UUID must be 36 characters"]);
-    expect((await open.call("POST", "/v1/job/t1/plan", { body, token: "00000000-1111-2222-3333-444444444444" })).status).toBe(200);
+    expect(
+      (await open.call("POST", "/v1/job/t1/plan", { body, token: "00000000-1111-2222-3333-444444444444" })).status,
+    ).toBe(200);
     expect((await open.call("POST", "/v1/job/t1/plan", { body, token: null })).status).toBe(200);
   });
 });

@@ -27,7 +27,10 @@ describe("jobDiff", () => {
   });
 
   it("ignores server-managed fields and reports the rest as strings", () => {
-    const d = jobDiff(job({ Version: 1, ModifyIndex: 5, Status: "running" }), job({ Version: 2, ModifyIndex: 9, Status: "dead", AllAtOnce: true }));
+    const d = jobDiff(
+      job({ Version: 1, ModifyIndex: 5, Status: "running" }),
+      job({ Version: 2, ModifyIndex: 9, Status: "dead", AllAtOnce: true }),
+    );
     expect(d.Fields).toEqual([{ Type: "Added", Name: "AllAtOnce", Old: "", New: "true", Annotations: null }]);
   });
 
@@ -35,14 +38,24 @@ describe("jobDiff", () => {
     expect(jobDiff(job(), job()).Objects).toBeNull();
     const d = jobDiff(job(), job({ Datacenters: ["dc1", "dc2"] }));
     // Sorted by name, then old value, then new value, as the server sorts field diffs.
-    expect(d.Objects).toEqual([{ Type: "Added", Name: "Datacenters", Objects: null, Fields: [
-      { Type: "Added", Name: "Datacenters", Old: "", New: "dc2", Annotations: null },
-      { Type: "None", Name: "Datacenters", Old: "dc1", New: "dc1", Annotations: null },
-    ] }]);
+    expect(d.Objects).toEqual([
+      {
+        Type: "Added",
+        Name: "Datacenters",
+        Objects: null,
+        Fields: [
+          { Type: "Added", Name: "Datacenters", Old: "", New: "dc2", Annotations: null },
+          { Type: "None", Name: "Datacenters", Old: "dc1", New: "dc1", Annotations: null },
+        ],
+      },
+    ]);
   });
 
   it("matches services by name and port, so reordering is not a change", () => {
-    const two = [{ Name: "a", PortLabel: "http" }, { Name: "b", PortLabel: "admin" }];
+    const two = [
+      { Name: "a", PortLabel: "http" },
+      { Name: "b", PortLabel: "admin" },
+    ];
     const a = serviceJob("u", {}, { Services: two }) as JsonObject;
     const b = serviceJob("u", {}, { Services: [...two].reverse() }) as JsonObject;
     const groups = jobDiff(a, b).TaskGroups ?? [];
@@ -52,8 +65,16 @@ describe("jobDiff", () => {
 
 describe("tasksUpdated", () => {
   it("ignores assigned dynamic port values but not their labels", () => {
-    const a = serviceJob("u", {}, { Networks: [{ DynamicPorts: [{ Label: "http", Value: 21000, To: 8080 }] }] }) as JsonObject;
-    const b = serviceJob("u", {}, { Networks: [{ DynamicPorts: [{ Label: "http", Value: 0, To: 8080 }] }] }) as JsonObject;
+    const a = serviceJob(
+      "u",
+      {},
+      { Networks: [{ DynamicPorts: [{ Label: "http", Value: 21000, To: 8080 }] }] },
+    ) as JsonObject;
+    const b = serviceJob(
+      "u",
+      {},
+      { Networks: [{ DynamicPorts: [{ Label: "http", Value: 0, To: 8080 }] }] },
+    ) as JsonObject;
     const c = serviceJob("u", {}, { Networks: [{ DynamicPorts: [{ Label: "web", To: 8080 }] }] }) as JsonObject;
     expect(tasksUpdated(a, b, "web")).toBe(false);
     expect(tasksUpdated(a, c, "web")).toBe(true);
@@ -81,7 +102,13 @@ describe("reconcile", () => {
 });
 
 describe("filter", () => {
-  const datum = { Name: "web", Priority: 50, Stop: false, Meta: { "team.name": "blue" }, Datacenters: ["dc1"] } as JsonObject;
+  const datum = {
+    Name: "web",
+    Priority: 50,
+    Stop: false,
+    Meta: { "team.name": "blue" },
+    Datacenters: ["dc1"],
+  } as JsonObject;
   it.each([
     ['Name == "web"', true],
     ["Priority == 50", true],
@@ -117,8 +144,12 @@ describe("cron", () => {
   });
 
   it("reads the spec in the job's time zone, across daylight saving changes", () => {
-    expect(nextCronIn(parseCron("0 3 * * *"), from, "America/New_York")?.toISOString()).toBe("2030-01-16T08:00:00.000Z");
-    expect(nextCronIn(parseCron("0 3 * * *"), new Date("2030-07-01T00:00:00Z"), "America/New_York")?.toISOString()).toBe("2030-07-01T07:00:00.000Z");
+    expect(nextCronIn(parseCron("0 3 * * *"), from, "America/New_York")?.toISOString()).toBe(
+      "2030-01-16T08:00:00.000Z",
+    );
+    expect(
+      nextCronIn(parseCron("0 3 * * *"), new Date("2030-07-01T00:00:00Z"), "America/New_York")?.toISOString(),
+    ).toBe("2030-07-01T07:00:00.000Z");
     expect(nextCronIn(parseCron("0 3 * * *"), from, "UTC")?.toISOString()).toBe("2030-01-16T03:00:00.000Z");
     expect(() => nextCronIn(parseCron("0 3 * * *"), from, "Not/AZone")).toThrow(RangeError);
   });
@@ -154,14 +185,34 @@ describe("persistence", () => {
     const path = join(dir, "state.json");
     try {
       const first = createSchedulerService({ deploymentMs: 20, evalDelayMs: 1 });
-      let server = await startDevServer({ services: [createSecretsService(), first], persistPath: path, scheduler: { rootToken: "root-token-for-test" } });
-      const call = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: unknown; text: string; headers: Record<string, string | string[] | undefined> }> => {
+      let server = await startDevServer({
+        services: [createSecretsService(), first],
+        persistPath: path,
+        scheduler: { rootToken: "root-token-for-test" },
+      });
+      const call = async (
+        method: string,
+        p: string,
+        body?: unknown,
+      ): Promise<{
+        status: number;
+        body: unknown;
+        text: string;
+        headers: Record<string, string | string[] | undefined>;
+      }> => {
         const { request } = await import("undici");
         const res = await request(`${server.urls.scheduler}${p}`, {
-          method: method as "GET", headers: { "x-svc-token": "root-token-for-test", "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+          method: method as "GET",
+          headers: { "x-svc-token": "root-token-for-test", "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
         });
         const text = await res.body.text();
-        return { status: res.statusCode, text, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
+        return {
+          status: res.statusCode,
+          text,
+          body: text ? (JSON.parse(text) as unknown) : undefined,
+          headers: res.headers,
+        };
       };
       await call("POST", "/v1/jobs", { Job: serviceJob("kept"), Submission: { Source: "src", Format: "hcl2" } });
       await call("POST", "/v1/jobs", { Job: batchJob("kept-batch") });
@@ -172,14 +223,21 @@ describe("persistence", () => {
       await server.close();
 
       const second = createSchedulerService({ deploymentMs: 20, evalDelayMs: 1 });
-      server = await startDevServer({ services: [createSecretsService(), second], persistPath: path, scheduler: { rootToken: "root-token-for-test" } });
+      server = await startDevServer({
+        services: [createSecretsService(), second],
+        persistPath: path,
+        scheduler: { rootToken: "root-token-for-test" },
+      });
       const after = rec({ ...(await call("GET", "/v1/job/kept")) });
       expect(after).toEqual(before);
       // The priority change was an in-place update: the same two allocations, now on version 1.
       expect(list({ ...(await call("GET", "/v1/job/kept/allocations")) }).map((a) => a.JobVersion)).toEqual([1, 1]);
       expect((rec({ ...(await call("GET", "/v1/job/kept/versions")) }).Versions as unknown[]).length).toBe(2);
       expect(rec({ ...(await call("GET", "/v1/job/kept/submission?version=0")) }).Source).toBe("src");
-      expect(list({ ...(await call("GET", "/v1/job/kept/deployments")) }).map((d) => d.Status)).toEqual(["successful", "successful"]);
+      expect(list({ ...(await call("GET", "/v1/job/kept/deployments")) }).map((d) => d.Status)).toEqual([
+        "successful",
+        "successful",
+      ]);
       const next = rec({ ...(await call("POST", "/v1/jobs", { Job: serviceJob("kept", { Priority: 70 }) })) });
       expect(next.JobModifyIndex as number).toBeGreaterThan(before.ModifyIndex as number);
       await second.control.idle();

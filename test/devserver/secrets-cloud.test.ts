@@ -11,7 +11,10 @@ function decodeJwt(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
 }
 
-async function get(path: string, headers: Record<string, string> = { Metadata: "true" }): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }> {
+async function get(
+  path: string,
+  headers: Record<string, string> = { Metadata: "true" },
+): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, unknown> }> {
   const res = await request(`${cloud.url}${path}`, { headers });
   return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown>, headers: res.headers };
 }
@@ -197,13 +200,25 @@ describe("HTTP control API", () => {
 
   it("mints tokens and configures the instance", async () => {
     const headers = { "x-svc-token": server.rootTokens.secrets, "content-type": "application/json" };
-    const minted = await request(`${cloud.url}/_control/token`, { method: "POST", headers, body: JSON.stringify({ claims: { aud: "a", oid: "o" } }) });
+    const minted = await request(`${cloud.url}/_control/token`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ claims: { aud: "a", oid: "o" } }),
+    });
     const { token } = (await minted.body.json()) as { token: string };
     expect(decodeJwt(token)).toMatchObject({ aud: "a", oid: "o" });
-    const put = await request(`${cloud.url}/_control/instance`, { method: "PUT", headers, body: JSON.stringify({ location: "eastus" }) });
+    const put = await request(`${cloud.url}/_control/instance`, {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ location: "eastus" }),
+    });
     expect(((await put.body.json()) as { location: string }).location).toBe("eastus");
     expect(cloud.instance().location).toBe("eastus");
-    const fault = await request(`${cloud.url}/_control/metadata-faults`, { method: "POST", headers, body: JSON.stringify({ status: 429, times: 1 }) });
+    const fault = await request(`${cloud.url}/_control/metadata-faults`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ status: 429, times: 1 }),
+    });
     await fault.body.dump();
     expect((await get(`${TOKEN_PATH}r`)).status).toBe(429);
   });
@@ -221,13 +236,27 @@ describe("module lifecycle", () => {
       const c1 = await secretsControls(first);
       const root = first.rootTokens.secrets;
       const post = async (path: string, body: unknown): Promise<number> => {
-        const res = await request(`${first.urls.secrets}${path}`, { method: "POST", headers: { "x-svc-token": root }, body: JSON.stringify(body) });
+        const res = await request(`${first.urls.secrets}${path}`, {
+          method: "POST",
+          headers: { "x-svc-token": root },
+          body: JSON.stringify(body),
+        });
         await res.body.dump();
         return res.statusCode;
       };
       expect(await post("/v1/sys/auth/keep", { type: "cloud" })).toBe(204);
-      expect(await post("/v1/auth/keep/config", { tenant_id: c1.cloud.instance().tenantId, resource: "r", client_secret: "s" })).toBe(204);
-      expect(await post("/v1/auth/keep/role/r1", { bound_service_principal_ids: [c1.cloud.instance().identities[0]?.principalId] })).toBe(204);
+      expect(
+        await post("/v1/auth/keep/config", {
+          tenant_id: c1.cloud.instance().tenantId,
+          resource: "r",
+          client_secret: "s",
+        }),
+      ).toBe(204);
+      expect(
+        await post("/v1/auth/keep/role/r1", {
+          bound_service_principal_ids: [c1.cloud.instance().identities[0]?.principalId],
+        }),
+      ).toBe(204);
       c1.putPolicy("kept", { "auth/keep/*": ["read"] });
       const token = await c1.cloud.mintToken({}, { resource: "r" });
       await first.close();
@@ -236,10 +265,15 @@ describe("module lifecycle", () => {
       try {
         const c2 = await secretsControls(second);
         expect(c2.cloud.instance().tenantId).toBe(c1.cloud.instance().tenantId);
-        const res = await request(`${second.urls.secrets}/v1/auth/keep/login`, { method: "POST", body: JSON.stringify({ role: "r1", jwt: token }) });
+        const res = await request(`${second.urls.secrets}/v1/auth/keep/login`, {
+          method: "POST",
+          body: JSON.stringify({ role: "r1", jwt: token }),
+        });
         expect(res.statusCode).toBe(200);
         await res.body.dump();
-        const pol = await request(`${second.urls.secrets}/v1/sys/policies/acl/kept`, { headers: { "x-svc-token": root } });
+        const pol = await request(`${second.urls.secrets}/v1/sys/policies/acl/kept`, {
+          headers: { "x-svc-token": root },
+        });
         expect(pol.statusCode).toBe(200);
         await pol.body.dump();
       } finally {
@@ -255,6 +289,8 @@ describe("module lifecycle", () => {
     const s = await startDevServer({ services: [module] });
     const url = (await module.controls()).cloud.url;
     await s.close();
-    await expect(request(`${url}/metadata/instance?api-version=2021-02-01`, { headers: { Metadata: "true" } })).rejects.toThrow();
+    await expect(
+      request(`${url}/metadata/instance?api-version=2021-02-01`, { headers: { Metadata: "true" } }),
+    ).rejects.toThrow();
   });
 });

@@ -33,7 +33,11 @@ export async function call(base: string, method: string, path: string, options: 
   }
   const res = await request(`${base}${path}`, { method: method as "GET", headers, body: payload });
   const text = await res.body.text();
-  return { status: res.statusCode, body: text === "" ? undefined : (JSON.parse(text) as unknown), headers: res.headers };
+  return {
+    status: res.statusCode,
+    body: text === "" ? undefined : (JSON.parse(text) as unknown),
+    headers: res.headers,
+  };
 }
 
 /** Returns `body.data` of a reply as a record (throws when missing). */

@@ -32,14 +32,32 @@ describe("sys/auth mount table", () => {
   it("enables a method with 204 and shows it in the list and the sudo read", async () => {
     const enable = await call(base, "POST", "/v1/sys/auth/cloud", {
       token: root,
-      body: { type: "cloud", description: "machines", config: { default_lease_ttl: "1h", max_lease_ttl: "2h", listing_visibility: "hidden" }, local: true, seal_wrap: true },
+      body: {
+        type: "cloud",
+        description: "machines",
+        config: { default_lease_ttl: "1h", max_lease_ttl: "2h", listing_visibility: "hidden" },
+        local: true,
+        seal_wrap: true,
+      },
     });
     expect(enable.status).toBe(204);
     const list = data(await call(base, "GET", "/v1/sys/auth", { token: root }));
     const entry = list["cloud/"] as Record<string, unknown>;
-    expect(entry).toMatchObject({ type: "cloud", description: "machines", local: true, seal_wrap: true, external_entropy_access: false });
+    expect(entry).toMatchObject({
+      type: "cloud",
+      description: "machines",
+      local: true,
+      seal_wrap: true,
+      external_entropy_access: false,
+    });
     expect(entry.accessor).toMatch(/^auth_cloud_[0-9a-f]{8}$/);
-    expect(entry.config).toEqual({ default_lease_ttl: 3600, force_no_cache: false, max_lease_ttl: 7200, token_type: "default-service", listing_visibility: "hidden" });
+    expect(entry.config).toEqual({
+      default_lease_ttl: 3600,
+      force_no_cache: false,
+      max_lease_ttl: 7200,
+      token_type: "default-service",
+      listing_visibility: "hidden",
+    });
     const read = await call(base, "GET", "/v1/sys/auth/cloud", { token: root });
     expect(read.status).toBe(200);
     expect(data(read)).toEqual(entry);
@@ -62,9 +80,18 @@ describe("sys/auth mount table", () => {
     const cases: [unknown, string][] = [
       [{ type: "kubernetes" }, "plugin not found in the catalog: kubernetes"],
       [{}, "backend type must be specified as a string"],
-      [{ type: "cloud", config: { default_lease_ttl: "2h", max_lease_ttl: "1h" } }, "given default lease TTL greater than given max lease TTL"],
-      [{ type: "cloud", config: { default_lease_ttl: "800h" } }, "given default lease TTL greater than system max lease TTL of 2764800"],
-      [{ type: "cloud", config: { default_lease_ttl: "soon" } }, 'unable to parse default TTL of soon: time: invalid duration "soon"'],
+      [
+        { type: "cloud", config: { default_lease_ttl: "2h", max_lease_ttl: "1h" } },
+        "given default lease TTL greater than given max lease TTL",
+      ],
+      [
+        { type: "cloud", config: { default_lease_ttl: "800h" } },
+        "given default lease TTL greater than system max lease TTL of 2764800",
+      ],
+      [
+        { type: "cloud", config: { default_lease_ttl: "soon" } },
+        'unable to parse default TTL of soon: time: invalid duration "soon"',
+      ],
       [{ type: "cloud", config: { token_type: "weird" } }, 'invalid value for "token_type"'],
       [{ type: "cloud", config: { listing_visibility: "public" } }, "invalid listing_visibility public"],
     ];
@@ -83,14 +110,18 @@ describe("sys/auth mount table", () => {
   });
 
   it("serves nested mount paths", async () => {
-    expect((await call(base, "POST", "/v1/sys/auth/team/a/cloud", { token: root, body: { type: "cloud" } })).status).toBe(204);
+    expect(
+      (await call(base, "POST", "/v1/sys/auth/team/a/cloud", { token: root, body: { type: "cloud" } })).status,
+    ).toBe(204);
     expect(data(await call(base, "GET", "/v1/sys/auth/team/a/cloud", { token: root })).type).toBe("cloud");
     const cfg = await call(base, "POST", "/v1/auth/team/a/cloud/config", {
       token: root,
       body: { tenant_id: "00000000-0000-0000-0000-000000000001", resource: "https://management.azure.com/" },
     });
     expect(cfg.status).toBe(204);
-    expect(data(await call(base, "GET", "/v1/auth/team/a/cloud/config", { token: root })).tenant_id).toBe("00000000-0000-0000-0000-000000000001");
+    expect(data(await call(base, "GET", "/v1/auth/team/a/cloud/config", { token: root })).tenant_id).toBe(
+      "00000000-0000-0000-0000-000000000001",
+    );
   });
 });
 
@@ -99,27 +130,58 @@ describe("tune", () => {
     await call(base, "POST", "/v1/sys/auth/plain", { token: root, body: { type: "cloud" } });
     const r = await call(base, "GET", "/v1/sys/auth/plain/tune", { token: root });
     expect(r.status).toBe(200);
-    expect(data(r)).toEqual({ default_lease_ttl: 2764800, description: "", force_no_cache: false, max_lease_ttl: 2764800, token_type: "default-service" });
+    expect(data(r)).toEqual({
+      default_lease_ttl: 2764800,
+      description: "",
+      force_no_cache: false,
+      max_lease_ttl: 2764800,
+      token_type: "default-service",
+    });
     const own = data(await call(base, "GET", "/v1/sys/auth/plain", { token: root })).config as Record<string, unknown>;
     expect(own.default_lease_ttl).toBe(0);
   });
 
   it("applies only the fields present", async () => {
-    await call(base, "POST", "/v1/sys/auth/tuned", { token: root, body: { type: "cloud", description: "before", config: { default_lease_ttl: "30m" } } });
-    expect((await call(base, "POST", "/v1/sys/auth/tuned/tune", { token: root, body: { max_lease_ttl: "2h" } })).status).toBe(204);
+    await call(base, "POST", "/v1/sys/auth/tuned", {
+      token: root,
+      body: { type: "cloud", description: "before", config: { default_lease_ttl: "30m" } },
+    });
+    expect(
+      (await call(base, "POST", "/v1/sys/auth/tuned/tune", { token: root, body: { max_lease_ttl: "2h" } })).status,
+    ).toBe(204);
     let t = data(await call(base, "GET", "/v1/sys/auth/tuned/tune", { token: root }));
-    expect(t).toMatchObject({ default_lease_ttl: 1800, max_lease_ttl: 7200, description: "before", token_type: "default-service" });
-    await call(base, "POST", "/v1/sys/auth/tuned/tune", { token: root, body: { description: "after", token_type: "batch", audit_non_hmac_request_keys: ["a", "b"] } });
+    expect(t).toMatchObject({
+      default_lease_ttl: 1800,
+      max_lease_ttl: 7200,
+      description: "before",
+      token_type: "default-service",
+    });
+    await call(base, "POST", "/v1/sys/auth/tuned/tune", {
+      token: root,
+      body: { description: "after", token_type: "batch", audit_non_hmac_request_keys: ["a", "b"] },
+    });
     t = data(await call(base, "GET", "/v1/sys/auth/tuned/tune", { token: root }));
-    expect(t).toMatchObject({ default_lease_ttl: 1800, max_lease_ttl: 7200, description: "after", token_type: "batch", audit_non_hmac_request_keys: ["a", "b"] });
-    await call(base, "POST", "/v1/sys/auth/tuned/tune", { token: root, body: { audit_non_hmac_request_keys: [""], default_lease_ttl: "system" } });
+    expect(t).toMatchObject({
+      default_lease_ttl: 1800,
+      max_lease_ttl: 7200,
+      description: "after",
+      token_type: "batch",
+      audit_non_hmac_request_keys: ["a", "b"],
+    });
+    await call(base, "POST", "/v1/sys/auth/tuned/tune", {
+      token: root,
+      body: { audit_non_hmac_request_keys: [""], default_lease_ttl: "system" },
+    });
     t = data(await call(base, "GET", "/v1/sys/auth/tuned/tune", { token: root }));
     expect(t.audit_non_hmac_request_keys).toBeUndefined();
     expect(t.default_lease_ttl).toBe(2764800);
   });
 
   it("refuses a max below the default", async () => {
-    const r = await call(base, "POST", "/v1/sys/auth/tuned/tune", { token: root, body: { default_lease_ttl: "3h", max_lease_ttl: "1h" } });
+    const r = await call(base, "POST", "/v1/sys/auth/tuned/tune", {
+      token: root,
+      body: { default_lease_ttl: "3h", max_lease_ttl: "1h" },
+    });
     expect(r.status).toBe(400);
     expect(errors(r)).toEqual(["backend max lease TTL of 3600 would be less than backend default lease TTL of 10800"]);
   });
@@ -147,7 +209,8 @@ describe("disable", () => {
     await call(base, "POST", "/v1/sys/auth/gone", { token: root, body: { type: "cloud" } });
     await call(base, "POST", "/v1/auth/gone/config", { token: root, body: { tenant_id: "t", resource: "r" } });
     await call(base, "POST", "/v1/auth/gone/role/r1", { token: root, body: { bound_group_ids: "g" } });
-    const accessor = (data(await call(base, "GET", "/v1/sys/auth/gone", { token: root })) as { accessor: string }).accessor;
+    const accessor = (data(await call(base, "GET", "/v1/sys/auth/gone", { token: root })) as { accessor: string })
+      .accessor;
     const ctx = server.context("secrets");
     const issued = ctx.tokens.create({ policies: ["default"], meta: { mountAccessor: accessor } });
     expect((await call(base, "GET", "/v1/auth/token/lookup-self", { token: issued.token })).status).toBe(200);
@@ -185,7 +248,10 @@ describe("permissions", () => {
       ["DELETE", "/v1/sys/auth/cloud"],
       ["POST", "/v1/sys/auth/cloud/tune"],
     ] as const) {
-      const r = await call(base, method, path, { token: lister, body: method === "POST" ? { type: "cloud" } : undefined });
+      const r = await call(base, method, path, {
+        token: lister,
+        body: method === "POST" ? { type: "cloud" } : undefined,
+      });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(errors(r)).toEqual([DENIED]);
     }

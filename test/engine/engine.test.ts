@@ -39,7 +39,11 @@ function summarizeTimings(c: EngineContext): Record<string, { calls: number; fir
   const out: Record<string, { calls: number; firstMs: number; medianMs: number }> = {};
   for (const [m, ms] of by) {
     const sorted = [...ms].sort((a, b) => a - b);
-    out[m] = { calls: ms.length, firstMs: Math.round((ms[0] ?? 0) * 10) / 10, medianMs: Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 10) / 10 };
+    out[m] = {
+      calls: ms.length,
+      firstMs: Math.round((ms[0] ?? 0) * 10) / 10,
+      medianMs: Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 10) / 10,
+    };
   }
   return out;
 }

@@ -24,14 +24,22 @@ export interface StepResult {
 }
 
 /** Runs `check` like the engine, failing on check failures. */
-export async function checked(impl: ProviderImpl, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function checked(
+  impl: ProviderImpl,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const r = await impl.check(olds, news);
   if (r.failures && r.failures.length > 0) throw new Error(`check failed: ${JSON.stringify(r.failures)}`);
   return r.inputs as Record<string, unknown>;
 }
 
 /** One `pulumi up` of one resource (replacements are not expected here). */
-export async function upStep(impl: ProviderImpl, state: Stated | undefined, news: Record<string, unknown>): Promise<StepResult> {
+export async function upStep(
+  impl: ProviderImpl,
+  state: Stated | undefined,
+  news: Record<string, unknown>,
+): Promise<StepResult> {
   const inputs = await checked(impl, state?.outs ?? {}, news);
   const ran: StepResult["ran"] = state === undefined ? "create" : "update";
   try {
@@ -54,7 +62,10 @@ export async function upStep(impl: ProviderImpl, state: Stated | undefined, news
 }
 
 /** One `pulumi destroy` of one resource; the state stays when it fails. */
-export async function destroyStep(impl: ProviderImpl, state: Stated): Promise<{ state: Stated | undefined; error?: Error }> {
+export async function destroyStep(
+  impl: ProviderImpl,
+  state: Stated,
+): Promise<{ state: Stated | undefined; error?: Error }> {
   try {
     await impl.delete(state.id, state.outs);
     return { state: undefined };

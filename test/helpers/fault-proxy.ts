@@ -20,7 +20,14 @@ import type { AddressInfo, Socket } from "node:net";
 export type FaultKind = "reset-before" | "reset-after" | "error-after" | "status" | "rate-limit" | "delay";
 
 /** All fault kinds. */
-export const FAULT_KINDS: readonly FaultKind[] = ["reset-before", "reset-after", "error-after", "status", "rate-limit", "delay"];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "reset-before",
+  "reset-after",
+  "error-after",
+  "status",
+  "rate-limit",
+  "delay",
+];
 
 /** Which requests a fault may hit. */
 export interface FaultMatch {
@@ -179,7 +186,11 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
           return;
         case "status":
           res.writeHead(d.status ?? 503, { "content-type": secretsStyle ? "application/json" : "text/plain" });
-          res.end(errorBody(d.status === 500 ? (secretsStyle ? "internal error" : "rpc error: EOF") : "injected: service unavailable"));
+          res.end(
+            errorBody(
+              d.status === 500 ? (secretsStyle ? "internal error" : "rpc error: EOF") : "injected: service unavailable",
+            ),
+          );
           return;
         case "rate-limit":
           res.writeHead(429, { "retry-after": String(d.retryAfter ?? 0.01), "content-type": "text/plain" });
@@ -190,30 +201,33 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
       }
       const forward = () => {
         const headers = { ...req.headers, host: upstream.host };
-        const up = http.request({ host: upstream.hostname, port: upstream.port, method, path: full, headers, agent }, (ur) => {
-          const out: Buffer[] = [];
-          ur.on("data", (c: Buffer) => out.push(c));
-          ur.on("end", () => {
-            entry.forwarded = true;
-            if (d?.kind === "reset-after") {
-              req.socket.resetAndDestroy();
-              return;
-            }
-            if (d?.kind === "error-after") {
-              res.writeHead(d.status ?? 502, { "content-type": "text/plain" });
-              res.end(errorBody("injected: bad gateway"));
-              return;
-            }
-            const h: Record<string, string | string[]> = {};
-            for (const [k, v] of Object.entries(ur.headers)) {
-              if (v === undefined || k === "connection" || k === "transfer-encoding" || k === "keep-alive") continue;
-              h[k] = v;
-            }
-            res.writeHead(ur.statusCode ?? 502, h);
-            res.end(Buffer.concat(out));
-          });
-          ur.on("error", () => req.socket.destroy());
-        });
+        const up = http.request(
+          { host: upstream.hostname, port: upstream.port, method, path: full, headers, agent },
+          (ur) => {
+            const out: Buffer[] = [];
+            ur.on("data", (c: Buffer) => out.push(c));
+            ur.on("end", () => {
+              entry.forwarded = true;
+              if (d?.kind === "reset-after") {
+                req.socket.resetAndDestroy();
+                return;
+              }
+              if (d?.kind === "error-after") {
+                res.writeHead(d.status ?? 502, { "content-type": "text/plain" });
+                res.end(errorBody("injected: bad gateway"));
+                return;
+              }
+              const h: Record<string, string | string[]> = {};
+              for (const [k, v] of Object.entries(ur.headers)) {
+                if (v === undefined || k === "connection" || k === "transfer-encoding" || k === "keep-alive") continue;
+                h[k] = v;
+              }
+              res.writeHead(ur.statusCode ?? 502, h);
+              res.end(Buffer.concat(out));
+            });
+            ur.on("error", () => req.socket.destroy());
+          },
+        );
         up.on("error", () => req.socket.destroy());
         up.end(body);
       };
@@ -236,7 +250,8 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
       for (const f of faults) scripted.push({ ...f, left: f.times ?? 1, skipLeft: f.skip ?? 0 });
     },
     random(opts) {
-      rand = opts === undefined ? undefined : { opts, next: seededRandom(opts.seed), used: 0, burst: 0, burstStatus: 503 };
+      rand =
+        opts === undefined ? undefined : { opts, next: seededRandom(opts.seed), used: 0, burst: 0, burstStatus: 503 };
     },
     faultsSince(mark) {
       const out: Partial<Record<FaultKind, number>> = {};

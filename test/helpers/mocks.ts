@@ -22,7 +22,9 @@ interface RegisterRequest {
 }
 
 /** Installs mocks whose resources get `state(args)` as their state; resolves to what they record. */
-export async function installMocks(state: (args: pulumi.runtime.MockResourceArgs) => Record<string, unknown>): Promise<MockRecorder> {
+export async function installMocks(
+  state: (args: pulumi.runtime.MockResourceArgs) => Record<string, unknown>,
+): Promise<MockRecorder> {
   const rec: MockRecorder = { registered: [], secretOutputs: new Map() };
   await pulumi.runtime.setMocks(
     {
@@ -38,7 +40,9 @@ export async function installMocks(state: (args: pulumi.runtime.MockResourceArgs
     "stack",
     false,
   );
-  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, cb: unknown): unknown;
+  };
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, cb) => {
     rec.secretOutputs.set(req.getName(), req.getAdditionalsecretoutputsList());

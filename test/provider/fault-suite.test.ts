@@ -47,7 +47,9 @@ let scheduler: SchedulerClient;
 let methodType: string;
 /** Failed steps by resource, operation and how they failed (an init error keeps the object in state). */
 const failures = new Map<string, number>();
-const tally = Object.fromEntries([...FAULT_KINDS, "none"].map((k) => [k, { steps: 0, transparent: 0, failed: 0, converged: 0 }])) as Tally;
+const tally = Object.fromEntries(
+  [...FAULT_KINDS, "none"].map((k) => [k, { steps: 0, transparent: 0, failed: 0, converged: 0 }]),
+) as Tally;
 
 beforeAll(async () => {
   dev = await startDevServer({ schedulerService: { deploymentMs: 10, evalDelayMs: 1 } });
@@ -71,7 +73,10 @@ afterAll(async () => {
   setConnectionOverrides({});
   if (process.env.FAULT_REPORT) {
     console.log(`fault suite, ${SEEDS} seeds: per fault kind, the steps that met it`);
-    for (const [k, t] of Object.entries(tally)) console.log(`  ${k.padEnd(12)} steps ${t.steps}, transparent ${t.transparent}, failed ${t.failed}, converged on re-run ${t.converged}`);
+    for (const [k, t] of Object.entries(tally))
+      console.log(
+        `  ${k.padEnd(12)} steps ${t.steps}, transparent ${t.transparent}, failed ${t.failed}, converged on re-run ${t.converged}`,
+      );
     console.log("failed steps by resource and operation:");
     for (const [k, n] of [...failures.entries()].sort()) console.log(`  ${k}: ${n}`);
   }
@@ -117,7 +122,11 @@ const verify: Record<Kind, (s: Stated | undefined, want: Record<string, unknown>
   },
 };
 
-function count(faults: Partial<Record<FaultKind, number>>, outcome: "transparent" | "failed", converged: boolean): void {
+function count(
+  faults: Partial<Record<FaultKind, number>>,
+  outcome: "transparent" | "failed",
+  converged: boolean,
+): void {
   const kinds = Object.keys(faults) as FaultKind[];
   for (const k of kinds.length > 0 ? kinds : (["none"] as const)) {
     const t = tally[k];
@@ -128,7 +137,12 @@ function count(faults: Partial<Record<FaultKind, number>>, outcome: "transparent
 }
 
 /** Runs one step under random faults; a failure gets one re-run without faults. */
-async function step(seed: number, kind: Kind, state: Stated | undefined, news: Record<string, unknown> | "delete"): Promise<Stated | undefined> {
+async function step(
+  seed: number,
+  kind: Kind,
+  state: Stated | undefined,
+  news: Record<string, unknown> | "delete",
+): Promise<Stated | undefined> {
   const impl = impls[kind];
   const marks = [secretsProxy.log.length, schedulerProxy.log.length];
   const random = { seed, rate: 0.35, kinds: FAULT_KINDS, maxFaults: 3, maxBurst: 3, maxDelayMs: 30 };
@@ -137,11 +151,22 @@ async function step(seed: number, kind: Kind, state: Stated | undefined, news: R
   const run = () => (news === "delete" ? destroyStep(impl, state as Stated) : upStep(impl, state, news));
   const t0 = Date.now();
   let r = await silenced(run);
-  if (process.env.FAULT_DEBUG) console.log(seed, kind, news === "delete" ? "delete" : state ? "update" : "create", Date.now() - t0, "ms", r.error?.message ?? "", JSON.stringify(secretsProxy.faultsSince(marks[0] ?? 0)), JSON.stringify(schedulerProxy.faultsSince(marks[1] ?? 0)));
+  if (process.env.FAULT_DEBUG)
+    console.log(
+      seed,
+      kind,
+      news === "delete" ? "delete" : state ? "update" : "create",
+      Date.now() - t0,
+      "ms",
+      r.error?.message ?? "",
+      JSON.stringify(secretsProxy.faultsSince(marks[0] ?? 0)),
+      JSON.stringify(schedulerProxy.faultsSince(marks[1] ?? 0)),
+    );
   secretsProxy.random(undefined);
   schedulerProxy.random(undefined);
   const faults: Partial<Record<FaultKind, number>> = { ...secretsProxy.faultsSince(marks[0] ?? 0) };
-  for (const [k, n] of Object.entries(schedulerProxy.faultsSince(marks[1] ?? 0))) faults[k as FaultKind] = (faults[k as FaultKind] ?? 0) + n;
+  for (const [k, n] of Object.entries(schedulerProxy.faultsSince(marks[1] ?? 0)))
+    faults[k as FaultKind] = (faults[k as FaultKind] ?? 0) + n;
   if (r.error !== undefined) {
     const failed = r;
     const op = news === "delete" ? "delete" : state === undefined ? "create" : "update";
@@ -149,7 +174,10 @@ async function step(seed: number, kind: Kind, state: Stated | undefined, news: R
     failures.set(`${kind} ${op}, ${how}`, (failures.get(`${kind} ${op}, ${how}`) ?? 0) + 1);
     state = r.state;
     r = await silenced(() => (news === "delete" ? destroyStep(impl, state as Stated) : upStep(impl, state, news)));
-    if (r.error !== undefined) throw new Error(`seed ${seed}, ${kind}: the re-run failed too: ${r.error.message}\nfirst failure: ${failed.error?.message}`);
+    if (r.error !== undefined)
+      throw new Error(
+        `seed ${seed}, ${kind}: the re-run failed too: ${r.error.message}\nfirst failure: ${failed.error?.message}`,
+      );
     count(faults, "failed", true);
   } else {
     count(faults, "transparent", false);
@@ -180,7 +208,13 @@ describe("fault suite: every resource's create, update and delete through a faul
       const p = `fs${seed}`;
       const inputs = {
         mount: (description: string) => ({ path: p, type: methodType, description }),
-        config: (maxRetries: number) => ({ mount: p, tenantId: TENANT, resource: "https://management.azure.com/", clientSecret: `secret-${seed}`, maxRetries }),
+        config: (maxRetries: number) => ({
+          mount: p,
+          tenantId: TENANT,
+          resource: "https://management.azure.com/",
+          clientSecret: `secret-${seed}`,
+          maxRetries,
+        }),
         role: (tokenTtl: number) => ({ mount: p, name: "web", boundServicePrincipalIds: ["sp-1"], tokenTtl }),
         job: (image: string) => ({ jobspec: SPEC(`job-${seed}`, image), purgeOnDestroy: true }),
         tag: (description: string) => ({ jobId: `job-${seed}`, name: "release", version: 0, description }),

@@ -22,7 +22,9 @@ function node(script: string): unknown {
 
 /** Script text that loads the TypeScript module at `path` as `mod`, compiled in memory, resolving from the repository. */
 function loading(path: string): string {
-  const js = ts.transpileModule(readFileSync(path, "utf8"), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+  const js = ts.transpileModule(readFileSync(path, "utf8"), {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  }).outputText;
   return `
     const Module = require("node:module");
     const m = new Module(${JSON.stringify(path)}, module);
@@ -47,7 +49,10 @@ describe("zod's locales in the provider host", () => {
     console.log(JSON.stringify({ atLoad, english, keys, hasFr, french, after: loaded().length, installed: typeof installed === "undefined" ? null : installed, again: typeof mod === "undefined" ? null : mod.deferZodLocales() }));`;
 
   it("loads only English with zod, and every locale on first use, as zod itself offers them", () => {
-    const lazy = node(loading(LOCALES) + "const installed = mod.deferZodLocales();" + report) as Record<string, unknown>;
+    const lazy = node(loading(LOCALES) + "const installed = mod.deferZodLocales();" + report) as Record<
+      string,
+      unknown
+    >;
     const eager = node("const mod = undefined;" + report) as Record<string, unknown>;
     expect(lazy["atLoad"]).toEqual(["en.cjs", "index.cjs"]); // the index is the stand-in
     expect((eager["atLoad"] as string[]).length).toBeGreaterThan(60);
@@ -64,7 +69,9 @@ describe("zod's locales in the provider host", () => {
   });
 
   it("does nothing when zod was loaded first", () => {
-    const out = node(`require("zod");${loading(LOCALES)} console.log(JSON.stringify({ again: mod.deferZodLocales(), fr: typeof require("zod").locales.fr }));`);
+    const out = node(
+      `require("zod");${loading(LOCALES)} console.log(JSON.stringify({ again: mod.deferZodLocales(), fr: typeof require("zod").locales.fr }));`,
+    );
     expect(out).toEqual({ again: false, fr: "function" });
   });
 });
@@ -81,7 +88,13 @@ describe("zod's compiled parsers", () => {
   });
 
   it("are not built by a Job's check, read or diff (they cost more than they save over a command's few records)", async () => {
-    const created = await createJob({ job: { ID: "first-call", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "a" } }] }] }, waitForDeployment: false });
+    const created = await createJob({
+      job: {
+        ID: "first-call",
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "a" } }] }],
+      },
+      waitForDeployment: false,
+    });
     // zod builds a parser with `new Function`, looked up on the global object when it compiles one.
     const real = globalThis.Function;
     let built = 0;
@@ -92,7 +105,16 @@ describe("zod's compiled parsers", () => {
       },
     });
     try {
-      const checked = await job.check({}, { job: { ID: "first-call", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "b" } }] }] }, waitForDeployment: false });
+      const checked = await job.check(
+        {},
+        {
+          job: {
+            ID: "first-call",
+            TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "b" } }] }],
+          },
+          waitForDeployment: false,
+        },
+      );
       expect(checked.failures ?? []).toEqual([]);
       const read = await job.read(created.id, created.outs);
       expect(read.id).toBe(created.id);

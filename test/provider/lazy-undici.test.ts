@@ -14,13 +14,30 @@ describe("module loading in the provider host", () => {
     for (const k of Object.keys(req.cache)) if (k.includes("/node_modules/undici/")) delete req.cache[k];
     const { configure } = await import("../../provider/config.js");
     const { job } = await import("../../provider/resources/job.js");
-    await configure({ config: { get: (k: string) => ({ "pulumi-secrets-scheduler:schedulerAddress": "http://127.0.0.1:9", "pulumi-secrets-scheduler:schedulerToken": "t" })[k] } });
-    const checked = await job.check({}, { job: { ID: "lazy", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] } });
+    await configure({
+      config: {
+        get: (k: string) =>
+          ({
+            "pulumi-secrets-scheduler:schedulerAddress": "http://127.0.0.1:9",
+            "pulumi-secrets-scheduler:schedulerToken": "t",
+          })[k],
+      },
+    });
+    const checked = await job.check(
+      {},
+      { job: { ID: "lazy", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] } },
+    );
     const inputs = checked.inputs as Parameters<typeof job.diff>[2];
     const hash = (await import("../../provider/resources/job-desired.js")).desiredInputsHash;
     const { SchedulerClient } = await import("../../provider/clients/scheduler/index.js");
     const { userInputs } = await import("../../provider/resources/job-identity.js");
-    const olds = { jobId: "lazy", namespace: "default", region: "global", inputsHash: hash(userInputs(inputs), new SchedulerClient({ address: "http://127.0.0.1:9", token: "t" })), normalizedJob: "{}" } as unknown as Parameters<typeof job.diff>[1];
+    const olds = {
+      jobId: "lazy",
+      namespace: "default",
+      region: "global",
+      inputsHash: hash(userInputs(inputs), new SchedulerClient({ address: "http://127.0.0.1:9", token: "t" })),
+      normalizedJob: "{}",
+    } as unknown as Parameters<typeof job.diff>[1];
     const d = await job.diff("lazy@default", olds, inputs);
     expect(d.changes).toBe(false);
     expect(undiciLoaded()).toBe(false);

@@ -75,7 +75,17 @@ describe("the Job provider's shared client", () => {
   });
 
   it("reads after closeConnections (the shared client takes a new pool)", async () => {
-    const s = await createJob({ job: { ID: "shared-client", Name: "shared-client", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }] }, waitForDeployment: false, purgeOnDestroy: true });
+    const s = await createJob({
+      job: {
+        ID: "shared-client",
+        Name: "shared-client",
+        Type: "batch",
+        Datacenters: ["dc1"],
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
+      },
+      waitForDeployment: false,
+      purgeOnDestroy: true,
+    });
     const first = await job.read(s.id, s.outs);
     await closeConnections();
     const again = await job.read(s.id, s.outs);

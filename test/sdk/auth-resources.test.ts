@@ -45,18 +45,25 @@ describe("AuthMount", () => {
 
 describe("AuthConfig", () => {
   it("sends the client secret as a secret and asks for the hash output to be secret", async () => {
-    const c = new sdk.AuthConfig("c", {
-      tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
-      resource: "https://management.azure.com/",
-      clientSecret: SECRET,
-    }, { additionalSecretOutputs: ["clientId"] });
+    const c = new sdk.AuthConfig(
+      "c",
+      {
+        tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+        resource: "https://management.azure.com/",
+        clientSecret: SECRET,
+      },
+      { additionalSecretOutputs: ["clientId"] },
+    );
     expect(await value(c.tenantId)).toBe("72f988bf-86f1-41af-91ab-2d7cd011db47");
     expect(await secretness(c.tenantId)).toBe(false);
     expect(rec.secretOutputs.get("c")).toEqual(["clientId", "clientSecret", "clientSecretHash"]);
     const r = rec.registered.find((x) => x.name === "c");
     expect(r?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthConfig");
     // Mocks show secret inputs wrapped with Pulumi's secret signature.
-    expect(r?.inputs.clientSecret).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: SECRET });
+    expect(r?.inputs.clientSecret).toMatchObject({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      value: SECRET,
+    });
     const text = String(r?.inputs.__provider);
     expect(text).toContain("pulumi-secrets-scheduler/provider");
     expect(text).not.toContain(SECRET);
@@ -69,7 +76,9 @@ describe("AuthRole", () => {
     expect(pulumi.Output.isInstance(role.boundGroupIds)).toBe(true);
     expect(pulumi.Output.isInstance(role.tokenPolicies)).toBe(true);
     expect(await value(role.boundServicePrincipalIds)).toEqual(["sp"]);
-    expect(rec.registered.find((x) => x.name === "r")?.type).toBe("pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthRole");
+    expect(rec.registered.find((x) => x.name === "r")?.type).toBe(
+      "pulumi-nodejs:dynamic/pulumi-secrets-scheduler:AuthRole",
+    );
   });
 });
 

@@ -22,7 +22,7 @@ describe("Job", () => {
     expect(r?.inputs.waitForDeployment).toBe(false);
     // The provider is the thin shim: its text loads the implementation at call time and captures nothing else.
     const text = String(r?.inputs.__provider);
-    expect(text).toContain('provider(kind)');
+    expect(text).toContain("provider(kind)");
     expect(text).not.toContain("SchedulerClient");
     expect(text.length).toBeLessThan(20_000);
   });
@@ -33,12 +33,18 @@ describe("Job", () => {
     await outputValue(j.jobId);
     expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob", "inputsHash"]);
     const r = rec.registered.find((x) => x.name === "secret-spec");
-    expect(r?.inputs.jobspec).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: spec });
+    expect(r?.inputs.jobspec).toMatchObject({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      value: spec,
+    });
     expect(String(r?.inputs.__provider)).not.toContain("planted-pw-77");
   });
 
   it("with a secret variable, the outputs derived from it (normalizedJob, inputsHash) are secret outputs", async () => {
-    const j = new Job("secret-var", { jobspec: 'variable "pw" {}\njob "v" {}', variables: pulumi.secret({ pw: "hunter2" }) });
+    const j = new Job("secret-var", {
+      jobspec: 'variable "pw" {}\njob "v" {}',
+      variables: pulumi.secret({ pw: "hunter2" }),
+    });
     await outputValue(j.jobId);
     expect(rec.secretOutputs.get("secret-var")).toEqual(expect.arrayContaining(["normalizedJob", "inputsHash"]));
   });
@@ -48,12 +54,18 @@ describe("Job", () => {
     await outputValue(plain.jobId);
     expect(rec.registered.find((x) => x.name === "plain-vars")?.inputs).not.toHaveProperty("secretInputs");
 
-    const oneVar = new Job("one-secret-var", { jobspec: 'job "o" {}', variables: { count: 2, db_password: pulumi.secret("pw-in-sdk-1"), image: pulumi.output("nginx") } });
+    const oneVar = new Job("one-secret-var", {
+      jobspec: 'job "o" {}',
+      variables: { count: 2, db_password: pulumi.secret("pw-in-sdk-1"), image: pulumi.output("nginx") },
+    });
     await outputValue(oneVar.jobId);
     const r1 = rec.registered.find((x) => x.name === "one-secret-var");
     expect(r1?.inputs.secretInputs).toEqual(["variables.db_password"]);
 
-    const wholeVars = new Job("whole-secret-vars", { jobspec: 'job "w" {}', variables: pulumi.secret({ db_password: "pw-in-sdk-2" }) });
+    const wholeVars = new Job("whole-secret-vars", {
+      jobspec: 'job "w" {}',
+      variables: pulumi.secret({ db_password: "pw-in-sdk-2" }),
+    });
     await outputValue(wholeVars.jobId);
     expect(rec.registered.find((x) => x.name === "whole-secret-vars")?.inputs.secretInputs).toEqual(["variables"]);
 
@@ -61,7 +73,9 @@ describe("Job", () => {
     await outputValue(spec.jobId);
     expect(rec.registered.find((x) => x.name === "secret-spec-flag")?.inputs.secretInputs).toEqual(["jobspec"]);
 
-    const obj = new Job("secret-job-flag", { job: { ID: "j", Meta: { token: pulumi.secret("pw-in-sdk-3") } } as never });
+    const obj = new Job("secret-job-flag", {
+      job: { ID: "j", Meta: { token: pulumi.secret("pw-in-sdk-3") } } as never,
+    });
     await outputValue(obj.jobId);
     const r4 = rec.registered.find((x) => x.name === "secret-job-flag");
     expect(r4?.inputs.secretInputs).toEqual(["job"]);

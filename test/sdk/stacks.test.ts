@@ -37,14 +37,17 @@ describe("resource constructors and stack traces", () => {
     ["AuthRole", () => new AuthRole("st-role", { mount: "st", name: "r", boundSubscriptionIds: ["s"] })],
   ];
 
-  it.each(kinds)("%s records no stack trace per output property, and leaves the limit as it was", async (_name, make) => {
-    const before = Error.stackTraceLimit;
-    const r = make();
-    expect(Error.stackTraceLimit).toBe(before);
-    // Pulumi reads the caller's position once per resource; before the fix a Job made 90-odd traces here.
-    expect(traces).toBeLessThanOrEqual(2);
-    await outputValue(r.urn);
-  });
+  it.each(kinds)(
+    "%s records no stack trace per output property, and leaves the limit as it was",
+    async (_name, make) => {
+      const before = Error.stackTraceLimit;
+      const r = make();
+      expect(Error.stackTraceLimit).toBe(before);
+      // Pulumi reads the caller's position once per resource; before the fix a Job made 90-odd traces here.
+      expect(traces).toBeLessThanOrEqual(2);
+      await outputValue(r.urn);
+    },
+  );
 
   it("keeps Pulumi's source position of the resource (its own stack read is not limited)", async () => {
     const j = new Job("st-pos", { job: { ID: "pos" }, waitForDeployment: false });

@@ -131,7 +131,8 @@ export class ActionSession implements AsyncIterable<ActionEvent> {
     let text: string;
     if (typeof data === "string") text = data;
     else if (data instanceof ArrayBuffer) text = Buffer.from(data).toString("utf8");
-    else if (ArrayBuffer.isView(data)) text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8");
+    else if (ArrayBuffer.isView(data))
+      text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8");
     else return;
     let frame: unknown;
     try {
@@ -160,7 +161,8 @@ export class ActionSession implements AsyncIterable<ActionEvent> {
     // A normal close, or any close after the exit frame, ends the stream; anything else is a failure.
     if (!this.exited && code !== 1000 && code !== 1005 && this.failure === undefined) {
       const denied = /permission denied|acl token/i.test(reason);
-      const serverErrors = reason !== "" ? [reason] : [`the socket closed with code ${code} before the action finished`];
+      const serverErrors =
+        reason !== "" ? [reason] : [`the socket closed with code ${code} before the action finished`];
       this.failure = wsError(denied ? "permission_denied" : "server", this.path, serverErrors);
     }
     this.ended = true;
@@ -212,7 +214,12 @@ export async function openActionSession(core: HttpCore, jobId: string, opts: Run
     const onClose = (ev: { code: number; reason: string }) => {
       cleanup();
       reject(
-        wsError("transport", path, ev.reason ? [ev.reason] : [], "the scheduler refused or dropped the WebSocket upgrade; check the address, that the token grants namespace:alloc-exec, and that the allocation and task exist"),
+        wsError(
+          "transport",
+          path,
+          ev.reason ? [ev.reason] : [],
+          "the scheduler refused or dropped the WebSocket upgrade; check the address, that the token grants namespace:alloc-exec, and that the allocation and task exist",
+        ),
       );
     };
     const onAbort = () => {
@@ -236,7 +243,11 @@ export async function openActionSession(core: HttpCore, jobId: string, opts: Run
   if (handshake) ws.send(JSON.stringify({ version: 1, auth_token: token ?? "" }));
   if (opts.tty && opts.ttySize !== undefined) session.resize(opts.ttySize);
   if (opts.signal !== undefined) {
-    opts.signal.addEventListener("abort", () => session.fail(wsError("aborted", path, [], "the operation was cancelled")), { once: true });
+    opts.signal.addEventListener(
+      "abort",
+      () => session.fail(wsError("aborted", path, [], "the operation was cancelled")),
+      { once: true },
+    );
   }
   return session;
 }
@@ -247,5 +258,6 @@ function wsError(code: ApiErrorCode, path: string, serverErrors: string[], hint?
 
 function checkSize(size: TtySize): void {
   const ok = (n: unknown) => typeof n === "number" && Number.isInteger(n) && n > 0;
-  if (!ok(size.height) || !ok(size.width)) throw new UsageError(`${OPERATION}: ttySize needs positive integer height and width.`);
+  if (!ok(size.height) || !ok(size.width))
+    throw new UsageError(`${OPERATION}: ttySize needs positive integer height and width.`);
 }

@@ -5,7 +5,10 @@ import { JobActionSchema, type JobAction } from "../../schemas/scheduler";
 import { openActionSession, type ActionOutput, type ActionSession, type RunActionOptions } from "./action-ws";
 import { requireId, type ReadOptions, type Result, type SchedulerRequester } from "./base";
 
-const ActionListSchema = z.array(JobActionSchema).nullable().transform((v) => v ?? []);
+const ActionListSchema = z
+  .array(JobActionSchema)
+  .nullable()
+  .transform((v) => v ?? []);
 
 /** Action operations, reached as `client.actions`. */
 export class JobActions {
@@ -14,7 +17,10 @@ export class JobActions {
   /** Lists the predefined actions of a job's tasks. */
   async list(jobId: string, opts: ReadOptions = {}): Promise<Result<JobAction[]>> {
     const id = requireId("list job actions", "jobId", jobId);
-    return this.http.read({ operation: "list job actions", path: encodePath("/v1/job", id, "actions"), schema: ActionListSchema }, opts);
+    return this.http.read(
+      { operation: "list job actions", path: encodePath("/v1/job", id, "actions"), schema: ActionListSchema },
+      opts,
+    );
   }
 
   /** Starts an action; resolves to a session whose events are its output frames. */

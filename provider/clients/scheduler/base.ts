@@ -90,7 +90,9 @@ export class SchedulerRequester {
     let extraTimeoutMs: number | undefined;
     if (opts.waitIndex !== undefined) {
       if (!Number.isInteger(opts.waitIndex) || opts.waitIndex < 0) {
-        throw new UsageError(`${call.operation}: waitIndex must be a non-negative integer, got ${String(opts.waitIndex)}.`);
+        throw new UsageError(
+          `${call.operation}: waitIndex must be a non-negative integer, got ${String(opts.waitIndex)}.`,
+        );
       }
       query.index = opts.waitIndex;
     }
@@ -189,7 +191,8 @@ export function jobIdProblem(id: string): string | undefined {
   if (parts.length === 1) return segmentProblem(id);
   for (const part of parts) {
     if (part === "") return 'must not have an empty part between "/" (a leading, trailing or doubled slash)';
-    if (part === "." || part === "..") return 'must not have a "." or ".." part between "/" (a dot segment addresses another path)';
+    if (part === "." || part === "..")
+      return 'must not have a "." or ".." part between "/" (a dot segment addresses another path)';
     const p = segmentProblem(part);
     if (p !== undefined) return p;
   }

@@ -31,7 +31,11 @@ export class Deployments {
    * Promotes the canaries of a running deployment. The server refuses (500) while a promoted group has
    * fewer healthy canaries than it wants, and for a deployment that has ended.
    */
-  async promote(deploymentId: string, req: PromoteRequest, opts: WriteOptions = {}): Promise<Result<DeploymentUpdateResult>> {
+  async promote(
+    deploymentId: string,
+    req: PromoteRequest,
+    opts: WriteOptions = {},
+  ): Promise<Result<DeploymentUpdateResult>> {
     const op = "promote deployment";
     const id = requireId(op, "deploymentId", deploymentId);
     const groups = "Groups" in req ? req.Groups : undefined;
@@ -40,7 +44,14 @@ export class Deployments {
     }
     const body = { DeploymentID: id, ...(groups !== undefined ? { Groups: groups } : { All: true }) };
     return this.http.write(
-      { operation: op, method: "PUT", path: encodePath("/v1/deployment/promote", id), body, schema: DeploymentUpdateResultSchema, idempotent: false },
+      {
+        operation: op,
+        method: "PUT",
+        path: encodePath("/v1/deployment/promote", id),
+        body,
+        schema: DeploymentUpdateResultSchema,
+        idempotent: false,
+      },
       opts,
     );
   }
@@ -50,7 +61,14 @@ export class Deployments {
     const op = "fail deployment";
     const id = requireId(op, "deploymentId", deploymentId);
     return this.http.write(
-      { operation: op, method: "PUT", path: encodePath("/v1/deployment/fail", id), body: { DeploymentID: id }, schema: DeploymentUpdateResultSchema, idempotent: false },
+      {
+        operation: op,
+        method: "PUT",
+        path: encodePath("/v1/deployment/fail", id),
+        body: { DeploymentID: id },
+        schema: DeploymentUpdateResultSchema,
+        idempotent: false,
+      },
       opts,
     );
   }

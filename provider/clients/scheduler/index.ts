@@ -18,7 +18,12 @@ import { JobVersions } from "./versions";
 
 export { ActionSession, type ActionEvent, type ActionOutput, type RunActionOptions, type TtySize } from "./action-ws";
 export { JobActions } from "./actions";
-export { Deployments, DeploymentUpdateResultSchema, type DeploymentUpdateResult, type PromoteRequest } from "./deployments";
+export {
+  Deployments,
+  DeploymentUpdateResultSchema,
+  type DeploymentUpdateResult,
+  type PromoteRequest,
+} from "./deployments";
 export { goDuration, type QueryMeta, type ReadOptions, type Result, type WriteOptions } from "./base";
 export { Jobs, SERVER_MANAGED_JOB_FIELDS, stripServerManagedFields } from "./jobs";
 export {

@@ -19,7 +19,14 @@ import {
   type PlanResponse,
   type WriteResult,
 } from "../../schemas/scheduler";
-import { checkEnforceIndex, requireId, type ReadOptions, type Result, type SchedulerRequester, type WriteOptions } from "./base";
+import {
+  checkEnforceIndex,
+  requireId,
+  type ReadOptions,
+  type Result,
+  type SchedulerRequester,
+  type WriteOptions,
+} from "./base";
 import {
   MAX_DISPATCH_PAYLOAD_BYTES,
   type DispatchJobRequest,
@@ -32,7 +39,10 @@ import {
 } from "./job-requests";
 import { dispatchPayloadError } from "./releases";
 
-const JobListSchema = z.array(JobStubSchema).nullable().transform((v) => v ?? []);
+const JobListSchema = z
+  .array(JobStubSchema)
+  .nullable()
+  .transform((v) => v ?? []);
 
 /** Fields the server manages; sending them back creates spurious versions or duplicate tags. */
 export const SERVER_MANAGED_JOB_FIELDS = Object.freeze([
@@ -69,7 +79,14 @@ export class Jobs {
       if (token === undefined || token === "") return;
       // A server that hands out a token twice would page forever.
       if (seen.has(token)) {
-        throw new ApiError({ code: "bad_response", service: "scheduler", operation: "list jobs", method: "GET", path: "/v1/jobs", hint: `the server repeated the page token "${token}"` });
+        throw new ApiError({
+          code: "bad_response",
+          service: "scheduler",
+          operation: "list jobs",
+          method: "GET",
+          path: "/v1/jobs",
+          hint: `the server repeated the page token "${token}"`,
+        });
       }
       seen.add(token);
     }
@@ -111,7 +128,15 @@ export class Jobs {
   async register(req: RegisterJobRequest, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
     checkRegister("register job", req);
     return this.http.write(
-      { operation: "register job", method: "POST", path: "/v1/jobs", body: req, schema: WriteResultSchema, idempotent: false, namespaceFallback: req.Job.Namespace },
+      {
+        operation: "register job",
+        method: "POST",
+        path: "/v1/jobs",
+        body: req,
+        schema: WriteResultSchema,
+        idempotent: false,
+        namespaceFallback: req.Job.Namespace,
+      },
       opts,
     );
   }
@@ -121,15 +146,34 @@ export class Jobs {
     const id = requireId("update job", "jobId", jobId);
     checkRegister("update job", req);
     return this.http.write(
-      { operation: "update job", method: "POST", path: encodePath("/v1/job", id), body: req, schema: WriteResultSchema, idempotent: false, namespaceFallback: req.Job.Namespace },
+      {
+        operation: "update job",
+        method: "POST",
+        path: encodePath("/v1/job", id),
+        body: req,
+        schema: WriteResultSchema,
+        idempotent: false,
+        namespaceFallback: req.Job.Namespace,
+      },
       opts,
     );
   }
 
   /** Parses an HCL2 jobspec on the server; resolves to the job definition. */
   async parse(req: ParseJobRequest, opts: WriteOptions = {}): Promise<Result<Job>> {
-    if (typeof req.JobHCL !== "string" || req.JobHCL.trim() === "") throw new UsageError("parse job: JobHCL must be non-empty jobspec text.");
-    return this.http.write({ operation: "parse job", method: "POST", path: "/v1/jobs/parse", body: req, schema: JobSchema, idempotent: true }, opts);
+    if (typeof req.JobHCL !== "string" || req.JobHCL.trim() === "")
+      throw new UsageError("parse job: JobHCL must be non-empty jobspec text.");
+    return this.http.write(
+      {
+        operation: "parse job",
+        method: "POST",
+        path: "/v1/jobs/parse",
+        body: req,
+        schema: JobSchema,
+        idempotent: true,
+      },
+      opts,
+    );
   }
 
   /** Reads a job; throws ApiError `not_found` when it does not exist (see {@link find}). */
@@ -153,29 +197,61 @@ export class Jobs {
     const id = requireId("plan job", "jobId", jobId);
     if (req.Job === undefined || req.Job === null) throw new UsageError("plan job: Job is required.");
     return this.http.write(
-      { operation: "plan job", method: "POST", path: encodePath("/v1/job", id, "plan"), body: req, schema: PlanResponseSchema, idempotent: true, namespaceFallback: req.Job.Namespace },
+      {
+        operation: "plan job",
+        method: "POST",
+        path: encodePath("/v1/job", id, "plan"),
+        body: req,
+        schema: PlanResponseSchema,
+        idempotent: true,
+        namespaceFallback: req.Job.Namespace,
+      },
       opts,
     );
   }
 
   /** Forces a new evaluation; `forceReschedule` reschedules failed allocations at once. */
-  async evaluate(jobId: string, evalOptions: { forceReschedule?: boolean } = {}, opts: WriteOptions = {}): Promise<Result<WriteResult>> {
+  async evaluate(
+    jobId: string,
+    evalOptions: { forceReschedule?: boolean } = {},
+    opts: WriteOptions = {},
+  ): Promise<Result<WriteResult>> {
     const id = requireId("evaluate job", "jobId", jobId);
     const body = { JobID: id, EvalOptions: { ForceReschedule: evalOptions.forceReschedule === true } };
-    return this.http.write({ operation: "evaluate job", method: "POST", path: encodePath("/v1/job", id, "evaluate"), body, schema: WriteResultSchema, idempotent: false }, opts);
+    return this.http.write(
+      {
+        operation: "evaluate job",
+        method: "POST",
+        path: encodePath("/v1/job", id, "evaluate"),
+        body,
+        schema: WriteResultSchema,
+        idempotent: false,
+      },
+      opts,
+    );
   }
 
   /** Launches a periodic job now, even against its prohibit-overlap setting. */
   async forcePeriodic(jobId: string, opts: WriteOptions = {}): Promise<Result<PeriodicForceResult>> {
     const id = requireId("force periodic job", "jobId", jobId);
     return this.http.write(
-      { operation: "force periodic job", method: "POST", path: encodePath("/v1/job", id, "periodic", "force"), schema: PeriodicForceResultSchema, idempotent: false },
+      {
+        operation: "force periodic job",
+        method: "POST",
+        path: encodePath("/v1/job", id, "periodic", "force"),
+        schema: PeriodicForceResultSchema,
+        idempotent: false,
+      },
       opts,
     );
   }
 
   /** Dispatches a parameterized job; resolves to the child job ID and its evaluation. */
-  async dispatch(jobId: string, req: DispatchJobRequest = {}, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+  async dispatch(
+    jobId: string,
+    req: DispatchJobRequest = {},
+    opts: WriteOptions = {},
+  ): Promise<Result<DispatchResult>> {
     const id = requireId("dispatch job", "jobId", jobId);
     const payload = req.Payload === undefined ? undefined : checkPayload("dispatch job", req.Payload);
     const body = {
@@ -183,19 +259,40 @@ export class Jobs {
       ...(req.Meta !== undefined ? { Meta: req.Meta } : {}),
       ...(req.IdPrefixTemplate !== undefined ? { IdPrefixTemplate: req.IdPrefixTemplate } : {}),
     };
-    return this.http.write({ operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch"), body, schema: DispatchResultSchema, idempotent: false }, opts);
+    return this.http.write(
+      {
+        operation: "dispatch job",
+        method: "POST",
+        path: encodePath("/v1/job", id, "dispatch"),
+        body,
+        schema: DispatchResultSchema,
+        idempotent: false,
+      },
+      opts,
+    );
   }
 
   /**
    * Dispatches a parameterized job with the raw bytes (or UTF-8 text) as its payload. Schedulers older than
    * 1.10 have no such route: that fails with ApiError `unsupported` (use {@link dispatch} with `Payload`).
    */
-  async dispatchPayload(jobId: string, payload: Uint8Array | string, opts: WriteOptions = {}): Promise<Result<DispatchResult>> {
+  async dispatchPayload(
+    jobId: string,
+    payload: Uint8Array | string,
+    opts: WriteOptions = {},
+  ): Promise<Result<DispatchResult>> {
     const id = requireId("dispatch job", "jobId", jobId);
     const bytes = checkPayload("dispatch job", payload);
     return this.http
       .write(
-        { operation: "dispatch job", method: "POST", path: encodePath("/v1/job", id, "dispatch", "payload"), rawBody: bytes, schema: DispatchResultSchema, idempotent: false },
+        {
+          operation: "dispatch job",
+          method: "POST",
+          path: encodePath("/v1/job", id, "dispatch", "payload"),
+          rawBody: bytes,
+          schema: DispatchResultSchema,
+          idempotent: false,
+        },
         opts,
       )
       .catch(dispatchPayloadError);
@@ -210,7 +307,17 @@ export class Jobs {
       eval_priority: opts.evalPriority || undefined,
       no_shutdown_delay: opts.noShutdownDelay ? true : undefined,
     };
-    return this.http.write({ operation: "stop job", method: "DELETE", path: encodePath("/v1/job", id), query, schema: WriteResultSchema, idempotent: true }, opts);
+    return this.http.write(
+      {
+        operation: "stop job",
+        method: "DELETE",
+        path: encodePath("/v1/job", id),
+        query,
+        schema: WriteResultSchema,
+        idempotent: true,
+      },
+      opts,
+    );
   }
 
   /** Stops a job: the same as {@link deregister}. */
@@ -226,13 +333,25 @@ export class Jobs {
       throw new UsageError("scale job: Target.Group must name the task group to scale.");
     }
     if ((req.Message === undefined) === (req.Error === undefined)) {
-      throw new UsageError("scale job: give exactly one of Message or Error (Error marks an error state that prevents scaling).");
+      throw new UsageError(
+        "scale job: give exactly one of Message or Error (Error marks an error state that prevents scaling).",
+      );
     }
     if (req.Count !== undefined && (!Number.isInteger(req.Count) || req.Count < 0)) {
       throw new UsageError(`scale job: Count must be a non-negative integer, got ${String(req.Count)}.`);
     }
     checkEnforceIndex("scale job", req);
-    return this.http.write({ operation: "scale job", method: "POST", path: encodePath("/v1/job", id, "scale"), body: req, schema: WriteResultSchema, idempotent: false }, opts);
+    return this.http.write(
+      {
+        operation: "scale job",
+        method: "POST",
+        path: encodePath("/v1/job", id, "scale"),
+        body: req,
+        schema: WriteResultSchema,
+        idempotent: false,
+      },
+      opts,
+    );
   }
 }
 
@@ -244,9 +363,14 @@ function checkRegister(operation: string, req: RegisterJobRequest): void {
 }
 
 function checkPayload(operation: string, payload: Uint8Array | string): Buffer {
-  const bytes = typeof payload === "string" ? Buffer.from(payload, "utf8") : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const bytes =
+    typeof payload === "string"
+      ? Buffer.from(payload, "utf8")
+      : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (bytes.byteLength > MAX_DISPATCH_PAYLOAD_BYTES) {
-    throw new UsageError(`${operation}: the payload is ${bytes.byteLength} bytes; the scheduler accepts at most ${MAX_DISPATCH_PAYLOAD_BYTES} bytes.`);
+    throw new UsageError(
+      `${operation}: the payload is ${bytes.byteLength} bytes; the scheduler accepts at most ${MAX_DISPATCH_PAYLOAD_BYTES} bytes.`,
+    );
   }
   return bytes;
 }

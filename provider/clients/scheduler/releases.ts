@@ -29,7 +29,9 @@ const REGISTER_HANDLER_400 =
 
 /** True when `e` is the register handler's 400 for a request sent to another route. */
 function reachedRegisterHandler(e: unknown): e is ApiError {
-  return isApiError(e, "bad_request") && e.status === 400 && e.serverErrors.some((m) => REGISTER_HANDLER_400.test(m.trim()));
+  return (
+    isApiError(e, "bad_request") && e.status === 400 && e.serverErrors.some((m) => REGISTER_HANDLER_400.test(m.trim()))
+  );
 }
 
 /** Builds the `unsupported` error: the feature, the release it needs, and what the server did instead. */
@@ -55,7 +57,12 @@ export function unsupported(
 /** Rethrows the answer of an older release to a version-tag request as `unsupported`; other errors as they are. */
 export function tagRouteError(e: unknown): never {
   if (reachedRegisterHandler(e)) {
-    throw unsupported(e, "version tags", FEATURE_RELEASES.versionTags, `handled the tag request as a job registration ("${e.serverErrors.join("; ")}")`);
+    throw unsupported(
+      e,
+      "version tags",
+      FEATURE_RELEASES.versionTags,
+      `handled the tag request as a job registration ("${e.serverErrors.join("; ")}")`,
+    );
   }
   throw e;
 }
@@ -65,14 +72,19 @@ export function tagRouteError(e: unknown): never {
  * `<id>/versions/<name>/tag`, which does not exist, so nothing is written and the answer's index is 0. A
  * real untag always writes (index above 0) or fails.
  */
-export function checkUntagAnswer<T extends { Index?: number | null; EvalID?: string | null; JobModifyIndex?: number | null }>(
-  res: Result<T>,
-  call: { operation: string; method: string; path: string },
-): Result<T> {
+export function checkUntagAnswer<
+  T extends { Index?: number | null; EvalID?: string | null; JobModifyIndex?: number | null },
+>(res: Result<T>, call: { operation: string; method: string; path: string }): Result<T> {
   const v = res.value;
-  const nothingWritten = (v.Index ?? 0) === 0 && (res.meta.lastIndex ?? 0) === 0 && (v.JobModifyIndex ?? 0) === 0 && (v.EvalID ?? "") === "";
+  const nothingWritten =
+    (v.Index ?? 0) === 0 && (res.meta.lastIndex ?? 0) === 0 && (v.JobModifyIndex ?? 0) === 0 && (v.EvalID ?? "") === "";
   if (nothingWritten && "EvalID" in (v as object)) {
-    throw unsupported({ ...call, status: res.meta.status, attempts: res.meta.attempts }, "version tags", FEATURE_RELEASES.versionTags, "handled the untag request as stopping a job that does not exist (nothing was written)");
+    throw unsupported(
+      { ...call, status: res.meta.status, attempts: res.meta.attempts },
+      "version tags",
+      FEATURE_RELEASES.versionTags,
+      "handled the untag request as stopping a job that does not exist (nothing was written)",
+    );
   }
   return res;
 }

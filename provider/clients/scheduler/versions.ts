@@ -62,7 +62,8 @@ export class JobVersions {
    */
   async versions(jobId: string, opts: VersionsOptions = {}): Promise<Result<JobVersionsResponse>> {
     const id = requireId("list job versions", "jobId", jobId);
-    if (opts.diffVersion !== undefined && !opts.diffs) throw new UsageError("list job versions: diffVersion needs diffs: true.");
+    if (opts.diffVersion !== undefined && !opts.diffs)
+      throw new UsageError("list job versions: diffVersion needs diffs: true.");
     const path = encodePath("/v1/job", id, "versions");
     const res = await this.http.read(
       {
@@ -73,7 +74,9 @@ export class JobVersions {
       },
       opts,
     );
-    return opts.diffVersion === undefined ? res : checkDiffVersionAnswer(res, { operation: "list job versions", method: "GET", path });
+    return opts.diffVersion === undefined
+      ? res
+      : checkDiffVersionAnswer(res, { operation: "list job versions", method: "GET", path });
   }
 
   /** Reads the job file a version was registered from; ApiError `not_found` when none was stored. */
@@ -81,7 +84,12 @@ export class JobVersions {
     const id = requireId("read job submission", "jobId", jobId);
     checkVersion("read job submission", "version", version);
     return this.http.read(
-      { operation: "read job submission", path: encodePath("/v1/job", id, "submission"), schema: JobSubmissionSchema, query: { version } },
+      {
+        operation: "read job submission",
+        path: encodePath("/v1/job", id, "submission"),
+        schema: JobSubmissionSchema,
+        query: { version },
+      },
       opts,
     );
   }
@@ -105,7 +113,15 @@ export class JobVersions {
       ...(req.SecretsToken ? { SecretsToken: req.SecretsToken } : {}),
     };
     return this.http.write(
-      { operation: op, method: "POST", path: encodePath("/v1/job", id, "revert"), body, schema: WriteResultSchema, idempotent: false, secrets: [req.ConsulToken, req.SecretsToken] },
+      {
+        operation: op,
+        method: "POST",
+        path: encodePath("/v1/job", id, "revert"),
+        body,
+        schema: WriteResultSchema,
+        idempotent: false,
+        secrets: [req.ConsulToken, req.SecretsToken],
+      },
       opts,
     );
   }
@@ -142,14 +158,24 @@ export class JobVersions {
     const enforce = options.enforcePriorVersion === false ? undefined : (options.enforcePriorVersion ?? current);
     const res = await this.revert(
       id,
-      { JobVersion: tagged.Version, EnforcePriorVersion: enforce, ConsulToken: options.ConsulToken, SecretsToken: options.SecretsToken },
+      {
+        JobVersion: tagged.Version,
+        EnforcePriorVersion: enforce,
+        ConsulToken: options.ConsulToken,
+        SecretsToken: options.SecretsToken,
+      },
       opts,
     );
     return { ...res, revertedTo: tagged.Version };
   }
 
   /** Marks a version stable or not stable. */
-  async setStable(jobId: string, version: number, stable: boolean, opts: WriteOptions = {}): Promise<Result<StableResult>> {
+  async setStable(
+    jobId: string,
+    version: number,
+    stable: boolean,
+    opts: WriteOptions = {},
+  ): Promise<Result<StableResult>> {
     const id = requireId("set job stability", "jobId", jobId);
     checkVersion("set job stability", "version", version);
     return this.http.write(
@@ -170,7 +196,12 @@ export class JobVersions {
    * the job's current version is read first, because real servers tag version 0 without it. On a scheduler
    * older than 1.9 (no version tags) it fails with ApiError `unsupported`.
    */
-  async tagVersion(jobId: string, tagName: string, req: TagVersionRequest = {}, opts: WriteOptions = {}): Promise<Result<VersionTag>> {
+  async tagVersion(
+    jobId: string,
+    tagName: string,
+    req: TagVersionRequest = {},
+    opts: WriteOptions = {},
+  ): Promise<Result<VersionTag>> {
     const op = "tag job version";
     const id = requireId(op, "jobId", jobId);
     checkTagJobId(op, id);
@@ -186,7 +217,17 @@ export class JobVersions {
     checkVersion(op, "Version", version);
     const body = { Version: version, ...(req.Description !== undefined ? { Description: req.Description } : {}) };
     return this.http
-      .write({ operation: op, method: "POST", path: encodePath("/v1/job", id, "versions", tagName, "tag"), body, schema: VersionTagSchema, idempotent: true }, opts)
+      .write(
+        {
+          operation: op,
+          method: "POST",
+          path: encodePath("/v1/job", id, "versions", tagName, "tag"),
+          body,
+          schema: VersionTagSchema,
+          idempotent: true,
+        },
+        opts,
+      )
       .catch(tagRouteError);
   }
 
@@ -197,24 +238,33 @@ export class JobVersions {
     checkTagJobId(op, id);
     checkTagName(op, tagName);
     const path = encodePath("/v1/job", id, "versions", tagName, "tag");
-    const res = await this.http.write({ operation: op, method: "DELETE", path, schema: UntagResultSchema, idempotent: true }, opts);
+    const res = await this.http.write(
+      { operation: op, method: "DELETE", path, schema: UntagResultSchema, idempotent: true },
+      opts,
+    );
     return checkUntagAnswer(res, { operation: op, method: "DELETE", path });
   }
 }
 
 function checkVersion(operation: string, what: string, v: unknown): void {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new UsageError(`${operation}: ${what} must be a non-negative integer, got ${String(v)}.`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
+    throw new UsageError(`${operation}: ${what} must be a non-negative integer, got ${String(v)}.`);
 }
 
 /** Tag names become one path segment; the real server splits the path on `/`, so a `/` can never work. */
 function checkTagName(operation: string, name: unknown): void {
-  if (typeof name !== "string" || name === "") throw new UsageError(`${operation}: the tag name must be a non-empty string.`);
-  if (name.includes("/")) throw new UsageError(`${operation}: the tag name contains "/", which the scheduler cannot route; choose a name without "/".`);
+  if (typeof name !== "string" || name === "")
+    throw new UsageError(`${operation}: the tag name must be a non-empty string.`);
+  if (name.includes("/"))
+    throw new UsageError(
+      `${operation}: the tag name contains "/", which the scheduler cannot route; choose a name without "/".`,
+    );
   const problem = segmentProblem(name);
   if (problem !== undefined) throw new UsageError(`${operation}: the tag name ${problem}.`);
 }
 
 /** The tag endpoints split the decoded path on `/` (real server: 404 "invalid job tag endpoint"). */
 function checkTagJobId(operation: string, jobId: string): void {
-  if (jobId.includes("/")) throw new UsageError(`${operation}: the job ID contains "/", which the scheduler's tag endpoint cannot route.`);
+  if (jobId.includes("/"))
+    throw new UsageError(`${operation}: the job ID contains "/", which the scheduler's tag endpoint cannot route.`);
 }

@@ -27,7 +27,11 @@ export async function* watch<T>(
   while (!options.signal?.aborted) {
     let res: Result<T>;
     try {
-      res = await read({ waitIndex: first ? undefined : index, waitMs: first ? undefined : options.waitMs, signal: options.signal });
+      res = await read({
+        waitIndex: first ? undefined : index,
+        waitMs: first ? undefined : options.waitMs,
+        signal: options.signal,
+      });
     } catch (e) {
       if (options.signal?.aborted) return;
       throw e;

@@ -3,7 +3,13 @@
  */
 import { isApiError } from "../../errors";
 import type { HttpCore } from "../../http/core";
-import { ConfigReadSchema, ConfigWriteSchema, WriteResponseSchema, type ConfigRead, type ConfigWrite } from "../../schemas/secrets";
+import {
+  ConfigReadSchema,
+  ConfigWriteSchema,
+  WriteResponseSchema,
+  type ConfigRead,
+  type ConfigWrite,
+} from "../../schemas/secrets";
 import { encodeMount } from "./normalize";
 import { parseRequest, warningsOf, type WriteResult } from "./write";
 
@@ -35,7 +41,11 @@ export class MethodConfig {
    * `max_retry_delay` reset to their defaults on the service, so send them every time. `redact` names more
    * strings to keep out of errors (a stored secret this write does not send).
    */
-  async write(mount: string, config: ConfigWrite, options: { redact?: ReadonlyArray<string | undefined> } = {}): Promise<WriteResult> {
+  async write(
+    mount: string,
+    config: ConfigWrite,
+    options: { redact?: ReadonlyArray<string | undefined> } = {},
+  ): Promise<WriteResult> {
     const body = parseRequest(ConfigWriteSchema, config, "write auth method config");
     const res = await this.http.request({
       operation: "write auth method config",
@@ -52,7 +62,12 @@ export class MethodConfig {
   /** Reads the configuration; resolves to undefined when none is written (or the mount is gone). */
   async read(mount: string): Promise<MethodConfigRecord | undefined> {
     try {
-      const res = await this.http.request({ operation: "read auth method config", method: "GET", path: `/v1/auth/${encodeMount(mount)}/config`, schema: ConfigReadSchema.optional() });
+      const res = await this.http.request({
+        operation: "read auth method config",
+        method: "GET",
+        path: `/v1/auth/${encodeMount(mount)}/config`,
+        schema: ConfigReadSchema.optional(),
+      });
       const c = res.value;
       if (c === undefined) return undefined;
       return {
@@ -75,7 +90,12 @@ export class MethodConfig {
   /** Deletes the configuration; resolves to false when there was nothing to delete (mount gone). */
   async delete(mount: string): Promise<boolean> {
     try {
-      await this.http.request({ operation: "delete auth method config", method: "DELETE", path: `/v1/auth/${encodeMount(mount)}/config`, schema: WriteResponseSchema });
+      await this.http.request({
+        operation: "delete auth method config",
+        method: "DELETE",
+        path: `/v1/auth/${encodeMount(mount)}/config`,
+        schema: WriteResponseSchema,
+      });
       return true;
     } catch (e) {
       if (isApiError(e, "not_found")) return false;

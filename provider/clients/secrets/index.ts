@@ -22,7 +22,14 @@ export {
   type MetadataLoginOptions,
   type MetadataRetryPolicy,
 } from "./metadata";
-export { AuthMounts, isMountInUse, isRemountUnsupported, type FoundMount, type RemountResult, type RemountState } from "./mounts";
+export {
+  AuthMounts,
+  isMountInUse,
+  isRemountUnsupported,
+  type FoundMount,
+  type RemountResult,
+  type RemountState,
+} from "./mounts";
 export { Roles } from "./roles";
 export type { WriteResult } from "./write";
 export type {
@@ -92,7 +99,10 @@ export class SecretsClient {
         retry: { maxAttempts: 1 },
         ...(o.hooks ? { hooks: o.hooks } : {}),
       });
-      this.metadataLogin = new MetadataLogin(core, this.auth, { ...DEFAULT_METADATA_RETRY, ...definedOnly(o.metadataRetry ?? {}) });
+      this.metadataLogin = new MetadataLogin(core, this.auth, {
+        ...DEFAULT_METADATA_RETRY,
+        ...definedOnly(o.metadataRetry ?? {}),
+      });
     }
     return this.metadataLogin;
   }

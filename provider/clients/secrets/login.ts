@@ -4,7 +4,14 @@
  */
 import { ApiError, UsageError, isApiError } from "../../errors";
 import type { HttpCore } from "../../http/core";
-import { CloudJwtClaimsSchema, LoginRequestSchema, LoginResponseSchema, type AuthBlock, type CloudJwtClaims, type LoginRequest } from "../../schemas/secrets";
+import {
+  CloudJwtClaimsSchema,
+  LoginRequestSchema,
+  LoginResponseSchema,
+  type AuthBlock,
+  type CloudJwtClaims,
+  type LoginRequest,
+} from "../../schemas/secrets";
 import { encodeMount } from "./normalize";
 import { parseRequest } from "./write";
 import { PARSE_OPTIONS } from "../../schemas/parse-options";
@@ -39,14 +46,19 @@ export async function checkJwt(jwt: string, options: JwtCheckOptions = {}): Prom
     throw new UsageError("log in: the jwt is not a well-formed JWT (three base64url parts with a JSON payload)");
   }
   const parsed = CloudJwtClaimsSchema.safeParse(raw, PARSE_OPTIONS);
-  if (!parsed.success) throw new UsageError("log in: the jwt's claims do not have the expected types (aud, iss, exp, nbf, tid, oid, groups)");
+  if (!parsed.success)
+    throw new UsageError(
+      "log in: the jwt's claims do not have the expected types (aud, iss, exp, nbf, tid, oid, groups)",
+    );
   const claims = parsed.data;
   const nowS = (options.now ?? Date.now)() / 1000;
   if (claims.exp !== undefined && claims.exp <= nowS) {
     throw new UsageError(`log in: the jwt expired at ${new Date(claims.exp * 1000).toISOString()}; fetch a new token`);
   }
   if (claims.nbf !== undefined && claims.nbf > nowS) {
-    throw new UsageError(`log in: the jwt is not valid before ${new Date(claims.nbf * 1000).toISOString()}; check the clock`);
+    throw new UsageError(
+      `log in: the jwt is not valid before ${new Date(claims.nbf * 1000).toISOString()}; check the clock`,
+    );
   }
   if (options.audience !== undefined) {
     const aud = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
@@ -58,7 +70,9 @@ export async function checkJwt(jwt: string, options: JwtCheckOptions = {}): Prom
     }
   }
   if (options.tenantId !== undefined && claims.tid !== undefined && claims.tid !== options.tenantId) {
-    throw new UsageError(`log in: the jwt was issued for tenant ${claims.tid}, not the configured tenant ${options.tenantId}`);
+    throw new UsageError(
+      `log in: the jwt was issued for tenant ${claims.tid}, not the configured tenant ${options.tenantId}`,
+    );
   }
   return claims;
 }
@@ -95,12 +109,21 @@ export class Login {
 
 const HINTS: ReadonlyArray<[RegExp, string]> = [
   [/audience/i, "the method's `resource` must equal the token's audience exactly, trailing slash included"],
-  [/issued by a different provider|issuer|tenant/i, "the token was issued by another tenant than the method's `tenant_id`"],
+  [
+    /issued by a different provider|issuer|tenant/i,
+    "the token was issued by another tenant than the method's `tenant_id`",
+  ],
   [/expired|not valid yet|nbf|before/i, "fetch a new token and check the clocks"],
   [/signature|verify/i, "the token was not signed by the cloud directory's published keys"],
   [/service principal not authorized|groups not authorized/i, "bind the identity's object id or group in the role"],
-  [/client_id and client_secret|credential/i, "roles with subscription, resource group, location or scale-set bounds need the method's clientId and clientSecret (or a managed identity of the service)"],
-  [/(subscription_id|resource_group_name|vm_name|vmss_name)[^.]*required|required[^.]*(subscription_id|resource_group_name|vm_name|vmss_name)/i, "send subscription_id, resource_group_name and vm_name or vmss_name (from the instance metadata)"],
+  [
+    /client_id and client_secret|credential/i,
+    "roles with subscription, resource group, location or scale-set bounds need the method's clientId and clientSecret (or a managed identity of the service)",
+  ],
+  [
+    /(subscription_id|resource_group_name|vm_name|vmss_name)[^.]*required|required[^.]*(subscription_id|resource_group_name|vm_name|vmss_name)/i,
+    "send subscription_id, resource_group_name and vm_name or vmss_name (from the instance metadata)",
+  ],
 ];
 
 function withLoginHint(e: ApiError): ApiError {

@@ -43,7 +43,12 @@ export const DEFAULT_METADATA_RETRY: Readonly<MetadataRetryPolicy> = Object.free
  * counts failed attempts so far; `status` is undefined for a network failure (not retried: the service is
  * local, so it is simply not there).
  */
-export function metadataRetryDelay(policy: MetadataRetryPolicy, failures: number, status: number | undefined, elapsedMs: number): number | undefined {
+export function metadataRetryDelay(
+  policy: MetadataRetryPolicy,
+  failures: number,
+  status: number | undefined,
+  elapsedMs: number,
+): number | undefined {
   if (status === undefined) return undefined;
   const retryable = status === 404 || status === 410 || status === 429 || (status >= 500 && status <= 599);
   if (!retryable) return undefined;
@@ -84,7 +89,12 @@ export interface MetadataLoginOptions extends IdentitySelector {
  * Builds the login request from an instance's facts: `vmss_name` when the instance belongs to a scale set,
  * else `vm_name`; `resource_id` instead when asked (the service uses it only when neither name is sent).
  */
-export function buildLoginRequest(role: string, jwt: string, compute: MetadataCompute, options: { useResourceId?: boolean } = {}): LoginRequest {
+export function buildLoginRequest(
+  role: string,
+  jwt: string,
+  compute: MetadataCompute,
+  options: { useResourceId?: boolean } = {},
+): LoginRequest {
   const req: LoginRequest = {
     role,
     jwt,
@@ -110,19 +120,34 @@ export class MetadataLogin {
   ) {}
 
   /** Fetches a managed-identity token for `resource`; `access_token` is the JWT (a secret). */
-  async token(resource: string, options: IdentitySelector & { apiVersion?: string; signal?: AbortSignal } = {}): Promise<MetadataToken> {
-    return this.get("fetch identity token from the metadata service", "/metadata/identity/oauth2/token", {
-      "api-version": options.apiVersion ?? "2018-02-01",
-      resource,
-      client_id: options.clientId,
-      object_id: options.objectId,
-      mi_res_id: options.miResId,
-    }, MetadataTokenSchema, options.signal);
+  async token(
+    resource: string,
+    options: IdentitySelector & { apiVersion?: string; signal?: AbortSignal } = {},
+  ): Promise<MetadataToken> {
+    return this.get(
+      "fetch identity token from the metadata service",
+      "/metadata/identity/oauth2/token",
+      {
+        "api-version": options.apiVersion ?? "2018-02-01",
+        resource,
+        client_id: options.clientId,
+        object_id: options.objectId,
+        mi_res_id: options.miResId,
+      },
+      MetadataTokenSchema,
+      options.signal,
+    );
   }
 
   /** Fetches the instance's facts (subscription, resource group, name, scale set, resource ID). */
   async instance(options: { apiVersion?: string; signal?: AbortSignal } = {}): Promise<MetadataInstance> {
-    return this.get("read instance metadata", "/metadata/instance", { "api-version": options.apiVersion ?? "2021-02-01" }, MetadataInstanceSchema, options.signal);
+    return this.get(
+      "read instance metadata",
+      "/metadata/instance",
+      { "api-version": options.apiVersion ?? "2021-02-01" },
+      MetadataInstanceSchema,
+      options.signal,
+    );
   }
 
   /**
@@ -130,7 +155,10 @@ export class MetadataLogin {
    * refuses an expired token or one for another audience before sending, then logs in as `role`.
    */
   async login(options: MetadataLoginOptions): Promise<AuthBlock> {
-    const instance = await this.instance({ ...(options.instanceApiVersion ? { apiVersion: options.instanceApiVersion } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    const instance = await this.instance({
+      ...(options.instanceApiVersion ? { apiVersion: options.instanceApiVersion } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     const token = await this.token(options.resource, {
       ...(options.tokenApiVersion ? { apiVersion: options.tokenApiVersion } : {}),
       ...(options.clientId ? { clientId: options.clientId } : {}),
@@ -138,13 +166,27 @@ export class MetadataLogin {
       ...(options.miResId ? { miResId: options.miResId } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const check = { audience: options.audience ?? options.resource, ...(options.tenantId ? { tenantId: options.tenantId } : {}) };
+    const check = {
+      audience: options.audience ?? options.resource,
+      ...(options.tenantId ? { tenantId: options.tenantId } : {}),
+    };
     await checkJwt(token.access_token, check);
-    const request = buildLoginRequest(options.role, token.access_token, instance.compute, { useResourceId: options.useResourceId === true });
-    return this.auth.login(options.mount ?? "cloud", request, { ...check, ...(options.signal ? { signal: options.signal } : {}) });
+    const request = buildLoginRequest(options.role, token.access_token, instance.compute, {
+      useResourceId: options.useResourceId === true,
+    });
+    return this.auth.login(options.mount ?? "cloud", request, {
+      ...check,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
-  private async get<T>(operation: string, path: string, query: Record<string, string | undefined>, schema: ZodType<T>, signal?: AbortSignal): Promise<T> {
+  private async get<T>(
+    operation: string,
+    path: string,
+    query: Record<string, string | undefined>,
+    schema: ZodType<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -181,4 +223,3 @@ function metadataError(e: ApiError, attempts: number, origin: string): ApiError 
           : `the instance metadata service at ${origin} kept failing`;
   return e.with({ attempts, hint });
 }
-

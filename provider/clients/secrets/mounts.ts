@@ -64,7 +64,13 @@ export class AuthMounts {
     const body = parseRequest(EnableRequestSchema, request, "enable auth method");
     const p = "/v1/sys/auth/" + encodeMount(path);
     try {
-      const res = await this.http.request({ operation: "enable auth method", method: "POST", path: p, body, schema: WriteResponseSchema });
+      const res = await this.http.request({
+        operation: "enable auth method",
+        method: "POST",
+        path: p,
+        body,
+        schema: WriteResponseSchema,
+      });
       return { warnings: warningsOf(res.value) };
     } catch (e) {
       if (isApiError(e, "bad_request", "conflict") && e.serverErrors.some((m) => IN_USE.test(m))) {
@@ -76,7 +82,12 @@ export class AuthMounts {
 
   /** Lists every auth mount, keyed `<path>/` as the service does. Needs no elevated rights. */
   async list(): Promise<MountList> {
-    const res = await this.http.request({ operation: "list auth methods", method: "GET", path: "/v1/sys/auth", schema: MountListSchema });
+    const res = await this.http.request({
+      operation: "list auth methods",
+      method: "GET",
+      path: "/v1/sys/auth",
+      schema: MountListSchema,
+    });
     return res.value;
   }
 
@@ -95,11 +106,21 @@ export class AuthMounts {
   async readTune(path: string): Promise<TuneResponse> {
     const op = "read auth method tune";
     try {
-      const res = await this.http.request({ operation: op, method: "GET", path: `/v1/sys/auth/${encodeMount(path)}/tune`, schema: TuneResponseSchema });
+      const res = await this.http.request({
+        operation: op,
+        method: "GET",
+        path: `/v1/sys/auth/${encodeMount(path)}/tune`,
+        schema: TuneResponseSchema,
+      });
       return res.value;
     } catch (e) {
       if (!isApiError(e, "permission_denied")) throw e;
-      const res = await this.http.request({ operation: op, method: "GET", path: `/v1/sys/mounts/auth/${encodeMount(path)}/tune`, schema: TuneResponseSchema });
+      const res = await this.http.request({
+        operation: op,
+        method: "GET",
+        path: `/v1/sys/mounts/auth/${encodeMount(path)}/tune`,
+        schema: TuneResponseSchema,
+      });
       return res.value;
     }
   }
@@ -125,13 +146,26 @@ export class AuthMounts {
    * ApiError with code `unsupported` (see {@link isRemountUnsupported}). Never retried once sent.
    */
   async remount(from: string, to: string): Promise<{ migrationId: string; warnings: string[] }> {
-    const body = parseRequest(RemountRequestSchema, { from: `auth/${trimMountPath(from)}`, to: `auth/${trimMountPath(to)}` }, "remount auth method");
+    const body = parseRequest(
+      RemountRequestSchema,
+      { from: `auth/${trimMountPath(from)}`, to: `auth/${trimMountPath(to)}` },
+      "remount auth method",
+    );
     try {
-      const res = await this.http.request({ operation: "remount auth method", method: "POST", path: "/v1/sys/remount", body, schema: RemountResponseSchema });
+      const res = await this.http.request({
+        operation: "remount auth method",
+        method: "POST",
+        path: "/v1/sys/remount",
+        body,
+        schema: RemountResponseSchema,
+      });
       return { migrationId: res.value.data.migration_id, warnings: warningsOf(res.value) };
     } catch (e) {
       if (isApiError(e, "not_found") || (isApiError(e, "bad_request") && e.status === 405)) {
-        throw e.with({ code: "unsupported", hint: "this server has no sys/remount (it needs release 1.10 or later, or OpenBao); nothing was moved" });
+        throw e.with({
+          code: "unsupported",
+          hint: "this server has no sys/remount (it needs release 1.10 or later, or OpenBao); nothing was moved",
+        });
       }
       if (isApiError(e, "bad_request", "conflict") && e.serverErrors.some((m) => /already in use/i.test(m))) {
         throw e.with({ code: "conflict", hint: `something is already mounted at "${trimMountPath(to)}/"` });
@@ -163,7 +197,12 @@ export class AuthMounts {
    */
   async hasRemount(): Promise<boolean | undefined> {
     try {
-      await this.http.request({ operation: "probe remount", method: "GET", path: `/v1/sys/remount/status/${randomUUID()}`, schema: RemountStatusSchema.optional() });
+      await this.http.request({
+        operation: "probe remount",
+        method: "GET",
+        path: `/v1/sys/remount/status/${randomUUID()}`,
+        schema: RemountStatusSchema.optional(),
+      });
       return true;
     } catch (e) {
       if (isApiError(e, "bad_request") && e.status === 405) return false;
@@ -178,7 +217,11 @@ export class AuthMounts {
    * or until `timeoutMs` passed. Resolves to the last status seen; an ID the server forgot reads as
    * `unknown`, so the caller can look at the mount list.
    */
-  async remountAndWait(from: string, to: string, options: { pollMs?: number; timeoutMs?: number } = {}): Promise<RemountResult> {
+  async remountAndWait(
+    from: string,
+    to: string,
+    options: { pollMs?: number; timeoutMs?: number } = {},
+  ): Promise<RemountResult> {
     const { migrationId, warnings } = await this.remount(from, to);
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     let wait = options.pollMs ?? 50;
@@ -198,7 +241,12 @@ export class AuthMounts {
    */
   async disable(path: string): Promise<boolean> {
     try {
-      await this.http.request({ operation: "disable auth method", method: "DELETE", path: "/v1/sys/auth/" + encodeMount(path), schema: WriteResponseSchema });
+      await this.http.request({
+        operation: "disable auth method",
+        method: "DELETE",
+        path: "/v1/sys/auth/" + encodeMount(path),
+        schema: WriteResponseSchema,
+      });
       return true;
     } catch (e) {
       if (isApiError(e, "not_found")) return false;

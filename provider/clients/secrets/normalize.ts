@@ -9,7 +9,7 @@ import { encodeSegments } from "../../http/path";
 const UNIT_SECONDS: Record<string, number> = {
   ns: 1e-9,
   us: 1e-6,
-  "µs": 1e-6,
+  µs: 1e-6,
   ms: 1e-3,
   s: 1,
   m: 60,

@@ -4,7 +4,14 @@
  */
 import { isApiError } from "../../errors";
 import type { HttpCore } from "../../http/core";
-import { RoleListSchema, RoleReadSchema, RoleWriteSchema, WriteResponseSchema, type RoleRead, type RoleWrite } from "../../schemas/secrets";
+import {
+  RoleListSchema,
+  RoleReadSchema,
+  RoleWriteSchema,
+  WriteResponseSchema,
+  type RoleRead,
+  type RoleWrite,
+} from "../../schemas/secrets";
 import { encodeSegment } from "../../http/path";
 import { encodeMount } from "./normalize";
 import { parseRequest, warningsOf, type WriteResult } from "./write";
@@ -33,7 +40,12 @@ export class Roles {
   /** Reads a role; resolves to undefined when it (or its mount) does not exist. */
   async read(mount: string, name: string): Promise<RoleRead | undefined> {
     try {
-      const res = await this.http.request({ operation: "read role", method: "GET", path: rolePath(mount, name), schema: RoleReadSchema.optional() });
+      const res = await this.http.request({
+        operation: "read role",
+        method: "GET",
+        path: rolePath(mount, name),
+        schema: RoleReadSchema.optional(),
+      });
       return res.value;
     } catch (e) {
       if (isApiError(e, "not_found")) return undefined;
@@ -61,7 +73,12 @@ export class Roles {
   /** Deletes a role; resolves to false when the mount was gone (a missing role on a live mount is a 204). */
   async delete(mount: string, name: string): Promise<boolean> {
     try {
-      await this.http.request({ operation: "delete role", method: "DELETE", path: rolePath(mount, name), schema: WriteResponseSchema });
+      await this.http.request({
+        operation: "delete role",
+        method: "DELETE",
+        path: rolePath(mount, name),
+        schema: WriteResponseSchema,
+      });
       return true;
     } catch (e) {
       if (isApiError(e, "not_found")) return false;

@@ -6,7 +6,14 @@
 import { z } from "zod";
 import { bool, list, map, num, str, stringMap } from "./fields";
 import { AffinitySchema, ConstraintSchema, SpreadSchema } from "./placement";
-import { NetworkSchema, ReschedulePolicySchema, RestartPolicySchema, ServiceSchema, MigratePolicySchema, TaskSchema } from "./task";
+import {
+  NetworkSchema,
+  ReschedulePolicySchema,
+  RestartPolicySchema,
+  ServiceSchema,
+  MigratePolicySchema,
+  TaskSchema,
+} from "./task";
 
 /** Rolling-update policy of a job or task group; durations in nanoseconds. */
 export const UpdatePolicySchema = z.looseObject({
@@ -25,7 +32,13 @@ export const UpdatePolicySchema = z.looseObject({
 export type UpdatePolicy = z.infer<typeof UpdatePolicySchema>;
 
 /** Periodic (cron) configuration. */
-export const PeriodicSchema = z.looseObject({ Enabled: bool(), Spec: str(), SpecType: str(), ProhibitOverlap: bool(), TimeZone: str() });
+export const PeriodicSchema = z.looseObject({
+  Enabled: bool(),
+  Spec: str(),
+  SpecType: str(),
+  ProhibitOverlap: bool(),
+  TimeZone: str(),
+});
 /** Periodic configuration. */
 export type Periodic = z.infer<typeof PeriodicSchema>;
 

@@ -190,7 +190,16 @@ export const ScaleStatusSchema = z.looseObject({
       Placed: num(),
       Running: num(),
       Unhealthy: num(),
-      Events: list(z.looseObject({ Message: str(), Error: z.union([z.boolean(), z.string()]).nullish(), Count: num(), PreviousCount: num(), Time: num(), Meta: map(z.unknown()) })),
+      Events: list(
+        z.looseObject({
+          Message: str(),
+          Error: z.union([z.boolean(), z.string()]).nullish(),
+          Count: num(),
+          PreviousCount: num(),
+          Time: num(),
+          Meta: map(z.unknown()),
+        }),
+      ),
     }),
   ),
 });

@@ -54,7 +54,13 @@ export const ServiceSchema = z.looseObject({
 export type Service = z.infer<typeof ServiceSchema>;
 
 /** Restart policy; Interval and Delay in nanoseconds. */
-export const RestartPolicySchema = z.looseObject({ Attempts: num(), Interval: num(), Delay: num(), Mode: str(), RenderTemplates: bool() });
+export const RestartPolicySchema = z.looseObject({
+  Attempts: num(),
+  Interval: num(),
+  Delay: num(),
+  Mode: str(),
+  RenderTemplates: bool(),
+});
 /** Restart policy. */
 export type RestartPolicy = z.infer<typeof RestartPolicySchema>;
 
@@ -71,7 +77,12 @@ export const ReschedulePolicySchema = z.looseObject({
 export type ReschedulePolicy = z.infer<typeof ReschedulePolicySchema>;
 
 /** Migrate policy; durations in nanoseconds. */
-export const MigratePolicySchema = z.looseObject({ HealthCheck: str(), HealthyDeadline: num(), MaxParallel: num(), MinHealthyTime: num() });
+export const MigratePolicySchema = z.looseObject({
+  HealthCheck: str(),
+  HealthyDeadline: num(),
+  MaxParallel: num(),
+  MinHealthyTime: num(),
+});
 /** Migrate policy. */
 export type MigratePolicy = z.infer<typeof MigratePolicySchema>;
 

@@ -78,8 +78,17 @@ export async function setUpEngine(): Promise<EngineContext> {
     ...(first.install === "npm" ? { install: "link" as const, modulesFrom: join(first.dir, "node_modules") } : {}),
   });
   const projects = [first, second] as const;
-  report.build = { buildMs: packs.map((p) => p.buildMs), packMs: packs.map((p) => p.packMs), tscErrors: packs[0].tscErrors !== "" };
-  report.install = { mode: projects[0].install, ms: projects.map((p) => p.installMs), pulumi: projects[0].pulumiVersion, node: projects[0].node };
+  report.build = {
+    buildMs: packs.map((p) => p.buildMs),
+    packMs: packs.map((p) => p.packMs),
+    tscErrors: packs[0].tscErrors !== "",
+  };
+  report.install = {
+    mode: projects[0].install,
+    ms: projects.map((p) => p.installMs),
+    pulumi: projects[0].pulumiVersion,
+    node: projects[0].node,
+  };
   const [sa, sb] = await Promise.all(projects.map((p) => runChild<SerializeOutput>(p, "serialize.cjs", [...KINDS])));
   if (sa === undefined || sb === undefined) throw new Error("serialization produced no output");
   report.serializeProcessMs = [sa.ms, sb.ms];

@@ -93,7 +93,9 @@ export class ProviderHost {
       };
       child.stdout.setEncoding("utf8").on("data", onData);
       child.stderr.setEncoding("utf8").on("data", (d: string) => (early += d));
-      child.on("exit", (code) => reject(new Error(`host exited with ${String(code)} before printing a port:\n${early}`)));
+      child.on("exit", (code) =>
+        reject(new Error(`host exited with ${String(code)} before printing a port:\n${early}`)),
+      );
     });
     const startMs = Date.now() - t0;
     const grpc = project.pulumiRequire("@grpc/grpc-js") as typeof grpcTypes;
@@ -115,7 +117,11 @@ export class ProviderHost {
   }
 
   /** Check(olds = old inputs, news = new inputs). */
-  async check(urn: string, olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }> {
+  async check(
+    urn: string,
+    olds: Props,
+    news: Props,
+  ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }> {
     const req = new this.prov.CheckRequest();
     req.setUrn(urn);
     req.setOlds(this.toStruct(olds));
@@ -128,7 +134,12 @@ export class ProviderHost {
   }
 
   /** Diff(olds = state outputs, news = checked new inputs). */
-  async diff(urn: string, id: string, olds: Props, news: Props): Promise<{ changes: DiffChanges; replaces: string[]; deleteBeforeReplace: boolean }> {
+  async diff(
+    urn: string,
+    id: string,
+    olds: Props,
+    news: Props,
+  ): Promise<{ changes: DiffChanges; replaces: string[]; deleteBeforeReplace: boolean }> {
     const req = new this.prov.DiffRequest();
     req.setUrn(urn);
     req.setId(id);
@@ -154,7 +165,12 @@ export class ProviderHost {
   }
 
   /** Read(id, state outputs, old inputs), as refresh does; `id` "" in the result means gone. */
-  async read(urn: string, id: string, properties: Props, inputs?: Props): Promise<{ id: string; properties: Props; inputs?: Props }> {
+  async read(
+    urn: string,
+    id: string,
+    properties: Props,
+    inputs?: Props,
+  ): Promise<{ id: string; properties: Props; inputs?: Props }> {
     const req = new this.prov.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
@@ -210,7 +226,9 @@ export class ProviderHost {
   }
 
   private call<Req, Res>(method: string, req: Req): Promise<Res> {
-    const fn = (this.client as unknown as Record<string, (r: Req, cb: (e: grpcTypes.ServiceError | null, r: Res) => void) => void>)[method];
+    const fn = (
+      this.client as unknown as Record<string, (r: Req, cb: (e: grpcTypes.ServiceError | null, r: Res) => void) => void>
+    )[method];
     if (fn === undefined) throw new TypeError(`no gRPC method ${method}`);
     const t0 = process.hrtime.bigint();
     return new Promise<Res>((resolve, reject) => {

@@ -37,26 +37,38 @@ export async function packLibrary(workDir: string, label: string): Promise<Packe
   const t0 = Date.now();
   let tscErrors = "";
   try {
-    await run(process.execPath, [tsc, "-p", join(REPO_ROOT, "tsconfig.build.json"), "--outDir", join(stageDir, "dist")], {
-      cwd: REPO_ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      process.execPath,
+      [tsc, "-p", join(REPO_ROOT, "tsconfig.build.json"), "--outDir", join(stageDir, "dist")],
+      {
+        cwd: REPO_ROOT,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
   } catch (err) {
     tscErrors = String((err as { stdout?: string }).stdout ?? err);
   }
   // The second half of `npm run build`: the provider entry's bundle, which resolves packages from the
   // build's root as a build in the repository does.
-  if (!existsSync(join(stageDir, "node_modules"))) symlinkSync(join(REPO_ROOT, "node_modules"), join(stageDir, "node_modules"), "dir");
-  await run(process.execPath, [join(REPO_ROOT, "scripts", "bundle-host.js"), join(stageDir, "dist")], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  if (!existsSync(join(stageDir, "node_modules")))
+    symlinkSync(join(REPO_ROOT, "node_modules"), join(stageDir, "node_modules"), "dir");
+  await run(process.execPath, [join(REPO_ROOT, "scripts", "bundle-host.js"), join(stageDir, "dist")], {
+    cwd: REPO_ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const buildMs = Date.now() - t0;
   for (const f of ["dist/provider/index.js", "dist/provider/host-bundle.js", "dist/sdk/shim/make.js"]) {
     if (!existsSync(join(stageDir, f))) throw new Error(`build produced no ${f}:\n${tscErrors}`);
   }
   const t1 = Date.now();
-  const { stdout } = await run("npm", ["pack", stageDir, "--pack-destination", stageDir, "--json", "--ignore-scripts"], {
-    cwd: stageDir,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    "npm",
+    ["pack", stageDir, "--pack-destination", stageDir, "--json", "--ignore-scripts"],
+    {
+      cwd: stageDir,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const packMs = Date.now() - t1;
   const info = JSON.parse(stdout) as Array<{ filename: string }>;
   const filename = info[0]?.filename;

@@ -17,7 +17,16 @@
  *   declared ranges is exercised too.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
@@ -83,8 +92,14 @@ export async function createProject(opts: ProjectOptions): Promise<EngineProject
       if (f !== "node_modules" && f !== "bin") cpSync(join(opts.template, f), join(dir, f), { recursive: true });
     }
   } else {
-    writeFileSync(join(dir, "Pulumi.yaml"), `name: ${PROJECT_NAME}\nruntime: nodejs\ndescription: engine-path test project\n`);
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PROJECT_NAME, private: true, main: "index.js" }, null, 2) + "\n");
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      `name: ${PROJECT_NAME}\nruntime: nodejs\ndescription: engine-path test project\n`,
+    );
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: PROJECT_NAME, private: true, main: "index.js" }, null, 2) + "\n",
+    );
   }
   const t0 = Date.now();
   if (install === "link") await linkInstall(opts.tarball, dir, opts.modulesFrom ?? join(REPO_ROOT, "node_modules"));
@@ -123,7 +138,8 @@ async function linkInstall(tarball: string, dir: string, repoModules: string): P
   const closure = new Set<string>();
   for (const name of names) {
     const from = resolvePackageDir(repoModules, name);
-    if (from === undefined) throw new Error(`declared dependency ${name} is not installed in ${repoModules} (run npm ci)`);
+    if (from === undefined)
+      throw new Error(`declared dependency ${name} is not installed in ${repoModules} (run npm ci)`);
     collectClosure(from, closure);
   }
   // Top-level packages only: a nested node_modules comes along with its parent package.
@@ -182,7 +198,16 @@ function collectClosure(pkgDir: string, seen: Set<string>): void {
 async function npmInstall(tarball: string, dir: string, pulumiSpec: string): Promise<void> {
   await run(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--save-exact", "--prefer-offline", tarball, `@pulumi/pulumi@${pulumiSpec}`, "typescript@<7"],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--save-exact",
+      "--prefer-offline",
+      tarball,
+      `@pulumi/pulumi@${pulumiSpec}`,
+      "typescript@<7",
+    ],
     { cwd: dir, maxBuffer: 64 * 1024 * 1024, timeout: 10 * 60_000 },
   );
 }

@@ -20,7 +20,12 @@ export interface LiveResource {
 }
 
 /** Asserts state outputs are storable and carry nothing secret in plaintext. */
-export function expectCleanState(ctx: EngineContext, kind: Kind, outs: Props, extraSecrets: readonly string[] = []): void {
+export function expectCleanState(
+  ctx: EngineContext,
+  kind: Kind,
+  outs: Props,
+  extraSecrets: readonly string[] = [],
+): void {
   expect(outs.__provider).toBe(ctx.provider(kind));
   expect(outs.schemaVersion).toBe(SCHEMA_VERSION);
   const text = JSON.stringify(outs);
@@ -37,7 +42,12 @@ export function lifecycleSuite(get: () => EngineContext): void {
       const run = randomBytes(3).toString("hex");
       const clientSecret = `engine-client-secret-${run}`;
       ctx.secrets.push(clientSecret, `${clientSecret}-rotated`);
-      env = { mount: `engine-${run}`, jobId: `engine-web-${run}`, clientSecret, ...scenarioClients(ctx.devserver.urls, ctx.devserver.rootTokens) };
+      env = {
+        mount: `engine-${run}`,
+        jobId: `engine-web-${run}`,
+        clientSecret,
+        ...scenarioClients(ctx.devserver.urls, ctx.devserver.rootTokens),
+      };
     }
     return env;
   };
@@ -80,7 +90,11 @@ export function lifecycleSuite(get: () => EngineContext): void {
       const read = await ctx.host.read(urn(), r.id, r.outs, r.inputs);
       expect(read.id).toBe(r.id);
       expectCleanState(ctx, s.kind, read.properties);
-      const checked = await ctx.host.check(urn(), read.inputs ?? r.inputs, withProvider(s.kind, s.inputs(scenarioEnv())));
+      const checked = await ctx.host.check(
+        urn(),
+        read.inputs ?? r.inputs,
+        withProvider(s.kind, s.inputs(scenarioEnv())),
+      );
       const diff = await ctx.host.diff(urn(), r.id, read.properties, checked.inputs);
       expect(diff.changes).toBe("none");
       live.set(s.kind, { id: read.id, inputs: read.inputs ?? r.inputs, outs: read.properties });
@@ -118,7 +132,10 @@ export function lifecycleSuite(get: () => EngineContext): void {
       const ctx = get();
       const e = scenarioEnv();
       const jobId = `${e.jobId}-failing`;
-      const jobspec = webJobspec(jobId).replace('type        = "service"', 'type        = "service"\n  meta = { "devserver.fail_deployment" = "true" }');
+      const jobspec = webJobspec(jobId).replace(
+        'type        = "service"',
+        'type        = "service"\n  meta = { "devserver.fail_deployment" = "true" }',
+      );
       const urn = urnOf("Job", "failing");
       const checked = await ctx.host.check(urn, {}, withProvider("job", { jobspec, purgeOnDestroy: true }));
       expect(checked.failures).toEqual([]);
@@ -135,14 +152,17 @@ export function lifecycleSuite(get: () => EngineContext): void {
   });
 
   describe("destroy over gRPC", () => {
-    it.each([...SCENARIOS].reverse().map((s) => [s.type, s] as const))("%s: Delete removes it, and a refresh then drops it", async (_t, s) => {
-      const ctx = get();
-      const r = liveOf(s.kind);
-      await ctx.host.delete(urnOf(s.type, `${s.kind}-1`), r.id, r.outs);
-      expect(await s.exists(scenarioEnv())).toBe(false);
-      const read = await ctx.host.read(urnOf(s.type, `${s.kind}-1`), r.id, r.outs, r.inputs);
-      expect(read.id).toBe("");
-    });
+    it.each([...SCENARIOS].reverse().map((s) => [s.type, s] as const))(
+      "%s: Delete removes it, and a refresh then drops it",
+      async (_t, s) => {
+        const ctx = get();
+        const r = liveOf(s.kind);
+        await ctx.host.delete(urnOf(s.type, `${s.kind}-1`), r.id, r.outs);
+        expect(await s.exists(scenarioEnv())).toBe(false);
+        const read = await ctx.host.read(urnOf(s.type, `${s.kind}-1`), r.id, r.outs, r.inputs);
+        expect(read.id).toBe("");
+      },
+    );
 
     it("the host printed no token or secret", () => {
       const ctx = get();

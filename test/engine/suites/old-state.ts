@@ -51,7 +51,11 @@ function stackConfig(dev: DevServer): Props {
 }
 
 /** A devserver restored from the fixture, a fresh host configured for it, and the scenario clients. */
-async function restore(ctx: EngineContext, set: string, round: string): Promise<{ dev: DevServer; host: ProviderHost; env: ScenarioEnv }> {
+async function restore(
+  ctx: EngineContext,
+  set: string,
+  round: string,
+): Promise<{ dev: DevServer; host: ProviderHost; env: ScenarioEnv }> {
   const index = readIndex(set);
   const file = join(ctx.workDir, `${set}-${round}-devserver.json`);
   copyFileSync(join(FIXTURES, set, "devserver.json"), file);
@@ -87,7 +91,14 @@ async function recordFixtures(ctx: EngineContext, set: string): Promise<void> {
       const checked = await host.check(urn, {}, { ...s.inputs(senv), __provider: ctx.provider(s.kind) });
       if (checked.failures.length > 0) throw new Error(`${s.kind}: check failed: ${JSON.stringify(checked.failures)}`);
       const created = await host.create(urn, checked.inputs);
-      const res: FixtureResource = { kind: s.kind, type: s.type, urn, id: created.id, inputs: checked.inputs, outputs: created.properties };
+      const res: FixtureResource = {
+        kind: s.kind,
+        type: s.type,
+        urn,
+        id: created.id,
+        inputs: checked.inputs,
+        outputs: created.properties,
+      };
       writeFileSync(join(dir, `${s.kind}.json`), JSON.stringify(res, null, 2) + "\n");
     }
     await dev.flush();
@@ -118,7 +129,9 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
     }
 
     it("is present in the repository", () => {
-      expect(existsSync(join(FIXTURES, set, "index.json")), `missing fixture; see ${set} in suites/old-state.ts`).toBe(true);
+      expect(existsSync(join(FIXTURES, set, "index.json")), `missing fixture; see ${set} in suites/old-state.ts`).toBe(
+        true,
+      );
       for (const s of SCENARIOS) expect(existsSync(join(FIXTURES, set, `${s.kind}.json`))).toBe(true);
     });
 
@@ -164,7 +177,10 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
           expect(checked.failures, `${s.kind} check`).toEqual([]);
           const diff = await host.diff(old.urn, old.id, old.outputs, checked.inputs);
           expect(diff.changes, `${s.kind} diff`).toBe("none");
-          expect(dev.requestLog.map((e) => `${e.method} ${e.path}`), `${s.kind} requests`).toEqual([]);
+          expect(
+            dev.requestLog.map((e) => `${e.method} ${e.path}`),
+            `${s.kind} requests`,
+          ).toEqual([]);
         }
       } finally {
         await host.close();

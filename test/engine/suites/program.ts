@@ -26,19 +26,44 @@ interface ProgramOutput {
 }
 
 /** Per class: the kind, sample args, the args passed as secrets, and outputs derived from secrets. */
-const CLASSES: readonly { cls: string; kind: Kind; args: Props; secretArgs: string[]; derivedSecrets: string[]; state?: Props }[] = [
+const CLASSES: readonly {
+  cls: string;
+  kind: Kind;
+  args: Props;
+  secretArgs: string[];
+  derivedSecrets: string[];
+  state?: Props;
+}[] = [
   { cls: "AuthMount", kind: "auth-mount", args: { path: "cloud" }, secretArgs: [], derivedSecrets: [] },
   {
     cls: "AuthConfig",
     kind: "auth-config",
-    args: { mount: "cloud", tenantId: TENANT_ID, resource: "https://management.example/", clientId: CLIENT_ID, clientSecret: "program-secret-value" },
+    args: {
+      mount: "cloud",
+      tenantId: TENANT_ID,
+      resource: "https://management.example/",
+      clientId: CLIENT_ID,
+      clientSecret: "program-secret-value",
+    },
     secretArgs: ["clientSecret"],
     derivedSecrets: ["clientSecretHash"],
     state: { clientSecretHash: "scrypt$16384$8$1$c2FsdA$aGFzaA" },
   },
-  { cls: "AuthRole", kind: "auth-role", args: { mount: "cloud", name: "web", tokenPolicies: ["web"] }, secretArgs: [], derivedSecrets: [] },
+  {
+    cls: "AuthRole",
+    kind: "auth-role",
+    args: { mount: "cloud", name: "web", tokenPolicies: ["web"] },
+    secretArgs: [],
+    derivedSecrets: [],
+  },
   { cls: "Job", kind: "job", args: { jobspec: webJobspec("web") }, secretArgs: [], derivedSecrets: [] },
-  { cls: "JobVersionTag", kind: "job-version-tag", args: { jobId: "web", name: "stable" }, secretArgs: [], derivedSecrets: [] },
+  {
+    cls: "JobVersionTag",
+    kind: "job-version-tag",
+    args: { jobId: "web", name: "stable" },
+    secretArgs: [],
+    derivedSecrets: [],
+  },
 ];
 
 function isSecretWrapped(v: unknown): boolean {
@@ -52,9 +77,17 @@ export function programSuite(get: () => EngineContext): void {
     const run = async (): Promise<ProgramOutput> => {
       if (result === undefined) {
         const specs: ProgramSpec[] = CLASSES.flatMap((c) =>
-          ["a", "b"].map((suffix) => ({ cls: c.cls, name: `${c.kind}-${suffix}`, args: c.args, secretArgs: c.secretArgs, ...(c.state ? { state: c.state } : {}) })),
+          ["a", "b"].map((suffix) => ({
+            cls: c.cls,
+            name: `${c.kind}-${suffix}`,
+            args: c.args,
+            secretArgs: c.secretArgs,
+            ...(c.state ? { state: c.state } : {}),
+          })),
         );
-        const { value } = await runChild<ProgramOutput>(get().projects[0], "program.cjs", [], { input: JSON.stringify(specs) });
+        const { value } = await runChild<ProgramOutput>(get().projects[0], "program.cjs", [], {
+          input: JSON.stringify(specs),
+        });
         result = value;
       }
       return result;
@@ -90,21 +123,28 @@ export function programSuite(get: () => EngineContext): void {
           if (o !== undefined) expect(o.secret, `${arg} output`).toBe(true);
         }
         // No secret may travel in plaintext beside the wrapper (e.g. copied into another input).
-        const plain = JSON.stringify({ ...out.seen[name]?.inputs, ...Object.fromEntries(c.secretArgs.map((a) => [a, null])) });
+        const plain = JSON.stringify({
+          ...out.seen[name]?.inputs,
+          ...Object.fromEntries(c.secretArgs.map((a) => [a, null])),
+        });
         for (const arg of c.secretArgs) expect(plain).not.toContain(String(c.args[arg]));
       },
     );
 
-    it.each(CLASSES.map((c) => [c.cls, c] as const))("%s: secret inputs and derived secret outputs are in additionalSecretOutputs", async (_cls, c) => {
-      const out = await run();
-      const reg = out.registrations.find((r) => r.name === `${c.kind}-a`);
-      expect(reg).toBeDefined();
-      for (const o of [...c.secretArgs, ...c.derivedSecrets]) expect(reg?.additionalSecretOutputs, o).toContain(o);
-    });
+    it.each(CLASSES.map((c) => [c.cls, c] as const))(
+      "%s: secret inputs and derived secret outputs are in additionalSecretOutputs",
+      async (_cls, c) => {
+        const out = await run();
+        const reg = out.registrations.find((r) => r.name === `${c.kind}-a`);
+        expect(reg).toBeDefined();
+        for (const o of [...c.secretArgs, ...c.derivedSecrets]) expect(reg?.additionalSecretOutputs, o).toContain(o);
+      },
+    );
 
     it("puts no secret into any __provider text", async () => {
       const out = await run();
-      for (const { inputs } of Object.values(out.seen)) expect(String(inputs.__provider)).not.toContain("program-secret-value");
+      for (const { inputs } of Object.values(out.seen))
+        expect(String(inputs.__provider)).not.toContain("program-secret-value");
     });
   });
 }

@@ -72,15 +72,32 @@ export const SCENARIOS: readonly Scenario[] = [
     kind: "auth-mount",
     type: "AuthMount",
     inputs: (e) => ({ path: e.mount, type: "cloud", description: "engine-path test" }),
-    edited: (e) => ({ path: e.mount, type: "cloud", description: "engine-path test, edited", tune: { defaultLeaseTtl: "1h" } }),
+    edited: (e) => ({
+      path: e.mount,
+      type: "cloud",
+      description: "engine-path test, edited",
+      tune: { defaultLeaseTtl: "1h" },
+    }),
     unknownKey: "description",
     exists: async (e) => (await e.secrets.mounts.find(e.mount)) !== undefined,
   },
   {
     kind: "auth-config",
     type: "AuthConfig",
-    inputs: (e) => ({ mount: e.mount, tenantId: TENANT_ID, resource: "https://management.example/", clientId: CLIENT_ID, clientSecret: e.clientSecret }),
-    edited: (e) => ({ mount: e.mount, tenantId: TENANT_ID, resource: "https://management.example/", clientId: CLIENT_ID, clientSecret: `${e.clientSecret}-rotated` }),
+    inputs: (e) => ({
+      mount: e.mount,
+      tenantId: TENANT_ID,
+      resource: "https://management.example/",
+      clientId: CLIENT_ID,
+      clientSecret: e.clientSecret,
+    }),
+    edited: (e) => ({
+      mount: e.mount,
+      tenantId: TENANT_ID,
+      resource: "https://management.example/",
+      clientId: CLIENT_ID,
+      clientSecret: `${e.clientSecret}-rotated`,
+    }),
     unknownKey: "clientSecret",
     exists: async (e) => (await e.secrets.config.read(e.mount)) !== undefined,
   },
@@ -89,8 +106,21 @@ export const SCENARIOS: readonly Scenario[] = [
     type: "AuthRole",
     // A service principal bound: the devserver plays a plugin that refuses every login without one (or a
     // group), and check refuses such a role there.
-    inputs: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web"], boundServicePrincipalIds: ["sp-1"], boundSubscriptionIds: ["sub-1"] }),
-    edited: (e) => ({ mount: e.mount, name: "web", tokenPolicies: ["web", "metrics"], boundServicePrincipalIds: ["sp-1"], boundSubscriptionIds: ["sub-1"], tokenTtl: "30m" }),
+    inputs: (e) => ({
+      mount: e.mount,
+      name: "web",
+      tokenPolicies: ["web"],
+      boundServicePrincipalIds: ["sp-1"],
+      boundSubscriptionIds: ["sub-1"],
+    }),
+    edited: (e) => ({
+      mount: e.mount,
+      name: "web",
+      tokenPolicies: ["web", "metrics"],
+      boundServicePrincipalIds: ["sp-1"],
+      boundSubscriptionIds: ["sub-1"],
+      tokenTtl: "30m",
+    }),
     unknownKey: "tokenPolicies",
     exists: async (e) => (await e.secrets.roles.read(e.mount, "web")) !== undefined,
   },
@@ -112,13 +142,18 @@ export const SCENARIOS: readonly Scenario[] = [
     exists: async (e) => {
       const found = await e.scheduler.jobs.find(e.jobId);
       const versions = found === undefined ? undefined : await e.scheduler.versions.versions(e.jobId);
-      return (versions?.value.Versions ?? []).some((v) => (v as { VersionTag?: { Name?: string } | null }).VersionTag?.Name === "stable");
+      return (versions?.value.Versions ?? []).some(
+        (v) => (v as { VersionTag?: { Name?: string } | null }).VersionTag?.Name === "stable",
+      );
     },
   },
 ];
 
 /** Builds the clients the scenarios use to look at the server. */
-export function scenarioClients(urls: { secrets: string; scheduler: string }, tokens: { secrets: string; scheduler: string }): {
+export function scenarioClients(
+  urls: { secrets: string; scheduler: string },
+  tokens: { secrets: string; scheduler: string },
+): {
   secrets: SecretsClient;
   scheduler: SchedulerClient;
 } {

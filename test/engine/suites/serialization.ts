@@ -7,7 +7,18 @@ import { runChild } from "../harness/child";
 import { KINDS, record, type EngineContext } from "../harness/context";
 import { hashTree } from "../harness/pack";
 import { execFile } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { promisify } from "node:util";
@@ -59,7 +70,9 @@ export function serializationSuite(get: () => EngineContext): void {
     it("a resource's code loads from the one bundled file, with none of zod's translated messages until they are used", async () => {
       const home = mkdtempSync(join(tmpdir(), "pss-cache-home-"));
       try {
-        const { value } = await runChild<ProviderLoad>(get().projects[0], "provider-load.cjs", [], { env: { XDG_CACHE_HOME: home, NODE_COMPILE_CACHE: undefined } });
+        const { value } = await runChild<ProviderLoad>(get().projects[0], "provider-load.cjs", [], {
+          env: { XDG_CACHE_HOME: home, NODE_COMPILE_CACHE: undefined },
+        });
         // The index in the cache is provider/lazy-zod-locales.ts's stand-in, not zod's own; English is in the bundle.
         expect(value.atLoad).toEqual(["index.cjs"]);
         expect(value.resourceFiles).toEqual([]);
@@ -82,15 +95,23 @@ export function serializationSuite(get: () => EngineContext): void {
       const tmp = join(base, "tmp");
       mkdirSync(tmp, { mode: 0o700 });
       const dir = join(home, "pulumi-secrets-scheduler", "compile-cache");
-      const env = { XDG_CACHE_HOME: home, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+      const env = {
+        XDG_CACHE_HOME: home,
+        TMPDIR: tmp,
+        NODE_COMPILE_CACHE: undefined,
+        NODE_DISABLE_COMPILE_CACHE: undefined,
+      };
       const files = (d: string): Map<string, number> => {
         const out = new Map<string, number>();
-        for (const e of readdirSync(d, { recursive: true, withFileTypes: true })) if (e.isFile()) out.set(join(e.parentPath, e.name), statSync(join(e.parentPath, e.name)).mtimeMs);
+        for (const e of readdirSync(d, { recursive: true, withFileTypes: true }))
+          if (e.isFile()) out.set(join(e.parentPath, e.name), statSync(join(e.parentPath, e.name)).mtimeMs);
         return out;
       };
       try {
         const project = get().projects[0];
-        const first = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" } });
+        const first = await runChild<ProviderLoad>(project, "provider-load.cjs", [], {
+          env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" },
+        });
         expect(first.value.checked).toBe(true);
         expect(first.value.jwtAudience).toBe("load");
         expect(readdirSync(tmp)).toEqual([]);
@@ -106,13 +127,16 @@ export function serializationSuite(get: () => EngineContext): void {
         expect(st.mode & 0o777).toBe(0o700);
         expect(st.uid).toBe(process.getuid?.());
         expect(first.value.compileCacheDir?.startsWith(dir + sep)).toBe(true);
-        const bundle = (verdict: string): RegExp => new RegExp(`cache for \\S*/pulumi-secrets-scheduler/dist/provider/host-bundle\\.js ${verdict}`);
+        const bundle = (verdict: string): RegExp =>
+          new RegExp(`cache for \\S*/pulumi-secrets-scheduler/dist/provider/host-bundle\\.js ${verdict}`);
         expect(first.stderr).toMatch(bundle("was not initialized"));
         const written = files(dir);
         expect(written.size).toBeGreaterThan(0);
 
         // The next host compiles the bundle from it; Node rewrites nothing it accepted.
-        const second = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" } });
+        const second = await runChild<ProviderLoad>(project, "provider-load.cjs", [], {
+          env: { ...env, NODE_DEBUG_NATIVE: "COMPILE_CACHE" },
+        });
         expect(second.value.checked).toBe(true);
         expect(second.value.jwtAudience).toBe("load");
         expect(second.stderr).toMatch(bundle("was accepted"));
@@ -121,14 +145,18 @@ export function serializationSuite(get: () => EngineContext): void {
 
         // Turned off as for Node's own cache: nothing is made.
         const offHome = join(base, "off-home");
-        const off = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: "1" } });
+        const off = await runChild<ProviderLoad>(project, "provider-load.cjs", [], {
+          env: { ...env, XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: "1" },
+        });
         expect(off.value.compileCacheDir).toBeNull();
         expect(existsSync(offHome)).toBe(false);
 
         // NODE_COMPILE_CACHE, Node's own setting, is honoured: the cache goes there and nothing to the cache home.
         const own = join(base, "own");
         const ownHome = join(base, "own-home");
-        const chosen = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: ownHome, NODE_COMPILE_CACHE: own } });
+        const chosen = await runChild<ProviderLoad>(project, "provider-load.cjs", [], {
+          env: { ...env, XDG_CACHE_HOME: ownHome, NODE_COMPILE_CACHE: own },
+        });
         expect(chosen.value.compileCacheDir?.startsWith(own + sep)).toBe(true);
         expect(existsSync(join(ownHome, "pulumi-secrets-scheduler", "compile-cache"))).toBe(false);
 
@@ -136,7 +164,9 @@ export function serializationSuite(get: () => EngineContext): void {
         const openHome = join(base, "open-home");
         mkdirSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"), { recursive: true });
         chmodSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"), 0o777);
-        const open = await runChild<ProviderLoad>(project, "provider-load.cjs", [], { env: { ...env, XDG_CACHE_HOME: openHome } });
+        const open = await runChild<ProviderLoad>(project, "provider-load.cjs", [], {
+          env: { ...env, XDG_CACHE_HOME: openHome },
+        });
         expect(open.value.checked).toBe(true);
         expect(open.value.compileCacheDir).toBeNull();
         expect(readdirSync(join(openHome, "pulumi-secrets-scheduler", "compile-cache"))).toEqual([]);
@@ -154,7 +184,9 @@ export function serializationSuite(get: () => EngineContext): void {
       record(ctx, "serializeFirstMs", kind, Math.round(s.firstMs));
       expect(bytes).toBeLessThanOrEqual(PROVIDER_BUDGET_BYTES);
       // Loaded from node_modules, the shim is captured by reference through the exports map.
-      expect(s.shimPath).toContain(join("node_modules", "pulumi-secrets-scheduler", "dist", "sdk", "shim", `${kind}.js`));
+      expect(s.shimPath).toContain(
+        join("node_modules", "pulumi-secrets-scheduler", "dist", "sdk", "shim", `${kind}.js`),
+      );
       expect(s.text).toContain(`require("pulumi-secrets-scheduler/shim/${kind}")`);
       expect(s.containsSecrets).toBe(false);
     });
@@ -192,9 +224,19 @@ export function serializationSuite(get: () => EngineContext): void {
       // node_modules. A program directory in it with no package.json loads the library by self-reference.
       const program = join(get().packs[0].stageDir, "program");
       mkdirSync(program, { recursive: true });
-      copyFileSync(join(__dirname, "..", "harness", "self-ref", "self-reference.cjs"), join(program, "self-reference.cjs"));
-      const { stdout } = await promisify(execFile)(process.execPath, ["self-reference.cjs"], { cwd: program, maxBuffer: 16 * 1024 * 1024 });
-      const out = JSON.parse(stdout) as { byReference: boolean; error?: string; calls: { check?: { inputKeys: string[]; failures: unknown[] } } };
+      copyFileSync(
+        join(__dirname, "..", "harness", "self-ref", "self-reference.cjs"),
+        join(program, "self-reference.cjs"),
+      );
+      const { stdout } = await promisify(execFile)(process.execPath, ["self-reference.cjs"], {
+        cwd: program,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const out = JSON.parse(stdout) as {
+        byReference: boolean;
+        error?: string;
+        calls: { check?: { inputKeys: string[]; failures: unknown[] } };
+      };
       expect(out.byReference, "not from node_modules: serialized by value").toBe(false);
       expect(out.error).toBeUndefined();
       expect(out.calls.check).toEqual({ inputKeys: ["path", "type"], failures: [] });
@@ -203,7 +245,9 @@ export function serializationSuite(get: () => EngineContext): void {
     it("evaluates like the host does and yields all seven methods", async () => {
       const ctx = get();
       const texts = KINDS.map((k) => ctx.provider(k));
-      const { value } = await runChild<string[][]>(ctx.projects[1], "evaluate.cjs", [], { input: JSON.stringify(texts) });
+      const { value } = await runChild<string[][]>(ctx.projects[1], "evaluate.cjs", [], {
+        input: JSON.stringify(texts),
+      });
       for (const methods of value) {
         expect(methods).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
       }

@@ -15,8 +15,13 @@ function echoModule(name: "secrets" | "scheduler"): ServiceModule {
   return {
     name,
     routes(r, ctx) {
-      r.get("/v1/echo", (req) => ({ json: { ok: true, q: req.query.get("q") }, headers: ctx.queryMeta(ctx.index(), req.query.get("next") ?? undefined) }));
-      r.get("/v1/headers", (req) => ({ json: { marker: req.headers["x-svc-request"] ?? null, real: req.headers["x-vault-request"] ?? null } }));
+      r.get("/v1/echo", (req) => ({
+        json: { ok: true, q: req.query.get("q") },
+        headers: ctx.queryMeta(ctx.index(), req.query.get("next") ?? undefined),
+      }));
+      r.get("/v1/headers", (req) => ({
+        json: { marker: req.headers["x-svc-request"] ?? null, real: req.headers["x-vault-request"] ?? null },
+      }));
       r.post("/v1/echo", (req) => ({ json: { got: req.json() } }));
       r.get("/v1/shape", () => ({ json: { items: [{ id: "a", count: "three" }] } }));
       r.get("/v1/denied", () => {
@@ -67,7 +72,12 @@ describe("HttpCore retries", () => {
     dev.faults.add({ service: "secrets", method: "POST", path: "/v1/echo", status: 429, retryAfter: 1, times: 1 });
     const waits: number[] = [];
     const hooks: HttpHooks = { onRetry: (i) => waits.push(i.delayMs) };
-    const res = await core("secrets", { hooks }).request({ operation: "echo", method: "POST", path: "/v1/echo", body: { a: 1 } });
+    const res = await core("secrets", { hooks }).request({
+      operation: "echo",
+      method: "POST",
+      path: "/v1/echo",
+      body: { a: 1 },
+    });
     expect(res.value).toEqual({ got: { a: 1 } });
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThanOrEqual(1000);
@@ -75,7 +85,9 @@ describe("HttpCore retries", () => {
 
   it.each([400, 403, 404])("does not retry %i, even for a GET", async (status) => {
     dev.faults.add({ service: "scheduler", path: "/v1/echo", status, times: 3 });
-    const err = await core("scheduler").request({ operation: "echo", method: "GET", path: "/v1/echo" }).catch((e) => e);
+    const err = await core("scheduler")
+      .request({ operation: "echo", method: "GET", path: "/v1/echo" })
+      .catch((e) => e);
     expect(ApiError.is(err)).toBe(true);
     expect((err as ApiError).status).toBe(status);
     expect(count("/v1/echo")).toBe(1);
@@ -83,9 +95,20 @@ describe("HttpCore retries", () => {
 
   it("does not repeat a POST after a 503 or a 500", async () => {
     dev.faults.add({ service: "scheduler", method: "POST", path: "/v1/echo", status: 503, times: 1 });
-    await expect(core("scheduler").request({ operation: "echo", method: "POST", path: "/v1/echo", body: {} })).rejects.toMatchObject({ code: "unavailable" });
-    dev.faults.add({ service: "scheduler", method: "POST", path: "/v1/echo", status: 500, body: "No cluster leader", times: 1 });
-    await expect(core("scheduler").request({ operation: "echo", method: "POST", path: "/v1/echo", body: {} })).rejects.toMatchObject({ code: "server" });
+    await expect(
+      core("scheduler").request({ operation: "echo", method: "POST", path: "/v1/echo", body: {} }),
+    ).rejects.toMatchObject({ code: "unavailable" });
+    dev.faults.add({
+      service: "scheduler",
+      method: "POST",
+      path: "/v1/echo",
+      status: 500,
+      body: "No cluster leader",
+      times: 1,
+    });
+    await expect(
+      core("scheduler").request({ operation: "echo", method: "POST", path: "/v1/echo", body: {} }),
+    ).rejects.toMatchObject({ code: "server" });
     expect(count("/v1/echo")).toBe(2);
   });
 
@@ -95,12 +118,20 @@ describe("HttpCore retries", () => {
     expect(count("/v1/echo")).toBe(2);
     dev.resetLog();
     dev.faults.add({ service: "scheduler", path: "/v1/echo", status: 500, body: "job validation failed", times: 1 });
-    await expect(core("scheduler").request({ operation: "echo", method: "GET", path: "/v1/echo" })).rejects.toMatchObject({ code: "server" });
+    await expect(
+      core("scheduler").request({ operation: "echo", method: "GET", path: "/v1/echo" }),
+    ).rejects.toMatchObject({ code: "server" });
     expect(count("/v1/echo")).toBe(1);
   });
 
   it("gives up after maxAttempts and says how many attempts it made", async () => {
-    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 503, body: { errors: ["Vault is sealed"] }, times: 10 });
+    dev.faults.add({
+      service: "secrets",
+      path: "/v1/echo",
+      status: 503,
+      body: { errors: ["Vault is sealed"] },
+      times: 10,
+    });
     const err = (await core("secrets", { retry: { ...fastRetry, maxAttempts: 3 } })
       .request({ operation: "read echo", method: "GET", path: "/v1/echo" })
       .catch((e) => e)) as ApiError;
@@ -158,8 +189,14 @@ describe("HttpCore connections", () => {
     const fresh = await startServiceHost({ services: [echoModule("secrets")] });
     try {
       let opened = 0;
-      const c = new HttpCore("secrets", { address: fresh.urls.secrets, token: fresh.rootTokens.secrets, env: {}, hooks: { onConnect: () => opened++ } });
-      for (let i = 0; i < 20; i++) await c.request({ operation: "echo", method: "GET", path: "/v1/echo", query: { q: String(i) } });
+      const c = new HttpCore("secrets", {
+        address: fresh.urls.secrets,
+        token: fresh.rootTokens.secrets,
+        env: {},
+        hooks: { onConnect: () => opened++ },
+      });
+      for (let i = 0; i < 20; i++)
+        await c.request({ operation: "echo", method: "GET", path: "/v1/echo", query: { q: String(i) } });
       expect(fresh.stats().secrets.requests).toBe(20);
       // undici's Pool may open a second connection for the request that follows at once, before the first
       // connection is marked free; after that both are reused. Without keep-alive this would be 20.
@@ -171,7 +208,12 @@ describe("HttpCore connections", () => {
   });
 
   it("reads blocking-query and paging headers into meta, under overridable names", async () => {
-    const res = await core("scheduler").request({ operation: "echo", method: "GET", path: "/v1/echo", query: { next: "tok-2" } });
+    const res = await core("scheduler").request({
+      operation: "echo",
+      method: "GET",
+      path: "/v1/echo",
+      query: { next: "tok-2" },
+    });
     expect(res.meta.lastIndex).toBeTypeOf("number");
     expect(res.meta.knownLeader).toBe(true);
     expect(res.meta.nextToken).toBe("tok-2");
@@ -182,7 +224,11 @@ describe("HttpCore request marker and hooks", () => {
   it("marks secrets-service requests (X-Svc-Request, or X-Vault-Request with real names) and not scheduler ones", async () => {
     const spec = await core("secrets").request({ operation: "h", method: "GET", path: "/v1/headers" });
     expect(spec.value).toEqual({ marker: "true", real: null });
-    const real = await core("secrets", { headerStyle: "real", headerNames: { token: "X-Svc-Token" } }).request({ operation: "h", method: "GET", path: "/v1/headers" });
+    const real = await core("secrets", { headerStyle: "real", headerNames: { token: "X-Svc-Token" } }).request({
+      operation: "h",
+      method: "GET",
+      path: "/v1/headers",
+    });
     expect(real.value).toEqual({ marker: null, real: "true" });
     const sched = await core("scheduler").request({ operation: "h", method: "GET", path: "/v1/headers" });
     expect(sched.value).toEqual({ marker: null, real: null });
@@ -203,13 +249,17 @@ describe("HttpCore request marker and hooks", () => {
 describe("HttpCore responses", () => {
   it("fails with the path of the bad field when a response has the wrong shape", async () => {
     const schema = z.object({ items: z.array(z.object({ id: z.string(), count: z.number() })) });
-    const err = (await core("scheduler").request({ operation: "list things", method: "GET", path: "/v1/shape", schema }).catch((e) => e)) as ApiError;
+    const err = (await core("scheduler")
+      .request({ operation: "list things", method: "GET", path: "/v1/shape", schema })
+      .catch((e) => e)) as ApiError;
     expect(err.code).toBe("bad_response");
     expect(err.message).toContain("items[0].count");
   });
 
   it("maps a 403 to permission_denied with a hint naming the token setting", async () => {
-    const err = (await core("scheduler").request({ operation: "read job", method: "GET", path: "/v1/denied" }).catch((e) => e)) as ApiError;
+    const err = (await core("scheduler")
+      .request({ operation: "read job", method: "GET", path: "/v1/denied" })
+      .catch((e) => e)) as ApiError;
     expect(err.code).toBe("permission_denied");
     expect(err.serverErrors).toEqual(["Permission denied"]);
     expect(err.message).toContain("token (from the `token` option)");
@@ -223,12 +273,27 @@ describe("HttpCore redaction", () => {
 
   function everything(e: unknown): string {
     const err = e as Error & { cause?: unknown };
-    return [String(e), err.message, err.stack, inspect(e, { depth: 10, showHidden: true }), JSON.stringify(e), inspect(err.cause, { depth: 10 })].join("\n");
+    return [
+      String(e),
+      err.message,
+      err.stack,
+      inspect(e, { depth: 10, showHidden: true }),
+      JSON.stringify(e),
+      inspect(err.cause, { depth: 10 }),
+    ].join("\n");
   }
 
   it.each([
-    { name: "server echoes secrets (scheduler text)", service: "scheduler" as const, body: `bad token ${token} and secret ${secret} jwt ${jwt}` },
-    { name: "server echoes secrets (secrets JSON)", service: "secrets" as const, body: { errors: [`token ${token}`, `client_secret=${secret}`, `jwt ${jwt}`] } },
+    {
+      name: "server echoes secrets (scheduler text)",
+      service: "scheduler" as const,
+      body: `bad token ${token} and secret ${secret} jwt ${jwt}`,
+    },
+    {
+      name: "server echoes secrets (secrets JSON)",
+      service: "secrets" as const,
+      body: { errors: [`token ${token}`, `client_secret=${secret}`, `jwt ${jwt}`] },
+    },
   ])("keeps planted secrets out of every error: $name", async ({ service, body }) => {
     dev.faults.add({ service, path: "/v1/echo", method: "POST", status: 400, body, times: 1 });
     const logs: string[] = [];
@@ -238,7 +303,13 @@ describe("HttpCore redaction", () => {
       onRetry: (i) => logs.push(JSON.stringify(i)),
     };
     const err = await core(service, { token, hooks })
-      .request({ operation: "write config", method: "POST", path: "/v1/echo", body: { client_secret: secret, jwt }, secrets: [secret] })
+      .request({
+        operation: "write config",
+        method: "POST",
+        path: "/v1/echo",
+        body: { client_secret: secret, jwt },
+        secrets: [secret],
+      })
       .catch((e) => e);
     expect(ApiError.is(err)).toBe(true);
     const text = everything(err) + logs.join("\n");
@@ -248,10 +319,26 @@ describe("HttpCore redaction", () => {
 
   it("keeps the token out of transport, timeout and config errors", async () => {
     const errors: unknown[] = [];
-    errors.push(await new HttpCore("scheduler", { address: "http://127.0.0.1:1", token, retry: { maxAttempts: 1 }, env: {} }).request({ operation: "x", method: "GET", path: "/v1/echo" }).catch((e) => e));
+    errors.push(
+      await new HttpCore("scheduler", { address: "http://127.0.0.1:1", token, retry: { maxAttempts: 1 }, env: {} })
+        .request({ operation: "x", method: "GET", path: "/v1/echo" })
+        .catch((e) => e),
+    );
     dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 500, times: 1 });
-    errors.push(await core("scheduler", { token, timeoutMs: 50, retry: { maxAttempts: 1 } }).request({ operation: "x", method: "GET", path: "/v1/echo" }).catch((e) => e));
-    errors.push((() => { try { return new HttpCore("scheduler", { address: "not a url " + token, token, env: {} }); } catch (e) { return e; } })());
+    errors.push(
+      await core("scheduler", { token, timeoutMs: 50, retry: { maxAttempts: 1 } })
+        .request({ operation: "x", method: "GET", path: "/v1/echo" })
+        .catch((e) => e),
+    );
+    errors.push(
+      (() => {
+        try {
+          return new HttpCore("scheduler", { address: "not a url " + token, token, env: {} });
+        } catch (e) {
+          return e;
+        }
+      })(),
+    );
     for (const e of errors) {
       expect(e).toBeInstanceOf(Error);
       expect(everything(e)).not.toContain(token);
@@ -268,13 +355,17 @@ describe("connection settings", () => {
 
   it("fails at the first request when the token is missing, naming SECRETS_TOKEN", async () => {
     const c = new HttpCore("secrets", { address: dev.urls.secrets, env: {} });
-    await expect(c.request({ operation: "read mounts", method: "GET", path: "/v1/echo" })).rejects.toThrow(/read mounts: the secrets service token is not set.*SECRETS_TOKEN/);
+    await expect(c.request({ operation: "read mounts", method: "GET", path: "/v1/echo" })).rejects.toThrow(
+      /read mounts: the secrets service token is not set.*SECRETS_TOKEN/,
+    );
     expect(count("/v1/echo")).toBe(0);
   });
 
   it("lets a call without auth (login) go out with no token", async () => {
     const c = new HttpCore("secrets", { address: dev.urls.secrets, env: {} });
-    await expect(c.request({ operation: "login", method: "POST", path: "/v1/echo", body: {}, auth: false })).rejects.toMatchObject({ status: 403 });
+    await expect(
+      c.request({ operation: "login", method: "POST", path: "/v1/echo", body: {}, auth: false }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 
   it("reads every setting from the environment, and explicit options win", () => {
@@ -286,23 +377,49 @@ describe("connection settings", () => {
       SCHEDULER_HEADER_STYLE: "real",
     };
     const fromEnv = new HttpCore("scheduler", { env }).connection;
-    expect(fromEnv).toMatchObject({ origin: "http://10.0.0.1:4646", token: "env-token", namespace: "ns1", region: "eu" });
+    expect(fromEnv).toMatchObject({
+      origin: "http://10.0.0.1:4646",
+      token: "env-token",
+      namespace: "ns1",
+      region: "eu",
+    });
     expect(fromEnv.headers.token).toBe("X-Nomad-Token");
     expect(fromEnv.headers.nextToken).toBe("X-Nomad-NextToken");
-    const explicit = new HttpCore("scheduler", { env, address: "http://127.0.0.1:9", token: "opt", namespace: "ns2", headerNames: { token: "X-Custom" } }).connection;
+    const explicit = new HttpCore("scheduler", {
+      env,
+      address: "http://127.0.0.1:9",
+      token: "opt",
+      namespace: "ns2",
+      headerNames: { token: "X-Custom" },
+    }).connection;
     expect(explicit).toMatchObject({ origin: "http://127.0.0.1:9", token: "opt", namespace: "ns2" });
     expect(explicit.headers.token).toBe("X-Custom");
-    expect(new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h:8200", SECRETS_HEADER_STYLE: "real" } }).connection.headers.token).toBe("X-Vault-Token");
+    expect(
+      new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h:8200", SECRETS_HEADER_STYLE: "real" } }).connection
+        .headers.token,
+    ).toBe("X-Vault-Token");
   });
 
   it("names the variable of a bad header style, an unreadable CA file and half a client pair", () => {
-    expect(() => new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h", SECRETS_HEADER_STYLE: "vaultish" } })).toThrow(/SECRETS_HEADER_STYLE/);
-    expect(() => new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h", SECRETS_CACERT: "/nonexistent/ca.pem" } })).toThrow(/SECRETS_CACERT/);
-    expect(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: "http://h", SCHEDULER_CLIENT_CERT: "-----BEGIN CERTIFICATE-----" } })).toThrow(/SCHEDULER_CLIENT_KEY/);
+    expect(
+      () => new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h", SECRETS_HEADER_STYLE: "vaultish" } }),
+    ).toThrow(/SECRETS_HEADER_STYLE/);
+    expect(
+      () => new HttpCore("secrets", { env: { SECRETS_ADDR: "http://h", SECRETS_CACERT: "/nonexistent/ca.pem" } }),
+    ).toThrow(/SECRETS_CACERT/);
+    expect(
+      () =>
+        new HttpCore("scheduler", {
+          env: { SCHEDULER_ADDR: "http://h", SCHEDULER_CLIENT_CERT: "-----BEGIN CERTIFICATE-----" },
+        }),
+    ).toThrow(/SCHEDULER_CLIENT_KEY/);
   });
 
   it("sends no token to an anonymous scheduler connection", async () => {
-    const c = new HttpCore("scheduler", { address: dev.urls.scheduler, env: { SCHEDULER_ANONYMOUS: "1", SCHEDULER_TOKEN: "ignored" } });
+    const c = new HttpCore("scheduler", {
+      address: dev.urls.scheduler,
+      env: { SCHEDULER_ANONYMOUS: "1", SCHEDULER_TOKEN: "ignored" },
+    });
     expect(c.connection.token).toBeUndefined();
     expect(c.authHeaders("x")).toEqual({});
   });
@@ -314,7 +431,10 @@ describe("HttpCore TLS", () => {
   let mtlsDev: DevServer;
   beforeAll(async () => {
     pki = makePki();
-    tlsDev = await startServiceHost({ services: [echoModule("secrets"), echoModule("scheduler")], tls: { cert: pki.serverCert, key: pki.serverKey } });
+    tlsDev = await startServiceHost({
+      services: [echoModule("secrets"), echoModule("scheduler")],
+      tls: { cert: pki.serverCert, key: pki.serverKey },
+    });
     mtlsDev = await startServiceHost({
       services: [echoModule("secrets"), echoModule("scheduler")],
       tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.caCert, requestClientCert: true },
@@ -328,23 +448,59 @@ describe("HttpCore TLS", () => {
 
   it("verifies the server with a CA given as a file (SECRETS_CACERT) or as PEM", async () => {
     expect(tlsDev.urls.secrets.startsWith("https://")).toBe(true);
-    const env = { SECRETS_ADDR: tlsDev.urls.secrets, SECRETS_TOKEN: tlsDev.rootTokens.secrets, SECRETS_CACERT: pki.caCertPath };
-    await expect(new HttpCore("secrets", { env }).request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({ value: { ok: true } });
-    const pem = new HttpCore("scheduler", { address: tlsDev.urls.scheduler, token: tlsDev.rootTokens.scheduler, caCert: pki.caCert, env: {} });
-    await expect(pem.request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({ value: { ok: true } });
+    const env = {
+      SECRETS_ADDR: tlsDev.urls.secrets,
+      SECRETS_TOKEN: tlsDev.rootTokens.secrets,
+      SECRETS_CACERT: pki.caCertPath,
+    };
+    await expect(
+      new HttpCore("secrets", { env }).request({ operation: "echo", method: "GET", path: "/v1/echo" }),
+    ).resolves.toMatchObject({ value: { ok: true } });
+    const pem = new HttpCore("scheduler", {
+      address: tlsDev.urls.scheduler,
+      token: tlsDev.rootTokens.scheduler,
+      caCert: pki.caCert,
+      env: {},
+    });
+    await expect(pem.request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({
+      value: { ok: true },
+    });
   });
 
   it("refuses a server it cannot verify unless verification is explicitly, dangerously skipped", async () => {
-    const opts = { address: tlsDev.urls.scheduler, token: tlsDev.rootTokens.scheduler, env: {}, retry: { maxAttempts: 1 } };
-    await expect(new HttpCore("scheduler", opts).request({ operation: "echo", method: "GET", path: "/v1/echo" })).rejects.toMatchObject({ code: "transport" });
-    await expect(new HttpCore("scheduler", { ...opts, dangerouslySkipTlsVerify: true }).request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({ value: { ok: true } });
+    const opts = {
+      address: tlsDev.urls.scheduler,
+      token: tlsDev.rootTokens.scheduler,
+      env: {},
+      retry: { maxAttempts: 1 },
+    };
+    await expect(
+      new HttpCore("scheduler", opts).request({ operation: "echo", method: "GET", path: "/v1/echo" }),
+    ).rejects.toMatchObject({ code: "transport" });
+    await expect(
+      new HttpCore("scheduler", { ...opts, dangerouslySkipTlsVerify: true }).request({
+        operation: "echo",
+        method: "GET",
+        path: "/v1/echo",
+      }),
+    ).resolves.toMatchObject({ value: { ok: true } });
   });
 
   it("presents a client certificate for mutual TLS (SCHEDULER_CLIENT_CERT / SCHEDULER_CLIENT_KEY)", async () => {
-    const base = { SCHEDULER_ADDR: mtlsDev.urls.scheduler, SCHEDULER_TOKEN: mtlsDev.rootTokens.scheduler, SCHEDULER_CACERT: pki.caCertPath };
+    const base = {
+      SCHEDULER_ADDR: mtlsDev.urls.scheduler,
+      SCHEDULER_TOKEN: mtlsDev.rootTokens.scheduler,
+      SCHEDULER_CACERT: pki.caCertPath,
+    };
     const without = new HttpCore("scheduler", { env: base, retry: { maxAttempts: 1 } });
-    await expect(without.request({ operation: "echo", method: "GET", path: "/v1/echo" })).rejects.toBeInstanceOf(ApiError);
-    const withCert = new HttpCore("scheduler", { env: { ...base, SCHEDULER_CLIENT_CERT: pki.clientCertPath, SCHEDULER_CLIENT_KEY: pki.clientKeyPath } });
-    await expect(withCert.request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({ value: { ok: true } });
+    await expect(without.request({ operation: "echo", method: "GET", path: "/v1/echo" })).rejects.toBeInstanceOf(
+      ApiError,
+    );
+    const withCert = new HttpCore("scheduler", {
+      env: { ...base, SCHEDULER_CLIENT_CERT: pki.clientCertPath, SCHEDULER_CLIENT_KEY: pki.clientKeyPath },
+    });
+    await expect(withCert.request({ operation: "echo", method: "GET", path: "/v1/echo" })).resolves.toMatchObject({
+      value: { ok: true },
+    });
   });
 });

@@ -31,7 +31,15 @@ const thrown = (fn: () => unknown): Error => {
 
 describe("control characters in connection settings", () => {
   it("refuses a secrets namespace with CR/LF at resolution, naming the option and sending nothing", () => {
-    const e = thrown(() => new HttpCore("secrets", { address: dev.urls.secrets, token: dev.rootTokens.secrets, namespace: "team\r\nX-Evil: 1", env: {} }));
+    const e = thrown(
+      () =>
+        new HttpCore("secrets", {
+          address: dev.urls.secrets,
+          token: dev.rootTokens.secrets,
+          namespace: "team\r\nX-Evil: 1",
+          env: {},
+        }),
+    );
     expect(e).toBeInstanceOf(ConfigError);
     expect(e.message).toMatch(/secrets service namespace \(from the `namespace` option\) holds a control character/);
     expect(e.message).not.toContain("team");
@@ -39,12 +47,19 @@ describe("control characters in connection settings", () => {
   });
 
   it("names the environment variable and the stack config key", () => {
-    const fromEnv = thrown(() => new HttpCore("secrets", { env: { SECRETS_ADDR: dev.urls.secrets, SECRETS_TOKEN: "t0ken", SECRETS_NAMESPACE: "ns\n" } }));
+    const fromEnv = thrown(
+      () =>
+        new HttpCore("secrets", {
+          env: { SECRETS_ADDR: dev.urls.secrets, SECRETS_TOKEN: "t0ken", SECRETS_NAMESPACE: "ns\n" },
+        }),
+    );
     expect(fromEnv.message).toMatch(/namespace \(from SECRETS_NAMESPACE\) holds a control character/);
     setStackConfig({ schedulerAddress: dev.urls.scheduler, schedulerToken: "tok\r\n" });
     try {
       const fromStack = thrown(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} }));
-      expect(fromStack.message).toMatch(/scheduler token \(from stack config `pulumi-secrets-scheduler:schedulerToken`\) holds a control character/);
+      expect(fromStack.message).toMatch(
+        /scheduler token \(from stack config `pulumi-secrets-scheduler:schedulerToken`\) holds a control character/,
+      );
     } finally {
       setStackConfig({});
     }
@@ -59,12 +74,18 @@ describe("control characters in connection settings", () => {
   });
 
   it("refuses a header name that is not an HTTP token (option and variable named)", () => {
-    expect(thrown(() => new HttpCore("scheduler", { address: dev.urls.scheduler, headerNames: { token: "X-Tok\r\nen" }, env: {} })).message).toMatch(
-      /token header name \(from the `headerNames.token` option\) is not a valid HTTP header name/,
-    );
-    expect(thrown(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: dev.urls.scheduler, SCHEDULER_TOKEN_HEADER: "X Token" } })).message).toMatch(
-      /token header name \(from SCHEDULER_TOKEN_HEADER\) is not a valid HTTP header name/,
-    );
+    expect(
+      thrown(
+        () =>
+          new HttpCore("scheduler", { address: dev.urls.scheduler, headerNames: { token: "X-Tok\r\nen" }, env: {} }),
+      ).message,
+    ).toMatch(/token header name \(from the `headerNames.token` option\) is not a valid HTTP header name/);
+    expect(
+      thrown(
+        () =>
+          new HttpCore("scheduler", { env: { SCHEDULER_ADDR: dev.urls.scheduler, SCHEDULER_TOKEN_HEADER: "X Token" } }),
+      ).message,
+    ).toMatch(/token header name \(from SCHEDULER_TOKEN_HEADER\) is not a valid HTTP header name/);
     setStackConfig({ schedulerAddress: dev.urls.scheduler, schedulerTokenHeader: "X-Token\n" });
     try {
       expect(thrown(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).message).toMatch(
@@ -73,20 +94,35 @@ describe("control characters in connection settings", () => {
     } finally {
       setStackConfig({});
     }
-    expect(thrown(() => new HttpCore("secrets", { address: dev.urls.secrets, headerNames: { namespace: "X-Ns:" }, env: {} })).message).toMatch(
-      /namespace header name \(from the `headerNames.namespace` option\)/,
-    );
+    expect(
+      thrown(() => new HttpCore("secrets", { address: dev.urls.secrets, headerNames: { namespace: "X-Ns:" }, env: {} }))
+        .message,
+    ).toMatch(/namespace header name \(from the `headerNames.namespace` option\)/);
   });
 
   it("still accepts ordinary values, and an empty request marker (none sent)", () => {
-    const c = new HttpCore("secrets", { address: dev.urls.secrets, token: "abc", namespace: "team-a/sub", headerNames: { requestMarker: "" }, env: {} });
+    const c = new HttpCore("secrets", {
+      address: dev.urls.secrets,
+      token: "abc",
+      namespace: "team-a/sub",
+      headerNames: { requestMarker: "" },
+      env: {},
+    });
     expect(c.connection.namespace).toBe("team-a/sub");
   });
 
   it("a header value the HTTP library refuses fails once, as not sent, never as lost after sending", async () => {
     let attempts = 0;
-    const c = new HttpCore("scheduler", { address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {}, retry: { baseDelayMs: 1 }, hooks: { onRequest: () => attempts++ } });
-    const e = (await c.request({ operation: "read jobs", method: "GET", path: "/v1/jobs", headers: { "X-Extra": "a\r\nb" } }).catch((x: unknown) => x)) as ApiError;
+    const c = new HttpCore("scheduler", {
+      address: dev.urls.scheduler,
+      token: dev.rootTokens.scheduler,
+      env: {},
+      retry: { baseDelayMs: 1 },
+      hooks: { onRequest: () => attempts++ },
+    });
+    const e = (await c
+      .request({ operation: "read jobs", method: "GET", path: "/v1/jobs", headers: { "X-Extra": "a\r\nb" } })
+      .catch((x: unknown) => x)) as ApiError;
     expect(ApiError.is(e)).toBe(true);
     expect(attempts).toBe(1);
     expect(e.requestSent).toBe(false);
@@ -108,6 +144,8 @@ describe("control characters in resource inputs", () => {
 
   it("JobVersionTag: refuses a namespace with a line break at check", async () => {
     const r = await jobVersionTag.check({}, { jobId: "web", name: "v1", namespace: "a\nb" });
-    expect(r.failures).toEqual([{ property: "namespace", reason: expect.stringMatching(/control character/) as unknown }]);
+    expect(r.failures).toEqual([
+      { property: "namespace", reason: expect.stringMatching(/control character/) as unknown },
+    ]);
   });
 });

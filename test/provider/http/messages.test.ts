@@ -34,7 +34,10 @@ let pki: TestPki;
 beforeAll(async () => {
   pki = makePki();
   dev = await startServiceHost({ services: [testModule("secrets"), testModule("scheduler")] });
-  tlsDev = await startServiceHost({ services: [testModule("secrets"), testModule("scheduler")], tls: { cert: pki.serverCert, key: pki.serverKey } });
+  tlsDev = await startServiceHost({
+    services: [testModule("secrets"), testModule("scheduler")],
+    tls: { cert: pki.serverCert, key: pki.serverKey },
+  });
 });
 afterAll(async () => {
   await dev?.close();
@@ -54,7 +57,11 @@ async function failure(c: HttpCore, path = "/v1/echo"): Promise<ApiError> {
 }
 
 /** A scheduler connection the way the providers build it: from stack config values, then the environment. */
-function fromStack(values: Record<string, string>, env: Record<string, string> = {}, extra: ConnectionOptions = {}): HttpCore {
+function fromStack(
+  values: Record<string, string>,
+  env: Record<string, string> = {},
+  extra: ConnectionOptions = {},
+): HttpCore {
   setStackConfig(values);
   return new HttpCore("scheduler", { ...connectionOptions("scheduler"), env, retry: fast, ...extra });
 }
@@ -72,7 +79,13 @@ describe("stack config keys", () => {
 describe("TLS verification failures", () => {
   it("are called a certificate problem naming the CA settings, and are not retried", async () => {
     const attempts: number[] = [];
-    const c = new HttpCore("scheduler", { address: tlsDev.urls.scheduler, token: "t", env: {}, retry: fast, hooks: { onRequest: (i) => attempts.push(i.attempt) } });
+    const c = new HttpCore("scheduler", {
+      address: tlsDev.urls.scheduler,
+      token: "t",
+      env: {},
+      retry: fast,
+      hooks: { onRequest: (i) => attempts.push(i.attempt) },
+    });
     const e = await failure(c);
     expect(e.code).toBe("transport");
     expect(attempts).toEqual([1]);
@@ -86,11 +99,17 @@ describe("TLS verification failures", () => {
   it("name the providers' stack config key, and the CA bundle that did not verify it", async () => {
     const other = makePki();
     try {
-      const c = fromStack({ schedulerAddress: tlsDev.urls.scheduler, schedulerToken: "t", schedulerCaCert: other.caCertPath });
+      const c = fromStack({
+        schedulerAddress: tlsDev.urls.scheduler,
+        schedulerToken: "t",
+        schedulerCaCert: other.caCertPath,
+      });
       const e = await failure(c);
       expect(e.attempts).toBe(1);
       expect(e.message).toContain("the CA bundle from stack config `pulumi-secrets-scheduler:schedulerCaCert`");
-      expect(e.message).toContain("set stack config `pulumi-secrets-scheduler:schedulerCaCert` or the SCHEDULER_CACERT environment variable");
+      expect(e.message).toContain(
+        "set stack config `pulumi-secrets-scheduler:schedulerCaCert` or the SCHEDULER_CACERT environment variable",
+      );
       expect(e.message).not.toContain("`caCert` option");
     } finally {
       other.cleanup();
@@ -101,14 +120,28 @@ describe("TLS verification failures", () => {
 describe("timeouts", () => {
   it("name the typed client's option when the client is used directly", async () => {
     dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 1000, times: 1 });
-    const e = await failure(new HttpCore("scheduler", { address: dev.urls.scheduler, token: "t", env: {}, timeoutMs: 50, retry: { maxAttempts: 1 } }));
+    const e = await failure(
+      new HttpCore("scheduler", {
+        address: dev.urls.scheduler,
+        token: "t",
+        env: {},
+        timeoutMs: 50,
+        retry: { maxAttempts: 1 },
+      }),
+    );
     expect(e.code).toBe("timeout");
     expect(e.message).toContain("raise the `timeoutMs` option");
   });
 
   it("name the stack config key a Pulumi user sets", async () => {
     dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 1000, times: 1 });
-    const e = await failure(fromStack({ schedulerAddress: dev.urls.scheduler, schedulerToken: "t", schedulerTimeoutMs: "50" }, {}, { retry: { maxAttempts: 1 } }));
+    const e = await failure(
+      fromStack(
+        { schedulerAddress: dev.urls.scheduler, schedulerToken: "t", schedulerTimeoutMs: "50" },
+        {},
+        { retry: { maxAttempts: 1 } },
+      ),
+    );
     expect(e.code).toBe("timeout");
     expect(e.message).toContain("raise stack config `pulumi-secrets-scheduler:schedulerTimeoutMs`");
     expect(e.message).not.toMatch(/raise (the `)?timeoutMs/);
@@ -118,9 +151,21 @@ describe("timeouts", () => {
 describe("an unreachable address", () => {
   const closed = "http://127.0.0.1:1";
   it.each([
-    { from: "stack config", core: () => fromStack({ schedulerAddress: closed, schedulerToken: "t" }, { SCHEDULER_ADDR: "http://ignored:1" }), says: "stack config `pulumi-secrets-scheduler:schedulerAddress`" },
-    { from: "the environment under the providers", core: () => fromStack({ schedulerToken: "t" }, { SCHEDULER_ADDR: closed }), says: "(from SCHEDULER_ADDR)" },
-    { from: "a typed client's option", core: () => new HttpCore("scheduler", { address: closed, token: "t", env: {}, retry: { maxAttempts: 1 } }), says: "the `address` option" },
+    {
+      from: "stack config",
+      core: () => fromStack({ schedulerAddress: closed, schedulerToken: "t" }, { SCHEDULER_ADDR: "http://ignored:1" }),
+      says: "stack config `pulumi-secrets-scheduler:schedulerAddress`",
+    },
+    {
+      from: "the environment under the providers",
+      core: () => fromStack({ schedulerToken: "t" }, { SCHEDULER_ADDR: closed }),
+      says: "(from SCHEDULER_ADDR)",
+    },
+    {
+      from: "a typed client's option",
+      core: () => new HttpCore("scheduler", { address: closed, token: "t", env: {}, retry: { maxAttempts: 1 } }),
+      says: "the `address` option",
+    },
   ])("names where the address came from: $from", async ({ core, says }) => {
     const e = await failure(core());
     expect(e.code).toBe("transport");
@@ -140,22 +185,28 @@ describe("missing and bad settings", () => {
       }
     })();
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toContain("stack config `pulumi-secrets-scheduler:schedulerAddress` or the SCHEDULER_ADDR environment variable");
+    expect((err as Error).message).toContain(
+      "stack config `pulumi-secrets-scheduler:schedulerAddress` or the SCHEDULER_ADDR environment variable",
+    );
     expect((err as Error).message).not.toContain("`address` option");
   });
 
   it("name the client option and the variable for a typed client, and no stack config key", () => {
-    expect(() => new HttpCore("secrets", { env: {} })).toThrow("the `address` option or the SECRETS_ADDR environment variable");
+    expect(() => new HttpCore("secrets", { env: {} })).toThrow(
+      "the `address` option or the SECRETS_ADDR environment variable",
+    );
     expect(() => new HttpCore("secrets", { env: {} })).not.toThrow(/stack config/);
   });
 
   it("name stack config, not the variable, when a bad value came from stack config", () => {
     setStackConfig({ schedulerAddress: "ftp://x", schedulerCaCert: "/nonexistent/ca.pem" });
-    expect(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).toThrow("(from stack config `pulumi-secrets-scheduler:schedulerAddress`)");
-    setStackConfig({ schedulerAddress: "http://x", schedulerCaCert: "/nonexistent/ca.pem" });
-    expect(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: { SCHEDULER_CACERT: "/other" } })).toThrow(
-      /CA bundle file given by stack config `pulumi-secrets-scheduler:schedulerCaCert`.*ENOENT/,
+    expect(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).toThrow(
+      "(from stack config `pulumi-secrets-scheduler:schedulerAddress`)",
     );
+    setStackConfig({ schedulerAddress: "http://x", schedulerCaCert: "/nonexistent/ca.pem" });
+    expect(
+      () => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: { SCHEDULER_CACERT: "/other" } }),
+    ).toThrow(/CA bundle file given by stack config `pulumi-secrets-scheduler:schedulerCaCert`.*ENOENT/);
     expect(() => new HttpCore("scheduler", { address: "not a url", env: {} })).toThrow("(from the `address` option)");
     expect(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: "not a url" } })).toThrow("(from SCHEDULER_ADDR)");
   });
@@ -171,7 +222,10 @@ describe("missing and bad settings", () => {
 
 describe("403", () => {
   it("after a token from stack config: names the key and points at the rotation recipe", async () => {
-    const e = await failure(fromStack({ schedulerAddress: dev.urls.scheduler, schedulerToken: "old" }, { SCHEDULER_TOKEN: "new" }), "/v1/denied");
+    const e = await failure(
+      fromStack({ schedulerAddress: dev.urls.scheduler, schedulerToken: "old" }, { SCHEDULER_TOKEN: "new" }),
+      "/v1/denied",
+    );
     expect(e.code).toBe("permission_denied");
     expect(e.message).toContain("scheduler token (from stack config `pulumi-secrets-scheduler:schedulerToken`)");
     expect(e.message).toContain("`pulumi refresh` and `pulumi destroy` use that stored copy");
@@ -181,7 +235,10 @@ describe("403", () => {
   });
 
   it("after a token from the environment: names the variable, no recipe (it is read at call time)", async () => {
-    const e = await failure(fromStack({ schedulerAddress: dev.urls.scheduler }, { SCHEDULER_TOKEN: "env" }), "/v1/denied");
+    const e = await failure(
+      fromStack({ schedulerAddress: dev.urls.scheduler }, { SCHEDULER_TOKEN: "env" }),
+      "/v1/denied",
+    );
     expect(e.message).toContain("scheduler token (from SCHEDULER_TOKEN)");
     expect(e.message).not.toContain("--run-program");
   });
@@ -192,9 +249,14 @@ describe("403", () => {
   });
 
   it("when no token was sent: says so and which setting to fill in", async () => {
-    const e = await failure(fromStack({ schedulerAddress: dev.urls.scheduler, schedulerAnonymous: "true" }), "/v1/denied");
+    const e = await failure(
+      fromStack({ schedulerAddress: dev.urls.scheduler, schedulerAnonymous: "true" }),
+      "/v1/denied",
+    );
     expect(e.message).toContain("no token was sent");
-    expect(e.message).toContain("set stack config `pulumi-secrets-scheduler:schedulerToken` or the SCHEDULER_TOKEN environment variable");
+    expect(e.message).toContain(
+      "set stack config `pulumi-secrets-scheduler:schedulerToken` or the SCHEDULER_TOKEN environment variable",
+    );
   });
 
   it("reaches the Pulumi user through a resource operation", async () => {
@@ -202,7 +264,17 @@ describe("403", () => {
     try {
       vi.stubEnv(ENV.scheduler.token, server.rootTokens.scheduler);
       setStackConfig({ schedulerAddress: server.urls.scheduler, schedulerToken: "rotated-away" });
-      const e = await jobVersionTag.read("web@default/v1", { jobId: "web", namespace: "default", name: "v1", version: 0, description: "", taggedTime: 0, schemaVersion: 1 }).catch((x: unknown) => x);
+      const e = await jobVersionTag
+        .read("web@default/v1", {
+          jobId: "web",
+          namespace: "default",
+          name: "v1",
+          version: 0,
+          description: "",
+          taggedTime: 0,
+          schemaVersion: 1,
+        })
+        .catch((x: unknown) => x);
       expect(ApiError.is(e) && e.code).toBe("permission_denied");
       expect((e as Error).message).toContain("stack config `pulumi-secrets-scheduler:schedulerToken`");
       expect((e as Error).message).toContain("--run-program");

@@ -11,18 +11,43 @@ describe("retryDelay", () => {
     { name: "GET 504", outcome: { kind: "status", status: 504 }, idempotent: true, retried: true },
     { name: "GET 412", outcome: { kind: "status", status: 412 }, idempotent: true, retried: true },
     { name: "GET 429", outcome: { kind: "status", status: 429 }, idempotent: true, retried: true },
-    { name: "GET 500 transient", outcome: { kind: "status", status: 500, transient500: true }, idempotent: true, retried: true },
+    {
+      name: "GET 500 transient",
+      outcome: { kind: "status", status: 500, transient500: true },
+      idempotent: true,
+      retried: true,
+    },
     { name: "GET 500 deterministic", outcome: { kind: "status", status: 500 }, idempotent: true, retried: false },
     { name: "GET 400", outcome: { kind: "status", status: 400 }, idempotent: true, retried: false },
     { name: "GET 403", outcome: { kind: "status", status: 403 }, idempotent: true, retried: false },
     { name: "GET 404", outcome: { kind: "status", status: 404 }, idempotent: true, retried: false },
     { name: "GET 501", outcome: { kind: "status", status: 501 }, idempotent: true, retried: false },
     { name: "POST 503", outcome: { kind: "status", status: 503 }, idempotent: false, retried: false },
-    { name: "POST 500 transient", outcome: { kind: "status", status: 500, transient500: true }, idempotent: false, retried: false },
+    {
+      name: "POST 500 transient",
+      outcome: { kind: "status", status: 500, transient500: true },
+      idempotent: false,
+      retried: false,
+    },
     { name: "POST 429", outcome: { kind: "status", status: 429 }, idempotent: false, retried: true },
-    { name: "POST refused", outcome: { kind: "network", code: "ECONNREFUSED", beforeSend: true }, idempotent: false, retried: true },
-    { name: "POST reset", outcome: { kind: "network", code: "ECONNRESET", beforeSend: false }, idempotent: false, retried: false },
-    { name: "GET reset", outcome: { kind: "network", code: "ECONNRESET", beforeSend: false }, idempotent: true, retried: true },
+    {
+      name: "POST refused",
+      outcome: { kind: "network", code: "ECONNREFUSED", beforeSend: true },
+      idempotent: false,
+      retried: true,
+    },
+    {
+      name: "POST reset",
+      outcome: { kind: "network", code: "ECONNRESET", beforeSend: false },
+      idempotent: false,
+      retried: false,
+    },
+    {
+      name: "GET reset",
+      outcome: { kind: "network", code: "ECONNRESET", beforeSend: false },
+      idempotent: true,
+      retried: true,
+    },
   ])("$name: retried=$retried", ({ outcome, idempotent, retried }) => {
     expect(retryDelay(policy, 1, outcome, idempotent, one) !== undefined).toBe(retried);
   });

@@ -39,9 +39,13 @@ describe("plain http with a token", () => {
     a.authHeaders("read jobs");
     new HttpCore("scheduler", { address: "http://192.0.2.10:4646/", token: TOKEN, env: {} }).authHeaders("read job");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^warning: the scheduler token is sent over plain http to http:\/\/192\.0\.2\.10:4646, which is not this machine/);
+    expect(lines[0]).toMatch(
+      /^warning: the scheduler token is sent over plain http to http:\/\/192\.0\.2\.10:4646, which is not this machine/,
+    );
     expect(lines[0]).toContain("the `address` option");
-    new HttpCore("secrets", { address: "http://secrets.example:8200", token: TOKEN, env: {} }).authHeaders("read mounts");
+    new HttpCore("secrets", { address: "http://secrets.example:8200", token: TOKEN, env: {} }).authHeaders(
+      "read mounts",
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/secrets service token is sent over plain http to http:\/\/secrets\.example:8200/);
     for (const l of lines) expect(l).not.toContain(TOKEN);
@@ -50,9 +54,17 @@ describe("plain http with a token", () => {
   it("says nothing for https, for a scheduler without a token, and for loopback over http (real requests)", async () => {
     new HttpCore("scheduler", { address: "https://192.0.2.11:4646", token: TOKEN, env: {} }).authHeaders("x");
     new HttpCore("scheduler", { address: "http://192.0.2.12:4646", env: {} }).authHeaders("x");
-    await new HttpCore("scheduler", { address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {} }).request({ operation: "list jobs", method: "GET", path: "/v1/jobs" });
+    await new HttpCore("scheduler", { address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {} }).request({
+      operation: "list jobs",
+      method: "GET",
+      path: "/v1/jobs",
+    });
     const port = new URL(dev.urls.secrets).port;
-    await new HttpCore("secrets", { address: `http://localhost:${port}`, token: dev.rootTokens.secrets, env: {} }).request({ operation: "list", method: "GET", path: "/v1/sys/auth" });
+    await new HttpCore("secrets", {
+      address: `http://localhost:${port}`,
+      token: dev.rootTokens.secrets,
+      env: {},
+    }).request({ operation: "list", method: "GET", path: "/v1/sys/auth" });
     expect(lines).toEqual([]);
   });
 
@@ -74,10 +86,22 @@ describe("plain http with a token", () => {
 
 describe("TLS verification off", () => {
   it("warns once per address, naming the setting", () => {
-    new HttpCore("scheduler", { address: "https://192.0.2.20:4646", token: TOKEN, dangerouslySkipTlsVerify: true, env: {} });
-    new HttpCore("scheduler", { address: "https://192.0.2.20:4646", token: TOKEN, dangerouslySkipTlsVerify: true, env: {} });
+    new HttpCore("scheduler", {
+      address: "https://192.0.2.20:4646",
+      token: TOKEN,
+      dangerouslySkipTlsVerify: true,
+      env: {},
+    });
+    new HttpCore("scheduler", {
+      address: "https://192.0.2.20:4646",
+      token: TOKEN,
+      dangerouslySkipTlsVerify: true,
+      env: {},
+    });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^warning: TLS certificate verification is off for the scheduler at https:\/\/192\.0\.2\.20:4646 \(the `dangerouslySkipTlsVerify` option\)/);
+    expect(lines[0]).toMatch(
+      /^warning: TLS certificate verification is off for the scheduler at https:\/\/192\.0\.2\.20:4646 \(the `dangerouslySkipTlsVerify` option\)/,
+    );
     expect(lines[0]).not.toContain(TOKEN);
     new HttpCore("scheduler", { address: "https://192.0.2.21:4646", dangerouslySkipTlsVerify: false, env: {} });
     // Over plain http there is no TLS to turn off (the token warning covers http).
@@ -89,10 +113,25 @@ describe("TLS verification off", () => {
 describe("isLoopbackHost", () => {
   it("knows localhost, 127.0.0.0/8 and ::1, and nothing else", () => {
     const host = (u: string) => new URL(u).hostname;
-    for (const u of ["http://localhost:1", "http://LOCALHOST.:1", "http://a.localhost", "http://127.0.0.1", "http://127.3.4.5", "http://[::1]:8", "http://[::ffff:127.0.0.1]"]) {
+    for (const u of [
+      "http://localhost:1",
+      "http://LOCALHOST.:1",
+      "http://a.localhost",
+      "http://127.0.0.1",
+      "http://127.3.4.5",
+      "http://[::1]:8",
+      "http://[::ffff:127.0.0.1]",
+    ]) {
       expect(isLoopbackHost(host(u)), u).toBe(true);
     }
-    for (const u of ["http://10.0.0.1", "http://128.0.0.1", "http://localhost.example", "http://[::2]", "http://127.0.0.1.nip.io", "http://0.0.0.0"]) {
+    for (const u of [
+      "http://10.0.0.1",
+      "http://128.0.0.1",
+      "http://localhost.example",
+      "http://[::2]",
+      "http://127.0.0.1.nip.io",
+      "http://0.0.0.0",
+    ]) {
       expect(isLoopbackHost(host(u)), u).toBe(false);
     }
   });

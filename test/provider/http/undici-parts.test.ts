@@ -33,7 +33,13 @@ describe("undiciParts", () => {
         server.close();
         console.log(JSON.stringify({ status: res.statusCode, body, index: loaded.some((k) => k.endsWith("/undici/index.js")), fetch: loaded.some((k) => k.includes("/lib/web/fetch/")), count: loaded.length }));
       });`;
-    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: __dirname, encoding: "utf8" })) as { status: number; body: unknown; index: boolean; fetch: boolean; count: number };
+    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: __dirname, encoding: "utf8" })) as {
+      status: number;
+      body: unknown;
+      index: boolean;
+      fetch: boolean;
+      count: number;
+    };
     expect(out.status).toBe(200);
     expect(out.body).toEqual({ path: "/v1/job/x" });
     expect(out.index).toBe(false);

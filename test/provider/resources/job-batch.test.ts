@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../devserver";
 import { job } from "../../../provider/resources/job";
 import { TRIGGERS_META } from "../../../provider/resources/job-batch";
-import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  createJob,
+  refreshJob,
+  registers,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 const BATCH = (id: string, opts: { failTask?: boolean; type?: string } = {}) => `
 job "${id}" {
@@ -47,13 +57,17 @@ const control = () => {
   return c;
 };
 
-async function allocations(id: string): Promise<{ ID?: string | null; ClientStatus?: string | null; JobVersion?: number | null }[]> {
+async function allocations(
+  id: string,
+): Promise<{ ID?: string | null; ClientStatus?: string | null; JobVersion?: number | null }[]> {
   return (await h.client.records.allocations(id)).value;
 }
 
 describe("waitForCompletion", () => {
   it("returns once the job's allocations finished", async () => {
-    const { value: state, text } = await captureStderr(() => createJob({ jobspec: BATCH("report-ok"), waitForCompletion: true }));
+    const { value: state, text } = await captureStderr(() =>
+      createJob({ jobspec: BATCH("report-ok"), waitForCompletion: true }),
+    );
     expect(state.outs.status).toBe("dead");
     expect((await allocations("report-ok")).map((a) => a.ClientStatus)).toEqual(["complete"]);
     expect(text).toContain('Job "report-ok": version 0 completed (1 allocation)');
@@ -64,7 +78,9 @@ describe("waitForCompletion", () => {
   });
 
   it("fails on a failed allocation, naming its ID prefix, group, task and the events' messages", async () => {
-    const e = await rejection(() => createJob({ jobspec: BATCH("report-bad", { failTask: true }), waitForCompletion: true }));
+    const e = await rejection(() =>
+      createJob({ jobspec: BATCH("report-bad", { failTask: true }), waitForCompletion: true }),
+    );
     const [a] = await allocations("report-bad");
     if (a === undefined) throw new Error(e.message);
     expect(a?.ClientStatus).toBe("failed");
@@ -80,13 +96,18 @@ describe("waitForCompletion", () => {
   it("is refused for a service job at preview and create", async () => {
     const service = BATCH("svc-wait", { type: "service" });
     const e = await rejection(() => createJob({ jobspec: service, waitForCompletion: true }));
-    expect(e.message).toContain('Job "svc-wait": waitForCompletion apply only to batch and sysbatch jobs that run themselves, not to a service job.');
+    expect(e.message).toContain(
+      'Job "svc-wait": waitForCompletion apply only to batch and sysbatch jobs that run themselves, not to a service job.',
+    );
     expect(await allocations("svc-wait")).toEqual([]);
     // Turned on later for a service job whose spec did not change: refused at preview too.
     const svc = await createJob({ jobspec: service });
     const late = await rejection(() => applyJob(svc, { jobspec: service, runOnce: true }));
     expect(late.message).toContain("runOnce apply only to batch and sysbatch jobs");
-    const periodic = BATCH("per-wait").replace('type = "batch"', 'type = "batch"\n  periodic {\n    crons = ["0 3 * * *"]\n  }');
+    const periodic = BATCH("per-wait").replace(
+      'type = "batch"',
+      'type = "batch"\n  periodic {\n    crons = ["0 3 * * *"]\n  }',
+    );
     const p = await rejection(() => createJob({ jobspec: periodic, waitForCompletion: true }));
     expect(p.message).toContain("not to a periodic batch job (its runs are child jobs the scheduler launches)");
   });
@@ -164,7 +185,11 @@ describe("runOnce and triggers", () => {
     // The same map with its keys in another order is no change.
     const two = await applyJob(same, { ...base, triggers: { run: "1", at: "x" } });
     expect(two.step).toBe("update");
-    const swapped = await job.diff(two.id, { ...two.outs, triggers: { at: "x", run: "1" } }, await checked({ ...base, triggers: { run: "1", at: "x" } }, two.inputs));
+    const swapped = await job.diff(
+      two.id,
+      { ...two.outs, triggers: { at: "x", run: "1" } },
+      await checked({ ...base, triggers: { run: "1", at: "x" } }, two.inputs),
+    );
     expect(swapped.changes).toBe(false);
     const next = await applyJob(two, { ...base, triggers: { run: "2" } });
     expect(next.step).toBe("update");
@@ -181,7 +206,9 @@ describe("runOnce and triggers", () => {
 describe("on an older scheduler release", () => {
   // Last in this file: it points the providers at its own devserver.
   it("needs nothing 1.6.5 lacks: waits, keeps a collected job done, and re-runs on a trigger", async () => {
-    const old = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1, batchMs: 50, release: "1.6.5" } });
+    const old = await startHarness({
+      schedulerService: { deploymentMs: 20, evalDelayMs: 1, batchMs: 50, release: "1.6.5" },
+    });
     try {
       const base = { jobspec: BATCH("legacy"), waitForCompletion: true, runOnce: true };
       const state = await createJob({ ...base, triggers: { n: "1" } });

@@ -4,7 +4,17 @@ import { setStackConfig } from "../../../provider/config";
 import { isApiError } from "../../../provider/errors";
 import { job } from "../../../provider/resources/job";
 import type { Deployment } from "../../../provider/schemas/scheduler";
-import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  createJob,
+  refreshJob,
+  registers,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 const spec = (id: string, image: string) => `
 job "${id}" {
@@ -78,7 +88,9 @@ describe("changes made outside Pulumi", () => {
     const refreshed = await refreshJob(state);
     expect(refreshed?.outs.version).toBe(1);
     expect(refreshed?.outs.jobModifyIndex).toBe(server.JobModifyIndex);
-    const back = await captureStderr(() => job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("drift", "app:1") }));
+    const back = await captureStderr(() =>
+      job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("drift", "app:1") }),
+    );
     expect(back.value.changes).toBe(true);
     expect(back.text).toContain('"app:hotfix" => "app:1"');
 
@@ -89,17 +101,38 @@ describe("changes made outside Pulumi", () => {
 
     // And after that, the program matches state again without asking the server.
     const n = h.server.requestLog.length;
-    expect((await job.diff(applied.id, applied.outs, await checked({ jobspec: spec("drift", "app:1") }, applied.inputs))).changes).toBe(false);
+    expect(
+      (await job.diff(applied.id, applied.outs, await checked({ jobspec: spec("drift", "app:1") }, applied.inputs)))
+        .changes,
+    ).toBe(false);
     expect(h.server.requestLog.length).toBe(n);
   });
 
   it("keeps state as it is when nothing changed on the server (server defaults are not drift)", async () => {
-    const state = await createJob({ job: { ID: "plain", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] } });
+    const state = await createJob({
+      job: {
+        ID: "plain",
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+      },
+    });
     const refreshed = await refreshJob(state);
     expect(refreshed?.outs.normalizedJob).toBe(state.outs.normalizedJob);
     expect(refreshed?.outs.inputsHash).toBe(state.outs.inputsHash);
     const n = h.server.requestLog.length;
-    expect((await job.diff(refreshed!.id, refreshed!.outs, await checked({ job: { ID: "plain", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] } }))).changes).toBe(false);
+    expect(
+      (
+        await job.diff(
+          refreshed!.id,
+          refreshed!.outs,
+          await checked({
+            job: {
+              ID: "plain",
+              TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+            },
+          }),
+        )
+      ).changes,
+    ).toBe(false);
     expect(h.server.requestLog.length).toBe(n);
   });
 
@@ -108,7 +141,9 @@ describe("changes made outside Pulumi", () => {
     await h.client.jobs.deregister("stopped");
     const refreshed = await refreshJob(state);
     expect(refreshed?.outs.stopped).toBe(true);
-    const d = await captureStderr(() => job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("stopped", "app:1") }));
+    const d = await captureStderr(() =>
+      job.diff(refreshed!.id, refreshed!.outs, { jobspec: spec("stopped", "app:1") }),
+    );
     expect(d.value.changes).toBe(true);
     expect(d.text).toContain("Stop");
     const applied = await applyJob(refreshed!, { jobspec: spec("stopped", "app:1") });
@@ -126,10 +161,16 @@ describe("changes made outside Pulumi", () => {
     expect(same?.outs).toEqual(state.outs);
 
     await changeOutside("redeployed", "app:hotfix");
-    const outside = await waitForDeployment("redeployed", (d) => d !== undefined && d.ID !== state.outs.deploymentId && d.Status === "successful");
+    const outside = await waitForDeployment(
+      "redeployed",
+      (d) => d !== undefined && d.ID !== state.outs.deploymentId && d.Status === "successful",
+    );
     from = h.server.requestLog.length;
     const moved = await refreshJob(state);
-    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v1/job/redeployed", "GET /v1/job/redeployed/deployment"]);
+    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual([
+      "GET /v1/job/redeployed",
+      "GET /v1/job/redeployed/deployment",
+    ]);
     expect(moved?.outs).toMatchObject({ version: 1, deploymentId: outside.ID, deploymentStatus: "successful" });
   });
 

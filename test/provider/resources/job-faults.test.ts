@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 afterEach(() => proxy.clear());
 
-const registersAtServer = (from: number) => dev.requestLog.slice(from).filter((e) => e.method === "POST" && e.path === "/v1/jobs").length;
+const registersAtServer = (from: number) =>
+  dev.requestLog.slice(from).filter((e) => e.method === "POST" && e.path === "/v1/jobs").length;
 
 /** Reads the job around the proxy. */
 async function held(id: string) {
@@ -140,13 +141,23 @@ describe("check-and-set registers are retried with a re-read in between (defect 
     const created = await upStep(job, undefined, { jobspec: SPEC("cas-c", "nginx:1") });
     const from = dev.requestLog.length;
     const mark = proxy.log.length;
-    proxy.script({ kind: "reset-before", method: "POST", path: /^\/v1\/jobs$/ }, { kind: "status", status: 502, method: "POST", path: /^\/v1\/jobs$/ });
+    proxy.script(
+      { kind: "reset-before", method: "POST", path: /^\/v1\/jobs$/ },
+      { kind: "status", status: 502, method: "POST", path: /^\/v1\/jobs$/ },
+    );
     const r = await upStep(job, created.state, { jobspec: SPEC("cas-c", "nginx:2") });
     expect(r.error).toBeUndefined();
     expect((await held("cas-c"))?.Version).toBe(1);
     expect(registersAtServer(from)).toBe(1);
     // Between the failed attempts and the one that went through, the job was read.
-    const seq = proxy.log.slice(mark).filter((e) => e.path === "/v1/jobs" || e.path === "/v1/job/cas-c").map((e) => `${e.method} ${e.path}`);
-    expect(seq).toEqual(["POST /v1/jobs", "GET /v1/job/cas-c", "POST /v1/jobs", "GET /v1/job/cas-c", "POST /v1/jobs"].concat(seq.slice(5)));
+    const seq = proxy.log
+      .slice(mark)
+      .filter((e) => e.path === "/v1/jobs" || e.path === "/v1/job/cas-c")
+      .map((e) => `${e.method} ${e.path}`);
+    expect(seq).toEqual(
+      ["POST /v1/jobs", "GET /v1/job/cas-c", "POST /v1/jobs", "GET /v1/job/cas-c", "POST /v1/jobs"].concat(
+        seq.slice(5),
+      ),
+    );
   });
 });

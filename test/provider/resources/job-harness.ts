@@ -32,10 +32,14 @@ export function countRequests(server: DevServer, method: string, path: RegExp | 
     .filter((e) => e.method === method && (typeof path === "string" ? e.path === path : path.test(e.path))).length;
 }
 
-
 /** Counts register calls (POST/PUT /v1/jobs or /v1/job/:id) since `from`. */
 export function registers(server: DevServer, from = 0): number {
-  return server.requestLog.slice(from).filter((e) => (e.method === "POST" || e.method === "PUT") && (e.path === "/v1/jobs" || /^\/v1\/job\/[^/]+$/.test(e.path))).length;
+  return server.requestLog
+    .slice(from)
+    .filter(
+      (e) =>
+        (e.method === "POST" || e.method === "PUT") && (e.path === "/v1/jobs" || /^\/v1\/job\/[^/]+$/.test(e.path)),
+    ).length;
 }
 
 /** Checks inputs like the engine (`olds`: the old inputs in state), failing the test on check failures. */

@@ -79,7 +79,23 @@ describe("Job identity in the checked inputs", () => {
   });
 
   it("keeps what the user wrote apart: a written namespace stays, create and diff see only the user's inputs", async () => {
-    const r = await job.check({}, { job: { ID: "ident-obj", Type: "batch", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }] }, namespace: "default" });
-    expect(r.inputs).toMatchObject({ jobId: "ident-obj", type: "batch", namespace: "default", region: "global", resolvedKeys: ["jobId", "type", "region"] });
+    const r = await job.check(
+      {},
+      {
+        job: {
+          ID: "ident-obj",
+          Type: "batch",
+          TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "x" } }] }],
+        },
+        namespace: "default",
+      },
+    );
+    expect(r.inputs).toMatchObject({
+      jobId: "ident-obj",
+      type: "batch",
+      namespace: "default",
+      region: "global",
+      resolvedKeys: ["jobId", "type", "region"],
+    });
   });
 });

@@ -27,7 +27,12 @@ const task = (image: string) => `
       }
     }`;
 
-const jsonTask = (image: string) => ({ Name: "run", Driver: "docker", Config: { image, command: "true" }, Resources: { CPU: 50, MemoryMB: 32 } });
+const jsonTask = (image: string) => ({
+  Name: "run",
+  Driver: "docker",
+  Config: { image, command: "true" },
+  Resources: { CPU: 50, MemoryMB: 32 },
+});
 
 const batchHcl = (id: string, image: string, block = "") => `
 job "${id}" {
@@ -72,7 +77,10 @@ const KINDS: Kind[] = [
     kind: "periodic",
     id: "cron-job",
     hcl: (image) => batchHcl("cron-job", image, PERIODIC),
-    json: (image) => batchJson("cron-job", image, { Periodic: { Enabled: true, Spec: "0 3 * * *", SpecType: "cron", ProhibitOverlap: true } }),
+    json: (image) =>
+      batchJson("cron-job", image, {
+        Periodic: { Enabled: true, Spec: "0 3 * * *", SpecType: "cron", ProhibitOverlap: true },
+      }),
     replacedHcl: (image) => batchHcl("cron-job", image),
     replacedJson: (image) => batchJson("cron-job", image),
     expectedType: "batch",
@@ -99,8 +107,16 @@ afterAll(async () => {
 });
 
 const SOURCES = [
-  { source: "jobspec", make: (k: Kind, image: string) => ({ jobspec: k.hcl(image) }), replaced: (k: Kind, image: string) => ({ jobspec: k.replacedHcl(image) }) },
-  { source: "job", make: (k: Kind, image: string) => ({ job: k.json(image) }), replaced: (k: Kind, image: string) => ({ job: k.replacedJson(image) }) },
+  {
+    source: "jobspec",
+    make: (k: Kind, image: string) => ({ jobspec: k.hcl(image) }),
+    replaced: (k: Kind, image: string) => ({ jobspec: k.replacedHcl(image) }),
+  },
+  {
+    source: "job",
+    make: (k: Kind, image: string) => ({ job: k.json(image) }),
+    replaced: (k: Kind, image: string) => ({ job: k.replacedJson(image) }),
+  },
 ] as const;
 
 describe.each(KINDS)("$kind job", (k) => {

@@ -30,7 +30,9 @@ job "report" {
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1, batchMs: 20, nodes: { count: 3, cpu: 4000, memoryMB: 8192 } } });
+  h = await startHarness({
+    schedulerService: { deploymentMs: 20, evalDelayMs: 1, batchMs: 20, nodes: { count: 3, cpu: 4000, memoryMB: 8192 } },
+  });
 });
 afterAll(async () => {
   await h.close();

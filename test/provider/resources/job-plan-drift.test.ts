@@ -60,11 +60,13 @@ describe("apply matches preview", () => {
     const from = h.server.requestLog.length;
     const out = await captureStderr(() => rejection(() => job.update(state.id, state.outs, news)));
     const e = out.value;
-    expect(e.message).toContain('Job "pd" in namespace "default" was not updated: right before the register the scheduler\'s plan has group "g": 2 allocations that cannot be placed (the preview showed 0)');
-    expect(e.message).toContain("the preview's plan showed group \"g\": 2 destructive");
+    expect(e.message).toContain(
+      'Job "pd" in namespace "default" was not updated: right before the register the scheduler\'s plan has group "g": 2 allocations that cannot be placed (the preview showed 0)',
+    );
+    expect(e.message).toContain('the preview\'s plan showed group "g": 2 destructive');
     expect(e.message).toContain("allowPlanDrift: true");
-    expect(out.text).toContain("Plan shown by this `up`:\nScheduler plan for job \"pd\"");
-    expect(out.text).toContain("Plan right before the register:\nScheduler plan for job \"pd\"");
+    expect(out.text).toContain('Plan shown by this `up`:\nScheduler plan for job "pd"');
+    expect(out.text).toContain('Plan right before the register:\nScheduler plan for job "pd"');
     expect(out.text).toContain("! Failed placement: 2 allocations could not be placed");
     expect(registers(h.server, from)).toBe(0);
     expect((await h.client.jobs.info("pd")).value.Version).toBe(0);
@@ -81,8 +83,15 @@ describe("apply matches preview", () => {
   });
 
   it("with allowPlanDrift: true, registers anyway (and the rollout then reports the failed placement)", async () => {
-    const state = await createJob({ jobspec: spec("pd-allow", 128), allowPlanDrift: true, onDeploymentFailure: "fail" });
-    const news = await checked({ jobspec: spec("pd-allow", 2048), allowPlanDrift: true, onDeploymentFailure: "fail" }, state.inputs);
+    const state = await createJob({
+      jobspec: spec("pd-allow", 128),
+      allowPlanDrift: true,
+      onDeploymentFailure: "fail",
+    });
+    const news = await checked(
+      { jobspec: spec("pd-allow", 2048), allowPlanDrift: true, onDeploymentFailure: "fail" },
+      state.inputs,
+    );
     await captureStderr(() => job.diff(state.id, state.outs, news));
     sched.control.setNodes({ count: 2, memoryMB: 1024 });
     const from = h.server.requestLog.length;
@@ -97,13 +106,19 @@ describe("apply matches preview", () => {
     const news = await checked({ jobspec: spec("pd-other", 256, "app:2") }, state.inputs);
     const from = h.server.requestLog.length;
     const e = await captureStderr(() => rejection(() => job.update(state.id, state.outs, news)));
-    expect(e.value.message).toContain('group "g": 2 destructive updates (the preview showed 0), which this `up` did not show (this `up` showed no scheduler plan for this spec)');
+    expect(e.value.message).toContain(
+      'group "g": 2 destructive updates (the preview showed 0), which this `up` did not show (this `up` showed no scheduler plan for this spec)',
+    );
     expect(registers(h.server, from)).toBe(0);
   });
 });
 
 describe("planDrift", () => {
-  const facts = (destructive: Record<string, number>, failed: Record<string, number> = {}) => ({ destructive, failed, failedSummary: "" });
+  const facts = (destructive: Record<string, number>, failed: Record<string, number> = {}) => ({
+    destructive,
+    failed,
+    failedSummary: "",
+  });
   const shown = (f: ReturnType<typeof facts>): ShownPlan => ({ planned: true, facts: f, text: "" });
 
   it("lists only what exceeds the shown plan: more destructive updates, new or larger failed placements", () => {
@@ -114,16 +129,26 @@ describe("planDrift", () => {
       'group "b": 1 destructive update (the preview showed 0)',
     ]);
     expect(planDrift(shown(facts({}, { a: 1 })), facts({}, { a: 1 }))).toEqual([]);
-    expect(planDrift(shown(facts({}, { a: 1 })), facts({}, { a: 3 }))).toEqual(['group "a": 3 allocations that cannot be placed (the preview showed 1)']);
-    expect(planDrift({ planned: false }, facts({ a: 1 }))).toEqual(['group "a": 1 destructive update (the preview showed 0)']);
+    expect(planDrift(shown(facts({}, { a: 1 })), facts({}, { a: 3 }))).toEqual([
+      'group "a": 3 allocations that cannot be placed (the preview showed 1)',
+    ]);
+    expect(planDrift({ planned: false }, facts({ a: 1 }))).toEqual([
+      'group "a": 1 destructive update (the preview showed 0)',
+    ]);
   });
 
   it("reads the counts from a plan response", () => {
     expect(
       planFacts({
-        Annotations: { DesiredTGUpdates: { web: { DestructiveUpdate: 2, InPlaceUpdate: 1 }, api: { InPlaceUpdate: 3 } } },
+        Annotations: {
+          DesiredTGUpdates: { web: { DestructiveUpdate: 2, InPlaceUpdate: 1 }, api: { InPlaceUpdate: 3 } },
+        },
         FailedTGAllocs: { web: { CoalescedFailures: 1, DimensionExhausted: { memory: 2 } } },
       }),
-    ).toEqual({ destructive: { web: 2 }, failed: { web: 2 }, failedSummary: 'group "web": 2 allocations could not be placed (memory exhausted on 2 nodes)' });
+    ).toEqual({
+      destructive: { web: 2 },
+      failed: { web: 2 },
+      failedSummary: 'group "web": 2 allocations could not be placed (memory exhausted on 2 nodes)',
+    });
   });
 });

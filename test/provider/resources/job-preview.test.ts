@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { autoRevertTarget, changedOutsideMessage, failedGroups, formatRolloutFailure } from "../../../provider/resources/job-messages";
+import {
+  autoRevertTarget,
+  changedOutsideMessage,
+  failedGroups,
+  formatRolloutFailure,
+} from "../../../provider/resources/job-messages";
 import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../provider/resources/job-preview";
 import type { PlanResponse } from "../../../provider/schemas/scheduler";
 
@@ -26,7 +31,13 @@ describe("formatPlan", () => {
                 Name: "server",
                 Annotations: ["forces create/destroy update"],
                 Fields: null,
-                Objects: [{ Type: "Edited", Name: "Config", Fields: [{ Type: "Edited", Name: "image", Old: "nginx:1.25", New: "nginx:1.26" }] }],
+                Objects: [
+                  {
+                    Type: "Edited",
+                    Name: "Config",
+                    Fields: [{ Type: "Edited", Name: "image", Old: "nginx:1.25", New: "nginx:1.26" }],
+                  },
+                ],
               },
               { Type: "None", Name: "sidecar" },
             ],
@@ -41,7 +52,7 @@ describe("formatPlan", () => {
           cache: { InPlaceUpdate: 3, Ignore: 1 },
         },
       },
-      Warnings: "Group \"api\" has warnings\nsecond warning\n",
+      Warnings: 'Group "api" has warnings\nsecond warning\n',
     };
     expect(formatPlan(plan, { ...ctx, stateJobModifyIndex: 12 })).toBe(
       [
@@ -65,7 +76,11 @@ describe("formatPlan", () => {
   it("shows failed placements with the exhausted dimension, and a changed modify index", () => {
     const plan: PlanResponse = {
       JobModifyIndex: 20,
-      Diff: { Type: "Added", ID: "web", TaskGroups: [{ Type: "Added", Name: "api", Fields: [{ Type: "Added", Name: "Count", Old: "", New: "9" }] }] },
+      Diff: {
+        Type: "Added",
+        ID: "web",
+        TaskGroups: [{ Type: "Added", Name: "api", Fields: [{ Type: "Added", Name: "Count", Old: "", New: "9" }] }],
+      },
       Annotations: { DesiredTGUpdates: { api: { Place: 9 } } },
       FailedTGAllocs: {
         api: {
@@ -132,8 +147,15 @@ describe("formatPlan", () => {
         "",
       ].join("\n"),
     );
-    expect(formatPlan({ FailedTGAllocs: { api: { NodesEvaluated: 0, NodesInPool: 0 } } }, ctx)).toContain("        - no nodes were eligible for evaluation\n");
-    const classed = { api: { NodesEvaluated: 3, ConstraintFiltered: { "${attr.kernel.name} = windows": 1, "computed class ineligible": 2 } } };
+    expect(formatPlan({ FailedTGAllocs: { api: { NodesEvaluated: 0, NodesInPool: 0 } } }, ctx)).toContain(
+      "        - no nodes were eligible for evaluation\n",
+    );
+    const classed = {
+      api: {
+        NodesEvaluated: 3,
+        ConstraintFiltered: { "${attr.kernel.name} = windows": 1, "computed class ineligible": 2 },
+      },
+    };
     expect(summarizeFailedPlacements(classed)).toBe(
       'group "api": 1 allocation could not be placed (constraint ${attr.kernel.name} = windows filtered 1 node; 2 more nodes of the same node class skipped (computed class ineligible))',
     );
@@ -146,7 +168,9 @@ describe("formatPlan", () => {
 
   it("says no changes for a None diff and shows the next periodic launch", () => {
     const text = formatPlan({ Diff: { Type: "None", ID: "web" }, NextPeriodicLaunch: "2030-01-01T00:00:00Z" }, ctx);
-    expect(text).toBe('Scheduler plan for job "web" in namespace "default": no changes\n  Next periodic launch: 2030-01-01T00:00:00Z\n');
+    expect(text).toBe(
+      'Scheduler plan for job "web" in namespace "default": no changes\n  Next periodic launch: 2030-01-01T00:00:00Z\n',
+    );
     // Go's zero time means "no launch".
     expect(formatPlan({ NextPeriodicLaunch: "0001-01-01T00:00:00Z" }, ctx)).not.toContain("periodic");
   });
@@ -154,7 +178,9 @@ describe("formatPlan", () => {
   it("describes updates in words", () => {
     expect(describeUpdates(undefined)).toBe("no allocation changes reported");
     expect(describeUpdates({ Ignore: 0 })).toBe("no allocation changes");
-    expect(describeUpdates({ Place: 1, Stop: 2, Migrate: 1, InPlaceUpdate: 1 })).toBe("1 to place, 1 in-place update, 2 to stop, 1 to migrate");
+    expect(describeUpdates({ Place: 1, Stop: 2, Migrate: 1, InPlaceUpdate: 1 })).toBe(
+      "1 to place, 1 in-place update, 2 to stop, 1 to migrate",
+    );
   });
 
   it("summarizes failed placements on one line", () => {
@@ -165,7 +191,10 @@ describe("formatPlan", () => {
 });
 
 describe("formatRolloutFailure", () => {
-  const groups = { api: { DesiredTotal: 3, HealthyAllocs: 1, UnhealthyAllocs: 2, PlacedAllocs: 3 }, ok: { DesiredTotal: 1, HealthyAllocs: 1 } };
+  const groups = {
+    api: { DesiredTotal: 3, HealthyAllocs: 1, UnhealthyAllocs: 2, PlacedAllocs: 3 },
+    ok: { DesiredTotal: 1, HealthyAllocs: 1 },
+  };
 
   it("names the deployment, its description, the failed groups, the Pulumi revert and the running version", () => {
     const text = formatRolloutFailure({
@@ -197,37 +226,90 @@ describe("formatRolloutFailure", () => {
       rollback: { kind: "auto", toVersion: 2, newVersion: 4 },
       runningVersion: 4,
     });
-    expect(text).toContain("The scheduler's auto_revert rolled the job back to version 2 (now registered as version 4).");
+    expect(text).toContain(
+      "The scheduler's auto_revert rolled the job back to version 2 (now registered as version 4).",
+    );
     expect(text).toContain("rolling back to job version 2.");
   });
 
   it("explains a refused revert, a placement failure and a timeout", () => {
-    expect(formatRolloutFailure({ jobId: "j", namespace: "n", rollback: { kind: "refused", toVersion: 1, reason: "Current job has version 3; enforcing version 2" } })).toContain(
-      "Pulumi did not revert to version 1: Current job has version 3; enforcing version 2.",
-    );
     expect(
-      formatRolloutFailure({ jobId: "j", namespace: "n", evalId: "e1", placementFailure: 'group "g": 1 allocation could not be placed', rollback: { kind: "none", reason: "fail-mode" } }),
+      formatRolloutFailure({
+        jobId: "j",
+        namespace: "n",
+        rollback: { kind: "refused", toVersion: 1, reason: "Current job has version 3; enforcing version 2" },
+      }),
+    ).toContain("Pulumi did not revert to version 1: Current job has version 3; enforcing version 2.");
+    expect(
+      formatRolloutFailure({
+        jobId: "j",
+        namespace: "n",
+        evalId: "e1",
+        placementFailure: 'group "g": 1 allocation could not be placed',
+        rollback: { kind: "none", reason: "fail-mode" },
+      }),
     ).toBe(
       'The scheduler could not place job "j" in namespace "n" (evaluation e1): group "g": 1 allocation could not be placed. ' +
         'The job was left on the failed version (onDeploymentFailure is "fail"). State records what the scheduler runs now, so the next preview shows the change again.',
     );
-    expect(formatRolloutFailure({ jobId: "j", namespace: "n", deploymentId: "d", deploymentStatus: "running", timedOutAfterMs: 90_000, rollback: { kind: "none", reason: "timeout" } })).toContain(
-      'Timed out after 90s waiting for deployment d of job "j" in namespace "n" (status running).',
-    );
+    expect(
+      formatRolloutFailure({
+        jobId: "j",
+        namespace: "n",
+        deploymentId: "d",
+        deploymentStatus: "running",
+        timedOutAfterMs: 90_000,
+        rollback: { kind: "none", reason: "timeout" },
+      }),
+    ).toContain('Timed out after 90s waiting for deployment d of job "j" in namespace "n" (status running).');
   });
 
   it("reports what was still in progress at a timeout, not failed groups", () => {
     const running = {
       web: { DesiredTotal: 3, PlacedAllocs: 2, HealthyAllocs: 1, UnhealthyAllocs: 0 },
       done: { DesiredTotal: 1, PlacedAllocs: 1, HealthyAllocs: 1, UnhealthyAllocs: 0 },
-      canary: { DesiredTotal: 2, DesiredCanaries: 1, PlacedCanaries: ["a1"], PlacedAllocs: 1, HealthyAllocs: 2, Promoted: false },
+      canary: {
+        DesiredTotal: 2,
+        DesiredCanaries: 1,
+        PlacedCanaries: ["a1"],
+        PlacedAllocs: 1,
+        HealthyAllocs: 2,
+        Promoted: false,
+      },
     };
-    const text = formatRolloutFailure({ jobId: "j", namespace: "n", deploymentId: "d", deploymentStatus: "running", groups: running, timedOutAfterMs: 60_000, rollback: { kind: "none", reason: "timeout" } });
+    const text = formatRolloutFailure({
+      jobId: "j",
+      namespace: "n",
+      deploymentId: "d",
+      deploymentStatus: "running",
+      groups: running,
+      timedOutAfterMs: 60_000,
+      rollback: { kind: "none", reason: "timeout" },
+    });
     expect(text).not.toContain("Failed groups");
-    expect(text).toContain('Still in progress: "canary" (2 of 2 healthy, 1 placed allocation, 1 of 1 canaries placed, not promoted), "web" (1 of 3 healthy, 2 placed allocations).');
-    const healthy = formatRolloutFailure({ jobId: "j", namespace: "n", deploymentId: "d", deploymentStatus: "running", groups: { g: { DesiredTotal: 1, HealthyAllocs: 1 } }, timedOutAfterMs: 1000, rollback: { kind: "none", reason: "timeout" } });
-    expect(healthy).toContain("Every group had all its allocations healthy; the deployment had not been marked successful yet.");
-    const noDeployment = formatRolloutFailure({ jobId: "j", namespace: "n", evalId: "e1", evaluationStatus: "pending", timedOutAfterMs: 1000, rollback: { kind: "none", reason: "timeout" } });
+    expect(text).toContain(
+      'Still in progress: "canary" (2 of 2 healthy, 1 placed allocation, 1 of 1 canaries placed, not promoted), "web" (1 of 3 healthy, 2 placed allocations).',
+    );
+    const healthy = formatRolloutFailure({
+      jobId: "j",
+      namespace: "n",
+      deploymentId: "d",
+      deploymentStatus: "running",
+      groups: { g: { DesiredTotal: 1, HealthyAllocs: 1 } },
+      timedOutAfterMs: 1000,
+      rollback: { kind: "none", reason: "timeout" },
+    });
+    expect(healthy).toContain(
+      "Every group had all its allocations healthy; the deployment had not been marked successful yet.",
+    );
+    const noDeployment = formatRolloutFailure({
+      jobId: "j",
+      namespace: "n",
+      evalId: "e1",
+      evaluationStatus: "pending",
+      timedOutAfterMs: 1000,
+      rollback: { kind: "none", reason: "timeout" },
+    });
     expect(noDeployment).toContain("waiting for evaluation e1");
     expect(noDeployment).toContain("No deployment had started yet (the evaluation was pending).");
   });
@@ -255,7 +337,10 @@ describe("formatRolloutFailure", () => {
 describe("autoRevertTarget", () => {
   it.each([
     { d: "Failed due to unhealthy allocations - rolling back to job version 7", v: 7 },
-    { d: "Failed due to progress deadline - not rolling back to stable job version 3 as current job has same specification", v: undefined },
+    {
+      d: "Failed due to progress deadline - not rolling back to stable job version 3 as current job has same specification",
+      v: undefined,
+    },
     { d: "Failed due to unhealthy allocations - no stable job version to auto revert to", v: undefined },
     { d: "", v: undefined },
   ])("reads $d", ({ d, v }) => {

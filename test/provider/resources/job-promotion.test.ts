@@ -8,7 +8,15 @@ import { createSchedulerService } from "../../../devserver";
 import { ResourceInitError } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import type { JobOutputs } from "../../../provider/resources/job-state";
-import { applyJob, captureStderr, countRequests, createJob, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  countRequests,
+  createJob,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 /** A service job whose groups each run `count` allocations and place one canary per update. */
 const spec = (id: string, image: string, groups: string[] = ["web"]) => `
@@ -59,7 +67,10 @@ const promotes = (from = 0): number => countRequests(h.server, "PUT", /^\/v1\/de
 
 async function runningVersions(id: string): Promise<number[]> {
   const { value } = await h.client.records.allocations(id);
-  return value.filter((a) => a.DesiredStatus === "run").map((a) => a.JobVersion ?? -1).sort();
+  return value
+    .filter((a) => a.DesiredStatus === "run")
+    .map((a) => a.JobVersion ?? -1)
+    .sort();
 }
 
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
@@ -84,7 +95,9 @@ describe("promotion", () => {
     const { value: next, text } = await captureStderr(() => applyJob(state, { jobspec: spec("pm-manual", "app:2") }));
     const d = await latestDeployment("pm-manual");
     expect(next.outs).toMatchObject({ version: 1, deploymentId: d.ID, deploymentStatus: "running" });
-    expect(text).toContain(`version 1 is deployed as canaries only: deployment ${d.ID} is running and waits for manual promotion of "web" (promotion is "manual")`);
+    expect(text).toContain(
+      `version 1 is deployed as canaries only: deployment ${d.ID} is running and waits for manual promotion of "web" (promotion is "manual")`,
+    );
     expect(text).toContain("`pulumi up` does not wait for that");
     expect(text).toContain(`nomad deployment promote ${d.ID}`);
     expect(promotes(from)).toBe(0);
@@ -110,7 +123,7 @@ describe("promotion", () => {
     const from = h.server.requestLog.length;
     const e = await rejection(() => applyJob(state, { jobspec: spec("pm-fail", "app:2"), promotion: "auto" }));
     expect(e).toBeInstanceOf(ResourceInitError);
-    expect(e.message).toContain('version 1 failed: Failed due to unhealthy allocations.');
+    expect(e.message).toContain("version 1 failed: Failed due to unhealthy allocations.");
     expect(e.message).toContain('Failed groups: "web" (1 unhealthy');
     expect(e.message).toContain("Pulumi reverted the job to version 0 (now registered as version 2)");
     expect(promotes(from)).toBe(0);
@@ -146,7 +159,9 @@ describe("promotion", () => {
     sched.control.failAllocation(canary);
     const e = await update;
     expect(e.message).toContain("Deployment marked as failed");
-    expect(e.message).toContain(`canaries failed during the 2s soak: group "web" allocation ${canary.slice(0, 8)} is failed`);
+    expect(e.message).toContain(
+      `canaries failed during the 2s soak: group "web" allocation ${canary.slice(0, 8)} is failed`,
+    );
     expect(e.message).toContain("Pulumi reverted the job to version 0 (now registered as version 2)");
     expect(promotes(from)).toBe(0);
     expect(countRequests(h.server, "PUT", /^\/v1\/deployment\/fail\//, from)).toBe(1);
@@ -166,22 +181,37 @@ describe("promotion", () => {
   it("a soak with groups promotes only the named groups; the others are left for a person, and the output says so", async () => {
     const inputs = { promotion: { soak: "50ms", groups: ["web"] } };
     const state = await createJob({ jobspec: spec("pm-groups", "app:1", ["api", "web"]), ...inputs });
-    const { value: next, text } = await captureStderr(() => applyJob(state, { jobspec: spec("pm-groups", "app:2", ["api", "web"]), ...inputs }));
+    const { value: next, text } = await captureStderr(() =>
+      applyJob(state, { jobspec: spec("pm-groups", "app:2", ["api", "web"]), ...inputs }),
+    );
     const d = await latestDeployment("pm-groups");
     expect(next.outs).toMatchObject({ version: 1, deploymentStatus: "running" });
     expect(d.TaskGroups?.web).toMatchObject({ Promoted: true });
     expect(d.TaskGroups?.api).toMatchObject({ Promoted: false });
-    expect(text).toContain(`promoted "web"; version 1 is deployed as canaries only: deployment ${d.ID} is running and waits for manual promotion of "api" (not named in promotion.groups)`);
+    expect(text).toContain(
+      `promoted "web"; version 1 is deployed as canaries only: deployment ${d.ID} is running and waits for manual promotion of "api" (not named in promotion.groups)`,
+    );
   });
 
   it("checks the input: a soak must be a duration, groups non-empty, revertTo a tag name", async () => {
-    const failures = async (news: Record<string, unknown>) => (await job.check({}, { jobspec: spec("pm-check", "app:1"), ...news })).failures ?? [];
-    expect(await failures({ promotion: { soak: "soon" } })).toEqual([expect.objectContaining({ property: "promotion.soak" })]);
-    expect((await failures({ promotion: { soak: "1m", groups: [] } })).map((f) => f.property)).toEqual(["promotion.groups"]);
+    const failures = async (news: Record<string, unknown>) =>
+      (await job.check({}, { jobspec: spec("pm-check", "app:1"), ...news })).failures ?? [];
+    expect(await failures({ promotion: { soak: "soon" } })).toEqual([
+      expect.objectContaining({ property: "promotion.soak" }),
+    ]);
+    expect((await failures({ promotion: { soak: "1m", groups: [] } })).map((f) => f.property)).toEqual([
+      "promotion.groups",
+    ]);
     expect((await failures({ promotion: "sometimes" })).map((f) => f.property)).toEqual(["promotion"]);
-    expect((await failures({ onDeploymentFailure: { revertTo: "" } })).map((f) => f.property)).toEqual(["onDeploymentFailure.revertTo"]);
-    expect(await failures({ promotion: { soak: 600, groups: ["web"] }, onDeploymentFailure: { revertTo: "v1" } })).toEqual([]);
-    expect((await failures({ promotion: "auto", waitForDeployment: false })).map((f) => f.property)).toEqual(["promotion"]);
+    expect((await failures({ onDeploymentFailure: { revertTo: "" } })).map((f) => f.property)).toEqual([
+      "onDeploymentFailure.revertTo",
+    ]);
+    expect(
+      await failures({ promotion: { soak: 600, groups: ["web"] }, onDeploymentFailure: { revertTo: "v1" } }),
+    ).toEqual([]);
+    expect((await failures({ promotion: "auto", waitForDeployment: false })).map((f) => f.property)).toEqual([
+      "promotion",
+    ]);
     expect(await failures({ promotion: "manual", waitForDeployment: false })).toEqual([]);
   });
 });

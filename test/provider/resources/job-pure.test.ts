@@ -93,7 +93,7 @@ describe("parseDurationMs", () => {
 
 describe("variables", () => {
   it("renders a map as sorted var-file text with HCL escapes", () => {
-    expect(renderVarFile({ b: "x\"y", a: 3, c: true, d: "${x} %{y}\n" })).toBe(
+    expect(renderVarFile({ b: 'x"y', a: 3, c: true, d: "${x} %{y}\n" })).toBe(
       'a = 3\nb = "x\\"y"\nc = true\nd = "$${x} %%{y}\\n"\n',
     );
   });
@@ -106,7 +106,11 @@ describe("variables", () => {
 
 describe("submissionOf", () => {
   it("sends the jobspec text as hcl2 with var-file variables", () => {
-    expect(submissionOf({ jobspec: "src", variables: "a = 1\n" })).toEqual({ Source: "src", Format: "hcl2", Variables: "a = 1\n" });
+    expect(submissionOf({ jobspec: "src", variables: "a = 1\n" })).toEqual({
+      Source: "src",
+      Format: "hcl2",
+      Variables: "a = 1\n",
+    });
   });
 
   it("sends a variables map as variable flags", () => {
@@ -126,7 +130,19 @@ describe("submissionOf", () => {
 
 describe("normalizeJob", () => {
   it("strips server-managed fields", () => {
-    const n = normalizeJob({ ID: "a", Version: 3, VersionTag: { Name: "t" }, Stable: true, Status: "running", StatusDescription: "", CreateIndex: 1, ModifyIndex: 2, JobModifyIndex: 2, SubmitTime: 5, Dispatched: false });
+    const n = normalizeJob({
+      ID: "a",
+      Version: 3,
+      VersionTag: { Name: "t" },
+      Stable: true,
+      Status: "running",
+      StatusDescription: "",
+      CreateIndex: 1,
+      ModifyIndex: 2,
+      JobModifyIndex: 2,
+      SubmitTime: 5,
+      Dispatched: false,
+    });
     expect(n).toEqual({ ID: "a" });
   });
 
@@ -140,7 +156,9 @@ describe("normalizeJob", () => {
   it("keeps list order: reordered groups are a different job", () => {
     const g1 = { Name: "one" };
     const g2 = { Name: "two" };
-    expect(canonicalJobText({ ID: "a", TaskGroups: [g1, g2] })).not.toBe(canonicalJobText({ ID: "a", TaskGroups: [g2, g1] }));
+    expect(canonicalJobText({ ID: "a", TaskGroups: [g1, g2] })).not.toBe(
+      canonicalJobText({ ID: "a", TaskGroups: [g2, g1] }),
+    );
   });
 
   it("is idempotent", () => {

@@ -30,7 +30,14 @@ function jobOf(id: string, image: string): Record<string, unknown> {
         Name: "web",
         Count: 1,
         Networks: [{ DynamicPorts: [{ Label: "http", To: 8080 }] }],
-        Tasks: [{ Name: "server", Driver: "docker", Config: { image, ports: ["http"] }, Resources: { CPU: 100, MemoryMB: 64 } }],
+        Tasks: [
+          {
+            Name: "server",
+            Driver: "docker",
+            Config: { image, ports: ["http"] },
+            Resources: { CPU: 100, MemoryMB: 64 },
+          },
+        ],
       },
     ],
   };
@@ -54,7 +61,6 @@ async function requestsOf(fn: () => Promise<unknown>): Promise<string[]> {
   return h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`);
 }
 
-
 /** What a write reads back without waitForDeployment: the job alone (no deployment is followed). */
 const READS = (id: string) => [`GET /v1/job/${id}`];
 const sorted = (xs: string[]) => [...xs].sort();
@@ -66,13 +72,15 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
   let inputs: JobInputs;
 
   it("check sends none", async () => {
-    expect(await requestsOf(async () => (inputs = await checked({ job: jobOf(id, "nginx:1.27"), ...settings })))).toEqual([]);
+    expect(
+      await requestsOf(async () => (inputs = await checked({ job: jobOf(id, "nginx:1.27"), ...settings }))),
+    ).toEqual([]);
   });
 
   it("create: a lookup, the register, then the job", async () => {
     const sent = await requestsOf(async () => (state = await createJob({ job: jobOf(id, "nginx:1.27"), ...settings })));
     expect(sent.slice(0, 2)).toEqual([`GET /v1/job/${id}`, "POST /v1/jobs"]);
-    expect(sent.slice(2)).toEqual(READS(id));    // No deployment is followed, so none is recorded.
+    expect(sent.slice(2)).toEqual(READS(id)); // No deployment is followed, so none is recorded.
     expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "" });
   });
 
@@ -97,7 +105,9 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
   it("update with the image changed: a plan, the register, then the job", async () => {
     const next = await checked({ job: jobOf(id, "nginx:1.28"), ...settings });
     let outs: Stated["outs"] | undefined;
-    const sent = await requestsOf(async () => (outs = (await job.update(state.id, state.outs, next)).outs as Stated["outs"]));
+    const sent = await requestsOf(
+      async () => (outs = (await job.update(state.id, state.outs, next)).outs as Stated["outs"]),
+    );
     state = { id: state.id, outs: outs as Stated["outs"] };
     expect(sent.slice(0, 2)).toEqual([`POST /v1/job/${id}/plan`, "POST /v1/jobs"]);
     expect(sent.slice(2)).toEqual(READS(id));
@@ -118,9 +128,26 @@ describe("requests per Job operation (jobspec)", () => {
 
   it("diff with the jobspec unchanged sends none; changed, one parse and one plan", async () => {
     state = await createJob({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true });
-    expect(await requestsOf(async () => job.diff(state.id, state.outs, await checked({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true }, state.inputs)))).toEqual([]);
-    const next = await checked({ jobspec: JOBSPEC("nginx:1.28"), waitForDeployment: false, purgeOnDestroy: true }, state.inputs);
-    expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual(["POST /v1/jobs/parse", "POST /v1/job/counted-spec/plan"]);
+    expect(
+      await requestsOf(async () =>
+        job.diff(
+          state.id,
+          state.outs,
+          await checked(
+            { jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true },
+            state.inputs,
+          ),
+        ),
+      ),
+    ).toEqual([]);
+    const next = await checked(
+      { jobspec: JOBSPEC("nginx:1.28"), waitForDeployment: false, purgeOnDestroy: true },
+      state.inputs,
+    );
+    expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual([
+      "POST /v1/jobs/parse",
+      "POST /v1/job/counted-spec/plan",
+    ]);
     await job.delete(state.id, state.outs);
   });
 });
@@ -138,7 +165,9 @@ describe("requests per Job operation (waitForDeployment, the default)", () => {
   it("refresh reads the job and a deployment state knows of that had not finished, at once", async () => {
     const running = { ...state.outs, deploymentStatus: "running" };
     let outs: Stated["outs"] | undefined;
-    expect(sorted(await requestsOf(async () => (outs = (await job.read(state.id, running)).props as Stated["outs"])))).toEqual([`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`]);
+    expect(
+      sorted(await requestsOf(async () => (outs = (await job.read(state.id, running)).props as Stated["outs"]))),
+    ).toEqual([`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`]);
     expect(outs?.deploymentStatus).toBe("successful");
     expect(outs?.deploymentId).toBe(state.outs.deploymentId);
     await job.delete(state.id, state.outs);
@@ -147,7 +176,12 @@ describe("requests per Job operation (waitForDeployment, the default)", () => {
 
 describe("requests per Job operation (batch job)", () => {
   it("refresh sends only the job read: a batch job has no deployment to follow", async () => {
-    const batch = { ID: "counted-batch", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }] };
+    const batch = {
+      ID: "counted-batch",
+      Type: "batch",
+      Datacenters: ["dc1"],
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }],
+    };
     const state = await createJob({ job: batch, purgeOnDestroy: true });
     expect(state.outs.deploymentId).toBe("");
     expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/job/counted-batch"]);

@@ -65,7 +65,7 @@ describe("onDeploymentFailure: { revertTo }", () => {
     sched.control.failNextDeployment("rt");
     const from = h.server.requestLog.length;
     const e = initError(await rejection(() => applyJob(state, { jobspec: spec("rt", "app:3"), ...settings })));
-    expect(e.message).toContain('version 2 failed: Failed due to unhealthy allocations.');
+    expect(e.message).toContain("version 2 failed: Failed due to unhealthy allocations.");
     expect(e.message).toContain('Pulumi reverted the job to version 0, tagged "good" (now registered as version 3)');
     expect(e.message).toContain("Version now running: 3.");
     expect(countRequests(h.server, "POST", "/v1/job/rt/revert", from)).toBe(1);
@@ -73,7 +73,10 @@ describe("onDeploymentFailure: { revertTo }", () => {
     // State holds what runs (the tagged version's spec, not version 1's): the next preview shows a change.
     expect(e.properties).toMatchObject({ version: 3, rolloutFailed: true, inputsHash: "" });
     expect(e.properties.normalizedJob).toContain("app:1");
-    const again = await applyJob({ id: e.id as string, outs: e.properties, inputs: state.inputs }, { jobspec: spec("rt", "app:2"), ...settings });
+    const again = await applyJob(
+      { id: e.id as string, outs: e.properties, inputs: state.inputs },
+      { jobspec: spec("rt", "app:2"), ...settings },
+    );
     expect(again.step).toBe("update");
     expect(await serverImage("rt")).toBe("app:2");
   });
@@ -84,7 +87,9 @@ describe("onDeploymentFailure: { revertTo }", () => {
     sched.control.failNextDeployment("rt-missing");
     const from = h.server.requestLog.length;
     const e = initError(await rejection(() => applyJob(state, { jobspec: spec("rt-missing", "app:2"), ...settings })));
-    expect(e.message).toContain('Pulumi did not revert to the version tagged "missing": no version of job "rt-missing" carries the tag "missing"');
+    expect(e.message).toContain(
+      'Pulumi did not revert to the version tagged "missing": no version of job "rt-missing" carries the tag "missing"',
+    );
     expect(e.message).toContain("Version now running: 1.");
     expect(countRequests(h.server, "POST", "/v1/job/rt-missing/revert", from)).toBe(0);
     expect(await serverImage("rt-missing")).toBe("app:2");
@@ -101,7 +106,17 @@ describe("onDeploymentFailure: { revertTo }", () => {
     const r = await recoverFromFailure(
       h.client,
       { jobId: "rt-race", namespace: "default", region: "global" },
-      { ok: false, kind: "deployment", evalId: "e", deployment: { ...deployment, JobVersion: 1, Status: "failed", StatusDescription: "Failed due to unhealthy allocations" } },
+      {
+        ok: false,
+        kind: "deployment",
+        evalId: "e",
+        deployment: {
+          ...deployment,
+          JobVersion: 1,
+          Status: "failed",
+          StatusDescription: "Failed due to unhealthy allocations",
+        },
+      },
       { failedVersion: 1, priorVersion: 0, mode: { revertTo: "good" }, timeoutMs: 5000 },
     );
     expect(r).toMatchObject({ kind: "refused", tag: "good" });
@@ -128,7 +143,9 @@ describe("onDeploymentFailure: { revertTo } on a scheduler without version tags 
     const state = await createJob({ jobspec: spec("rt-old", "app:1"), ...settings });
     oldSched.control.failNextDeployment("rt-old");
     const e = initError(await rejection(() => applyJob(state, { jobspec: spec("rt-old", "app:2"), ...settings })));
-    expect(e.message).toContain('Pulumi did not revert to the version tagged "good": no version of job "rt-old" carries the tag "good" (version tags need scheduler release 1.9 or newer');
+    expect(e.message).toContain(
+      'Pulumi did not revert to the version tagged "good": no version of job "rt-old" carries the tag "good" (version tags need scheduler release 1.9 or newer',
+    );
     expect(countRequests(old, "POST", "/v1/job/rt-old/revert")).toBe(0);
   });
 });

@@ -4,7 +4,17 @@ import { ResourceInitError } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import { recoverFromFailure } from "../../../provider/resources/job-recover";
 import type { JobOutputs } from "../../../provider/resources/job-state";
-import { applyJob, captureStderr, checked, countRequests, createJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  countRequests,
+  createJob,
+  registers,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 const spec = (id: string, image: string, opts: { autoRevert?: boolean; memory?: number } = {}) => `
 job "${id}" {
@@ -65,7 +75,9 @@ describe("a failing deployment", () => {
     const server = (await h.client.jobs.info("rb")).value;
     const failed = (await h.client.records.deployments("rb")).value.find((d) => d.JobVersion === 1);
     expect(failed?.Status).toBe("failed");
-    expect(e.message).toContain(`Deployment ${failed?.ID} of job "rb" in namespace "default" version 1 failed: ${failed?.StatusDescription}.`);
+    expect(e.message).toContain(
+      `Deployment ${failed?.ID} of job "rb" in namespace "default" version 1 failed: ${failed?.StatusDescription}.`,
+    );
     expect(e.message).toContain('Failed groups: "g" (');
     expect(e.message).toContain("Pulumi reverted the job to version 0 (now registered as version 2)");
     expect(e.message).toContain("revert deployment");
@@ -77,7 +89,11 @@ describe("a failing deployment", () => {
     expect(e.id).toBe(state.id);
     expect(server.Version).toBe(2);
     expect(await serverImage("rb")).toBe("app:1");
-    expect(e.properties).toMatchObject({ version: 2, jobModifyIndex: server.JobModifyIndex, inputsHash: state.outs.inputsHash });
+    expect(e.properties).toMatchObject({
+      version: 2,
+      jobModifyIndex: server.JobModifyIndex,
+      inputsHash: state.outs.inputsHash,
+    });
     expect(e.properties.normalizedJob).toBe(state.outs.normalizedJob);
 
     // Back on the program that runs: no change, but the engine plans an update for a resource with init
@@ -105,23 +121,36 @@ describe("a failing deployment", () => {
   it("is detected when the server's auto_revert already rolled back, and that rollback is waited for", async () => {
     const state = await createJob({ jobspec: spec("auto", "app:1", { autoRevert: true }) });
     sched.control.failNextDeployment("auto");
-    const e = initError(await rejection(() => applyJob(state, { jobspec: spec("auto", "app:2", { autoRevert: true }) })));
+    const e = initError(
+      await rejection(() => applyJob(state, { jobspec: spec("auto", "app:2", { autoRevert: true }) })),
+    );
     expect(e.message).toContain("rolling back to job version 0");
-    expect(e.message).toContain("The scheduler's auto_revert rolled the job back to version 0 (now registered as version 2)");
+    expect(e.message).toContain(
+      "The scheduler's auto_revert rolled the job back to version 0 (now registered as version 2)",
+    );
     expect(e.message).toMatch(/rollback deployment \S+ is successful/);
     expect(e.message).toContain("Version now running: 2.");
     expect(countRequests(h.server, "POST", "/v1/job/auto/revert")).toBe(0);
     const server = (await h.client.jobs.info("auto")).value;
     expect(await serverImage("auto")).toBe("app:1");
-    expect(e.properties).toMatchObject({ version: server.Version, jobModifyIndex: server.JobModifyIndex, deploymentStatus: "successful" });
+    expect(e.properties).toMatchObject({
+      version: server.Version,
+      jobModifyIndex: server.JobModifyIndex,
+      deploymentStatus: "successful",
+    });
     expect(e.properties.normalizedJob).toBe(state.outs.normalizedJob);
-    expect((await job.diff(e.id, e.properties, await checked({ jobspec: spec("auto", "app:2", { autoRevert: true }) }))).changes).toBe(true);
+    expect(
+      (await job.diff(e.id, e.properties, await checked({ jobspec: spec("auto", "app:2", { autoRevert: true }) })))
+        .changes,
+    ).toBe(true);
   });
 
   it('is left in place with onDeploymentFailure "fail", and state records the failed version', async () => {
     const state = await createJob({ jobspec: spec("keep", "app:1"), onDeploymentFailure: "fail" });
     sched.control.failNextDeployment("keep");
-    const e = initError(await rejection(() => applyJob(state, { jobspec: spec("keep", "app:2"), onDeploymentFailure: "fail" })));
+    const e = initError(
+      await rejection(() => applyJob(state, { jobspec: spec("keep", "app:2"), onDeploymentFailure: "fail" })),
+    );
     expect(e.message).toContain('The job was left on the failed version (onDeploymentFailure is "fail").');
     expect(e.message).toContain("Version now running: 1.");
     expect(countRequests(h.server, "POST", "/v1/job/keep/revert")).toBe(0);
@@ -138,7 +167,9 @@ describe("a failing deployment", () => {
   it("fails fast on placements the cluster cannot fit, shows them at preview, and reverts", async () => {
     const state = await createJob({ jobspec: spec("big", "app:1") });
     sched.control.setNodes({ count: 2, memoryMB: 1024 });
-    const d = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: spec("big", "app:1", { memory: 4096 }) }));
+    const d = await captureStderr(() =>
+      job.diff(state.id, state.outs, { jobspec: spec("big", "app:1", { memory: 4096 }) }),
+    );
     expect(d.value.changes).toBe(true);
     expect(d.text).toContain("! Failed placement:");
     expect(d.text).toContain("memory exhausted on 2 nodes");
@@ -156,8 +187,12 @@ describe("a failing deployment", () => {
   it("times out without rolling back when the deployment takes longer than deploymentTimeout", async () => {
     const state = await createJob({ jobspec: spec("slow", "app:1") });
     sched.control.setTiming({ deploymentMs: 60_000 });
-    const e = initError(await rejection(() => applyJob(state, { jobspec: spec("slow", "app:2"), deploymentTimeout: 0.2 })));
-    expect(e.message).toMatch(/^Timed out after 200ms waiting for deployment \S+ of job "slow" in namespace "default" version 1 \(status running/);
+    const e = initError(
+      await rejection(() => applyJob(state, { jobspec: spec("slow", "app:2"), deploymentTimeout: 0.2 })),
+    );
+    expect(e.message).toMatch(
+      /^Timed out after 200ms waiting for deployment \S+ of job "slow" in namespace "default" version 1 \(status running/,
+    );
     expect(e.message).toContain("Nothing was rolled back.");
     expect(e.message).not.toContain("Failed groups");
     expect(e.message).toMatch(/Still in progress: "g" \(0 of 2 healthy, 2 placed allocations\)\./);
@@ -187,7 +222,17 @@ describe("recoverFromFailure", () => {
     const r = await recoverFromFailure(
       h.client,
       { jobId: "race", namespace: "default", region: "global" },
-      { ok: false, kind: "deployment", evalId: "e", deployment: { ...deployment, JobVersion: 0, Status: "failed", StatusDescription: "Failed due to unhealthy allocations" } },
+      {
+        ok: false,
+        kind: "deployment",
+        evalId: "e",
+        deployment: {
+          ...deployment,
+          JobVersion: 0,
+          Status: "failed",
+          StatusDescription: "Failed due to unhealthy allocations",
+        },
+      },
       { failedVersion: 0, priorVersion: 0, mode: "revert", timeoutMs: 5000 },
     );
     expect(r.kind).toBe("refused");

@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../devserver";
 import { job } from "../../../provider/resources/job";
-import { applyJob, captureStderr, checked, createJob, refreshJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  createJob,
+  refreshJob,
+  registers,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 const SPEC = (id: string, image: string, count = 2, cpu = 100) => `
 job "${id}" {
@@ -78,7 +88,9 @@ describe("autoscaler-safe updates", () => {
     const news = await checked({ jobspec: SPEC("scaled", "nginx:1.26"), preserveCounts: true }, state.inputs);
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(d.changes).toBe(true);
-    expect(text).toContain(`was scaled outside Pulumi (JobModifyIndex ${state.outs.jobModifyIndex} -> ${String(moved)})`);
+    expect(text).toContain(
+      `was scaled outside Pulumi (JobModifyIndex ${state.outs.jobModifyIndex} -> ${String(moved)})`,
+    );
     expect(text).not.toContain("changed outside Pulumi");
     expect(text).not.toContain("Count:");
 
@@ -115,19 +127,29 @@ describe("autoscaler-safe updates", () => {
     const parsed = await h.client.jobs.parse({ JobHCL: SPEC("scaled-drift", "nginx:1.27", 3), Canonicalize: true });
     await h.client.jobs.register({ Job: parsed.value });
     await idle();
-    const e = await rejection(() => applyJob(state, { jobspec: SPEC("scaled-drift", "nginx:1.26"), preserveCounts: true }));
+    const e = await rejection(() =>
+      applyJob(state, { jobspec: SPEC("scaled-drift", "nginx:1.26"), preserveCounts: true }),
+    );
     expect(e.message).toContain("was changed outside Pulumi");
     expect((task(await serverJob("scaled-drift")).Config as Record<string, unknown>).image).toBe("nginx:1.27");
   });
 
   it("with preserveResources keeps task resources changed outside Pulumi and registers on the current index", async () => {
-    const state = await createJob({ jobspec: SPEC("sized", "nginx:1.25"), preserveResources: true, preserveCounts: true });
+    const state = await createJob({
+      jobspec: SPEC("sized", "nginx:1.25"),
+      preserveResources: true,
+      preserveCounts: true,
+    });
     // A vertical autoscaler registers the same job with more CPU, then a horizontal one scales it.
     const parsed = await h.client.jobs.parse({ JobHCL: SPEC("sized", "nginx:1.25", 2, 300), Canonicalize: true });
     await h.client.jobs.register({ Job: parsed.value });
     await idle();
     await scale("sized", 3);
-    const next = await applyJob(state, { jobspec: SPEC("sized", "nginx:1.26"), preserveResources: true, preserveCounts: true });
+    const next = await applyJob(state, {
+      jobspec: SPEC("sized", "nginx:1.26"),
+      preserveResources: true,
+      preserveCounts: true,
+    });
     expect(next.step).toBe("update");
     const after = await serverJob("sized");
     expect((task(after).Resources as Record<string, unknown>).CPU).toBe(300);
@@ -139,7 +161,9 @@ describe("autoscaler-safe updates", () => {
     const p2 = await h.client.jobs.parse({ JobHCL: SPEC("sized-counts", "nginx:1.25", 2, 300), Canonicalize: true });
     await h.client.jobs.register({ Job: p2.value });
     await idle();
-    const e = await rejection(() => applyJob(other, { jobspec: SPEC("sized-counts", "nginx:1.26"), preserveCounts: true }));
+    const e = await rejection(() =>
+      applyJob(other, { jobspec: SPEC("sized-counts", "nginx:1.26"), preserveCounts: true }),
+    );
     expect(e.message).toContain("was changed outside Pulumi");
   });
 });
@@ -149,10 +173,18 @@ describe("on an older scheduler release", () => {
   it("a 1.6.5 scheduler scaled between two ups is updated on its current index too", async () => {
     const old = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1, release: "1.6.5" } });
     try {
-      const state = await createJob({ jobspec: SPEC("legacy", "nginx:1.25"), preserveCounts: true, preserveResources: true });
+      const state = await createJob({
+        jobspec: SPEC("legacy", "nginx:1.25"),
+        preserveCounts: true,
+        preserveResources: true,
+      });
       await old.client.jobs.scale("legacy", { Count: 4, Target: { Group: "api" }, Message: "autoscaler" });
       await (old.server as StartedDevServer).schedulerControl?.idle();
-      const next = await applyJob(state, { jobspec: SPEC("legacy", "nginx:1.26"), preserveCounts: true, preserveResources: true });
+      const next = await applyJob(state, {
+        jobspec: SPEC("legacy", "nginx:1.26"),
+        preserveCounts: true,
+        preserveResources: true,
+      });
       expect(next.step).toBe("update");
       const after = (await old.client.jobs.info("legacy")).value as Record<string, unknown>;
       expect(group(after).Count).toBe(4);

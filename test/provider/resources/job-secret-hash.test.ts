@@ -14,7 +14,8 @@ import { userInputs } from "../../../provider/resources/job-identity";
 import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./job-harness";
 
 /** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
-const checked = async (inputs: Parameters<typeof checkedWithIdentity>[0]): Promise<JobInputs> => userInputs(await checkedWithIdentity(inputs));
+const checked = async (inputs: Parameters<typeof checkedWithIdentity>[0]): Promise<JobInputs> =>
+  userInputs(await checkedWithIdentity(inputs));
 
 const PW = "hunter2";
 const SPEC = `
@@ -49,7 +50,16 @@ afterAll(async () => {
 
 /** The unsalted hash older versions stored: what an attacker with the state could recompute from a guess. */
 function unsalted(inputs: JobInputs, pw: string): string {
-  const material = { v: 1, jobspec: inputs.jobspec ?? null, job: null, variables: `pw = ${JSON.stringify(pw)}\n`, namespace: null, region: null, connNamespace: null, connRegion: null };
+  const material = {
+    v: 1,
+    jobspec: inputs.jobspec ?? null,
+    job: null,
+    variables: `pw = ${JSON.stringify(pw)}\n`,
+    namespace: null,
+    region: null,
+    connNamespace: null,
+    connRegion: null,
+  };
   return createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 32);
 }
 
@@ -62,7 +72,9 @@ describe("Job.inputsHash with a secret variable", () => {
     expect(stored).not.toContain(unsalted(inputs, PW));
     expect(desiredInputsHash(inputs, h.client)).not.toBe(desiredInputsHash(inputs, h.client));
     expect(inputsHashMatches(stored, inputs, h.client)).toBe(true);
-    expect(inputsHashMatches(stored, await checked({ jobspec: SPEC, variables: { pw: "hunter3" } }), h.client)).toBe(false);
+    expect(inputsHashMatches(stored, await checked({ jobspec: SPEC, variables: { pw: "hunter3" } }), h.client)).toBe(
+      false,
+    );
     // The same inputs still diff to no change, without asking the server.
     const from = h.server.requestLog.length;
     expect((await job.diff(state.id, state.outs, inputs)).changes).toBe(false);
@@ -75,9 +87,14 @@ describe("Job.inputsHash with a secret variable", () => {
     // additionalSecretOutputs by the SDK's Job.
     const echoed = new Set(["jobspec", "job", "variables"]);
     const alwaysSecret = new Set(["normalizedJob", "inputsHash"]);
-    const leaking = Object.entries(state.outs).filter(([k, v]) => JSON.stringify(v).includes(PW) && !echoed.has(k) && !alwaysSecret.has(k));
+    const leaking = Object.entries(state.outs).filter(
+      ([k, v]) => JSON.stringify(v).includes(PW) && !echoed.has(k) && !alwaysSecret.has(k),
+    );
     expect(leaking).toEqual([]);
-    const legacy = unsalted(await checked({ jobspec: SPEC.replace('job "hashed"', 'job "hashed-2"'), variables: { pw: PW } }), PW);
+    const legacy = unsalted(
+      await checked({ jobspec: SPEC.replace('job "hashed"', 'job "hashed-2"'), variables: { pw: PW } }),
+      PW,
+    );
     expect(JSON.stringify(state.outs)).not.toContain(legacy);
   });
 

@@ -6,7 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../provider/resources/job";
-import { applyJob, captureStderr, checked, createJob, rejection, startHarness, type Harness, type Stated } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  createJob,
+  rejection,
+  startHarness,
+  type Harness,
+  type Stated,
+} from "./job-harness";
 
 const SPEC = `
 variable "db_password" {
@@ -46,7 +55,12 @@ let state: Stated;
 
 beforeAll(async () => {
   h = await startHarness();
-  state = await createJob({ jobspec: SPEC, variables: { db_password: OLD_PW }, secretInputs: ["variables.db_password"], waitForDeployment: false });
+  state = await createJob({
+    jobspec: SPEC,
+    variables: { db_password: OLD_PW },
+    secretInputs: ["variables.db_password"],
+    waitForDeployment: false,
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -54,7 +68,15 @@ afterAll(async () => {
 
 describe("a Job with a secret variable", () => {
   it("previews a changed secret as [secret] => [secret], the value nowhere in the text", async () => {
-    const news = await checked({ jobspec: SPEC, variables: { db_password: NEW_PW }, secretInputs: ["variables.db_password"], waitForDeployment: false }, state.inputs);
+    const news = await checked(
+      {
+        jobspec: SPEC,
+        variables: { db_password: NEW_PW },
+        secretInputs: ["variables.db_password"],
+        waitForDeployment: false,
+      },
+      state.inputs,
+    );
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(d.changes).toBe(true);
     expect(text).toContain('Scheduler plan for job "pwjob"');
@@ -64,30 +86,59 @@ describe("a Job with a secret variable", () => {
   });
 
   it("a whole secret variables map masks the same way", async () => {
-    const news = await checked({ jobspec: SPEC, variables: { db_password: NEW_PW }, secretInputs: ["variables"], waitForDeployment: false }, state.inputs);
+    const news = await checked(
+      { jobspec: SPEC, variables: { db_password: NEW_PW }, secretInputs: ["variables"], waitForDeployment: false },
+      state.inputs,
+    );
     const { text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(text).toContain("Env[DB_PASSWORD]: [secret] => [secret]");
     expect(text).not.toContain(NEW_PW);
   });
 
   it("without secretInputs (state and programs from before) the plan shows values as it always did", async () => {
-    const news = await checked({ jobspec: SPEC, variables: { db_password: NEW_PW }, waitForDeployment: false }, state.inputs);
+    const news = await checked(
+      { jobspec: SPEC, variables: { db_password: NEW_PW }, waitForDeployment: false },
+      state.inputs,
+    );
     const { text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(text).toContain(`Env[DB_PASSWORD]: "${OLD_PW}" => "${NEW_PW}"`);
   });
 
   it("adding secretInputs to a stack deployed without it is no change, and neither is dropping it", async () => {
-    const before = await createJob({ jobspec: SPEC.replace('"pwjob"', '"pwjob2"'), variables: { db_password: OLD_PW }, waitForDeployment: false });
-    const added = await captureStderr(() => applyJob(before, { jobspec: SPEC.replace('"pwjob"', '"pwjob2"'), variables: { db_password: OLD_PW }, secretInputs: ["variables.db_password"], waitForDeployment: false }));
+    const before = await createJob({
+      jobspec: SPEC.replace('"pwjob"', '"pwjob2"'),
+      variables: { db_password: OLD_PW },
+      waitForDeployment: false,
+    });
+    const added = await captureStderr(() =>
+      applyJob(before, {
+        jobspec: SPEC.replace('"pwjob"', '"pwjob2"'),
+        variables: { db_password: OLD_PW },
+        secretInputs: ["variables.db_password"],
+        waitForDeployment: false,
+      }),
+    );
     expect(added.value.step).toBe("same");
     expect(added.text).toBe("");
-    const dropped = await applyJob(added.value, { jobspec: SPEC.replace('"pwjob"', '"pwjob2"'), variables: { db_password: OLD_PW }, waitForDeployment: false });
+    const dropped = await applyJob(added.value, {
+      jobspec: SPEC.replace('"pwjob"', '"pwjob2"'),
+      variables: { db_password: OLD_PW },
+      waitForDeployment: false,
+    });
     expect(dropped.step).toBe("same");
   });
 
   it("a secret that decides a replacement (the region) is masked in the replacement note", async () => {
     const secretRegion = "eu-secret-region-1";
-    const news = await checked({ jobspec: SPEC, variables: { db_password: OLD_PW, region_name: secretRegion }, secretInputs: ["variables.region_name"], waitForDeployment: false }, state.inputs);
+    const news = await checked(
+      {
+        jobspec: SPEC,
+        variables: { db_password: OLD_PW, region_name: secretRegion },
+        secretInputs: ["variables.region_name"],
+        waitForDeployment: false,
+      },
+      state.inputs,
+    );
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(d.replaces).toBeDefined();
     expect(text).toContain("will be replaced");
@@ -97,9 +148,18 @@ describe("a Job with a secret variable", () => {
 
   it("an error that repeats a secret value (a server message quoting the source) holds [secret] instead, message and stack", async () => {
     // A server that quotes the offending source line in its parse error, as HCL diagnostics can.
-    h.server.faults.add({ service: "scheduler", method: "POST", path: "/v1/jobs/parse", status: 400, body: `input.hcl:14,9-20: Invalid value "${NEW_PW}"`, times: 4 });
+    h.server.faults.add({
+      service: "scheduler",
+      method: "POST",
+      path: "/v1/jobs/parse",
+      status: 400,
+      body: `input.hcl:14,9-20: Invalid value "${NEW_PW}"`,
+      times: 4,
+    });
     try {
-      const e = await rejection(() => job.create({ jobspec: SPEC, variables: { db_password: NEW_PW }, secretInputs: ["variables.db_password"] }));
+      const e = await rejection(() =>
+        job.create({ jobspec: SPEC, variables: { db_password: NEW_PW }, secretInputs: ["variables.db_password"] }),
+      );
       expect(String(e.message)).toContain("Invalid value");
       expect(String(e.message)).toContain("[secret]");
       expect(String(e.message)).not.toContain(NEW_PW);

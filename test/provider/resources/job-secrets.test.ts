@@ -5,10 +5,19 @@
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../../provider/resources/common";
 import { formatPlan } from "../../../provider/resources/job-preview";
-import { NO_SECRETS, isSensitiveField, maskError, maskText, secretMaskOf, variableValues } from "../../../provider/resources/job-secrets";
+import {
+  NO_SECRETS,
+  isSensitiveField,
+  maskError,
+  maskText,
+  secretMaskOf,
+  variableValues,
+} from "../../../provider/resources/job-secrets";
 import type { PlanResponse } from "../../../provider/schemas/scheduler";
 
-const plan = (extra: { taskFields?: NonNullable<PlanResponse["Diff"]>["Fields"]; warnings?: string } = {}): PlanResponse => ({
+const plan = (
+  extra: { taskFields?: NonNullable<PlanResponse["Diff"]>["Fields"]; warnings?: string } = {},
+): PlanResponse => ({
   JobModifyIndex: 5,
   Diff: {
     Type: "Edited",
@@ -29,8 +38,16 @@ const plan = (extra: { taskFields?: NonNullable<PlanResponse["Diff"]>["Fields"];
               ...(extra.taskFields ?? []),
             ],
             Objects: [
-              { Type: "Edited", Name: "Config", Fields: [{ Type: "Edited", Name: "image", Old: "nginx:1.25", New: "nginx:1.26" }] },
-              { Type: "Added", Name: "Template", Fields: [{ Type: "Added", Name: "EmbeddedTmpl", Old: "", New: "password={{ env \"X\" }}" }] },
+              {
+                Type: "Edited",
+                Name: "Config",
+                Fields: [{ Type: "Edited", Name: "image", Old: "nginx:1.25", New: "nginx:1.26" }],
+              },
+              {
+                Type: "Added",
+                Name: "Template",
+                Fields: [{ Type: "Added", Name: "EmbeddedTmpl", Old: "", New: 'password={{ env "X" }}' }],
+              },
             ],
           },
         ],
@@ -58,12 +75,16 @@ describe("secretMaskOf", () => {
   it("secret variables as a whole (a map or var-file text): every value", () => {
     expect(secretMaskOf({ variables: vars, secretInputs: ["variables"] }).values).toEqual(["new-pw-4712", "3"]);
     const text = 'db_password = "s3cr\\"et-value"\ncount = 3\n';
-    expect(secretMaskOf({ variables: text, secretInputs: ["variables"] }).values).toEqual(expect.arrayContaining(['s3cr"et-value', "3"]));
+    expect(secretMaskOf({ variables: text, secretInputs: ["variables"] }).values).toEqual(
+      expect.arrayContaining(['s3cr"et-value', "3"]),
+    );
   });
 
   it("a secret jobspec or job, an unknown list, or a name it does not know: everything is masked", () => {
     for (const secretInputs of [["jobspec"], ["job"], [UNKNOWN], UNKNOWN, ["something-new"], [7]]) {
-      expect(secretMaskOf({ variables: vars, secretInputs } as never).everything, JSON.stringify(secretInputs)).toBe(true);
+      expect(secretMaskOf({ variables: vars, secretInputs } as never).everything, JSON.stringify(secretInputs)).toBe(
+        true,
+      );
     }
   });
 
@@ -74,8 +95,17 @@ describe("secretMaskOf", () => {
 
 describe("masking", () => {
   it("knows the fields that carry configuration", () => {
-    for (const n of ["Env[DB_PASSWORD]", "Meta[k]", "Config.image", "Config.args[0]", "Template.EmbeddedTmpl", "Artifact.GetterOptions[token]"]) expect(isSensitiveField(n), n).toBe(true);
-    for (const n of ["Count", "Priority", "Resources.CPU", "Service.PortLabel"]) expect(isSensitiveField(n), n).toBe(false);
+    for (const n of [
+      "Env[DB_PASSWORD]",
+      "Meta[k]",
+      "Config.image",
+      "Config.args[0]",
+      "Template.EmbeddedTmpl",
+      "Artifact.GetterOptions[token]",
+    ])
+      expect(isSensitiveField(n), n).toBe(true);
+    for (const n of ["Count", "Priority", "Resources.CPU", "Service.PortLabel"])
+      expect(isSensitiveField(n), n).toBe(false);
   });
 
   it("replaces values of 4+ characters anywhere in a text, and in errors", () => {
@@ -95,11 +125,17 @@ describe("formatPlan with secrets", () => {
 
   it("a secret variable: Env, Meta, Config and Template values and any value holding it show [secret]; the rest stays", () => {
     const mask = secretMaskOf({ variables: vars, secretInputs: ["variables.db_password"] });
-    const text = formatPlan(plan({ taskFields: [{ Type: "Added", Name: "User", Old: "", New: "u-new-pw-4712" }], warnings: "Task uses new-pw-4712 in a label\n" }), {
-      jobId: "web",
-      namespace: "default",
-      mask,
-    });
+    const text = formatPlan(
+      plan({
+        taskFields: [{ Type: "Added", Name: "User", Old: "", New: "u-new-pw-4712" }],
+        warnings: "Task uses new-pw-4712 in a label\n",
+      }),
+      {
+        jobId: "web",
+        namespace: "default",
+        mask,
+      },
+    );
     expect(text).toContain("~ Env[DB_PASSWORD]: [secret] => [secret]");
     expect(text).toContain("+ Env[DB_URL]: [secret]");
     expect(text).toContain("~ Meta[owner]: [secret] => [secret]");
@@ -112,8 +148,12 @@ describe("formatPlan with secrets", () => {
   });
 
   it("a secret jobspec: every field value shows [secret], the counts stay", () => {
-    const text = formatPlan(plan(), { jobId: "web", namespace: "default", mask: secretMaskOf({ secretInputs: ["jobspec"] }) });
-    expect(text).toContain('~ Count: [secret] => [secret]');
+    const text = formatPlan(plan(), {
+      jobId: "web",
+      namespace: "default",
+      mask: secretMaskOf({ secretInputs: ["jobspec"] }),
+    });
+    expect(text).toContain("~ Count: [secret] => [secret]");
     expect(text).toContain('Group "web" (Edited): 1 to place, 2 in-place updates');
     expect(text).not.toMatch(/"(old|new)-pw|"2"|nginx/);
   });

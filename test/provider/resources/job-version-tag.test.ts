@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobVersionTag, type JobVersionTagInputs, type JobVersionTagOutputs } from "../../../provider/resources/job-version-tag";
+import {
+  jobVersionTag,
+  type JobVersionTagInputs,
+  type JobVersionTagOutputs,
+} from "../../../provider/resources/job-version-tag";
 import { UNKNOWN } from "../../../provider/resources/common";
 import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job-harness";
 
@@ -51,19 +55,45 @@ describe("JobVersionTag", () => {
   it("tags the current version by default, updates the description in place, and untags", async () => {
     const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "release", description: "first" }));
     expect(c.id).toBe("tagged@default/release");
-    expect(c.outs).toMatchObject({ jobId: "tagged", namespace: "default", name: "release", version: 1, description: "first", schemaVersion: 1 });
+    expect(c.outs).toMatchObject({
+      jobId: "tagged",
+      namespace: "default",
+      name: "release",
+      version: 1,
+      description: "first",
+      schemaVersion: 1,
+    });
     expect(c.outs?.taggedTime).toBeGreaterThan(0);
     expect(await tagOf(1)).toMatchObject({ Name: "release", Description: "first" });
     const outs = c.outs as JobVersionTagOutputs;
 
     // Unchanged inputs, with or without the version that was resolved at create time.
-    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", description: "first" }))).changes).toBe(false);
-    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", version: 1, description: "first" }))).changes).toBe(false);
+    expect(
+      (await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", description: "first" })))
+        .changes,
+    ).toBe(false);
+    expect(
+      (
+        await jobVersionTag.diff(
+          c.id,
+          outs,
+          await check({ jobId: "tagged", name: "release", version: 1, description: "first" }),
+        )
+      ).changes,
+    ).toBe(false);
 
-    const d = await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "release", description: "second" }));
+    const d = await jobVersionTag.diff(
+      c.id,
+      outs,
+      await check({ jobId: "tagged", name: "release", description: "second" }),
+    );
     expect(d).toEqual({ changes: true });
     const from = h.server.requestLog.length;
-    const u = await jobVersionTag.update(c.id, outs, await check({ jobId: "tagged", name: "release", description: "second" }));
+    const u = await jobVersionTag.update(
+      c.id,
+      outs,
+      await check({ jobId: "tagged", name: "release", description: "second" }),
+    );
     expect(countRequests(h.server, "POST", "/v1/job/tagged/versions/release/tag", from)).toBe(1);
     expect(u.outs).toMatchObject({ version: 1, description: "second" });
     expect(await tagOf(1)).toMatchObject({ Name: "release", Description: "second" });
@@ -83,14 +113,24 @@ describe("JobVersionTag", () => {
     expect(c.outs).toMatchObject({ version: 0, description: "" });
     expect(await tagOf(0)).toMatchObject({ Name: "first-release" });
     const outs = c.outs as JobVersionTagOutputs;
-    expect(await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "first-release", version: 1 }))).toEqual({
+    expect(
+      await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "first-release", version: 1 })),
+    ).toEqual({
       changes: true,
       replaces: ["version"],
       deleteBeforeReplace: true,
     });
-    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "renamed", version: 0 }))).replaces).toEqual(["name"]);
-    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "other", name: "first-release", version: 0 }))).replaces).toEqual(["jobId"]);
-    expect((await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", namespace: "prod", name: "first-release" }))).replaces).toEqual(["namespace"]);
+    expect(
+      (await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "renamed", version: 0 }))).replaces,
+    ).toEqual(["name"]);
+    expect(
+      (await jobVersionTag.diff(c.id, outs, await check({ jobId: "other", name: "first-release", version: 0 })))
+        .replaces,
+    ).toEqual(["jobId"]);
+    expect(
+      (await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", namespace: "prod", name: "first-release" })))
+        .replaces,
+    ).toEqual(["namespace"]);
 
     // The engine's delete-before-replace: untag, then tag the other version under the same name.
     await jobVersionTag.delete(c.id, outs);
@@ -104,14 +144,20 @@ describe("JobVersionTag", () => {
   it("refuses a tag name the job already carries, naming the tag and its version, and leaves it untouched", async () => {
     await h.client.versions.tagVersion("tagged", "outside", { Version: 0, Description: "set by hand" });
     const from = h.server.requestLog.length;
-    const err = (await jobVersionTag.create(await check({ jobId: "tagged", name: "outside", description: "ours" })).catch((e: unknown) => e)) as Error;
+    const err = (await jobVersionTag
+      .create(await check({ jobId: "tagged", name: "outside", description: "ours" }))
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
-    expect(err.message).toContain('job "tagged" in namespace "default" already has a tag "outside" on version 0 (description "set by hand")');
+    expect(err.message).toContain(
+      'job "tagged" in namespace "default" already has a tag "outside" on version 0 (description "set by hand")',
+    );
     expect(err.message).toContain("adopt: true");
     expect(countRequests(h.server, "POST", "/v1/job/tagged/versions/outside/tag", from)).toBe(0);
     expect(await tagOf(0)).toMatchObject({ Name: "outside", Description: "set by hand" });
     // With another version asked for, even adopt cannot take it over in place.
-    const moved = (await jobVersionTag.create(await check({ jobId: "tagged", name: "outside", version: 1, adopt: true })).catch((e: unknown) => e)) as Error;
+    const moved = (await jobVersionTag
+      .create(await check({ jobId: "tagged", name: "outside", version: 1, adopt: true }))
+      .catch((e: unknown) => e)) as Error;
     expect(moved.message).toContain("on version 0");
     expect(moved.message).toContain("not version 1");
     expect(await tagOf(0)).toMatchObject({ Name: "outside", Description: "set by hand" });
@@ -120,7 +166,9 @@ describe("JobVersionTag", () => {
 
   it("adopts an existing tag with adopt: true, on its own version, and writes the description over it", async () => {
     await h.client.versions.tagVersion("tagged", "handmade", { Version: 0, Description: "by hand" });
-    const c = await jobVersionTag.create(await check({ jobId: "tagged", name: "handmade", description: "now ours", adopt: true }));
+    const c = await jobVersionTag.create(
+      await check({ jobId: "tagged", name: "handmade", description: "now ours", adopt: true }),
+    );
     expect(c.id).toBe("tagged@default/handmade");
     expect(c.outs).toMatchObject({ version: 0, description: "now ours", adopt: true });
     expect(await tagOf(0)).toMatchObject({ Name: "handmade", Description: "now ours" });
@@ -136,13 +184,17 @@ describe("JobVersionTag", () => {
     expect((await jobVersionTag.read(c.id, outs)).props).toMatchObject({ adopt: true });
     // Destroying an adopted tag removes it.
     await jobVersionTag.delete(c.id, outs);
-    expect((await h.client.versions.versions("tagged")).value.Versions?.some((v) => v.VersionTag?.Name === "handmade")).toBe(false);
+    expect(
+      (await h.client.versions.versions("tagged")).value.Versions?.some((v) => v.VersionTag?.Name === "handmade"),
+    ).toBe(false);
   });
 
   it("refuses to tag a version that carries another tag, which the server would drop", async () => {
     await h.client.versions.tagVersion("tagged", "theirs", { Version: 1, Description: "keep me" });
     const from = h.server.requestLog.length;
-    const err = (await jobVersionTag.create(await check({ jobId: "tagged", name: "mine", adopt: true })).catch((e: unknown) => e)) as Error;
+    const err = (await jobVersionTag
+      .create(await check({ jobId: "tagged", name: "mine", adopt: true }))
+      .catch((e: unknown) => e)) as Error;
     expect(err.message).toContain('version 1 of job "tagged" in namespace "default" already carries the tag "theirs"');
     expect(countRequests(h.server, "POST", /\/tag$/, from)).toBe(0);
     expect(await tagOf(1)).toMatchObject({ Name: "theirs", Description: "keep me" });

@@ -3,7 +3,17 @@ import { setStackConfig } from "../../../provider/config";
 import { UNKNOWN } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
 import type { JobInputs } from "../../../provider/resources/job-inputs";
-import { applyJob, captureStderr, checked, countRequests, createJob, registers, rejection, startHarness, type Harness } from "./job-harness";
+import {
+  applyJob,
+  captureStderr,
+  checked,
+  countRequests,
+  createJob,
+  registers,
+  rejection,
+  startHarness,
+  type Harness,
+} from "./job-harness";
 
 const SERVICE = (image: string, count = 2) => `
 job "web" {
@@ -115,7 +125,9 @@ describe("Job from a jobspec (service)", () => {
 
   it("shows no change for a reformatted, reordered jobspec (parsed, never planned or registered)", async () => {
     const from = h.server.requestLog.length;
-    const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: SERVICE_REFORMATTED }));
+    const { value: d, text } = await captureStderr(() =>
+      job.diff(state.id, state.outs, { jobspec: SERVICE_REFORMATTED }),
+    );
     expect(d.changes).toBe(false);
     expect(text).toBe("");
     expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBeGreaterThanOrEqual(1);
@@ -125,7 +137,9 @@ describe("Job from a jobspec (service)", () => {
 
   it("plans a real change at preview, shows what the scheduler would do, and registers nothing", async () => {
     const from = h.server.requestLog.length;
-    const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: SERVICE("nginx:1.26", 3) }));
+    const { value: d, text } = await captureStderr(() =>
+      job.diff(state.id, state.outs, { jobspec: SERVICE("nginx:1.26", 3) }),
+    );
     expect(d.changes).toBe(true);
     expect(d.replaces ?? []).toEqual([]);
     expect(countRequests(h.server, "POST", "/v1/job/web/plan", from)).toBe(1);
@@ -140,7 +154,11 @@ describe("Job from a jobspec (service)", () => {
 
   it("changes nothing on the server when only a setting changes", async () => {
     const from = h.server.requestLog.length;
-    const next = await applyJob(state, { jobspec: SERVICE("nginx:1.25"), purgeOnDestroy: false, deploymentTimeout: "2m" });
+    const next = await applyJob(state, {
+      jobspec: SERVICE("nginx:1.25"),
+      purgeOnDestroy: false,
+      deploymentTimeout: "2m",
+    });
     expect(next.step).toBe("update");
     expect(registers(h.server, from)).toBe(0);
     expect(next.outs.deploymentTimeout).toBe("2m");
@@ -160,7 +178,9 @@ describe("Job from a jobspec (service)", () => {
   });
 
   it("replaces the job when its type changes (decided at preview, delete before create)", async () => {
-    const batch = SERVICE("nginx:1.26").replace('type        = "service"', 'type        = "batch"').replace(/update \{[^}]*\}/, "");
+    const batch = SERVICE("nginx:1.26")
+      .replace('type        = "service"', 'type        = "batch"')
+      .replace(/update \{[^}]*\}/, "");
     const d = await captureStderr(() => job.diff(state.id, state.outs, { jobspec: batch }));
     expect(d.value).toMatchObject({ changes: true, replaces: ["jobspec"], deleteBeforeReplace: true });
     expect(d.text).toContain("type service -> batch");
@@ -263,9 +283,21 @@ job "vars" {
     expect(sub.VariableFlags).toEqual({ image: "busybox:1", replicas: "2" });
 
     const from = h.server.requestLog.length;
-    expect((await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: { image: "busybox:1", replicas: 2 } }, state.inputs))).changes).toBe(false);
+    expect(
+      (
+        await job.diff(
+          state.id,
+          state.outs,
+          await checked({ jobspec: withVars, variables: { image: "busybox:1", replicas: 2 } }, state.inputs),
+        )
+      ).changes,
+    ).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
-    const asText = await job.diff(state.id, state.outs, await checked({ jobspec: withVars, variables: 'image = "busybox:1"\nreplicas = 2\n' }));
+    const asText = await job.diff(
+      state.id,
+      state.outs,
+      await checked({ jobspec: withVars, variables: 'image = "busybox:1"\nreplicas = 2\n' }),
+    );
     expect(asText.changes).toBe(false);
     expect(registers(h.server, from)).toBe(0);
 
@@ -295,7 +327,9 @@ job "vars" {
     const state = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "unknowns"') });
     const from = h.server.requestLog.length;
     expect(await job.diff(state.id, state.outs, { jobspec: UNKNOWN })).toEqual({ changes: true });
-    expect(await job.diff(state.id, state.outs, { job: { ID: "unknowns", Meta: { k: UNKNOWN } } })).toEqual({ changes: true });
+    expect(await job.diff(state.id, state.outs, { job: { ID: "unknowns", Meta: { k: UNKNOWN } } })).toEqual({
+      changes: true,
+    });
     expect(h.server.requestLog.length).toBe(from);
     await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
   });
@@ -307,15 +341,29 @@ describe("the connection's namespace", () => {
   });
 
   it("holds a jobspec that names no namespace, while one that names its own keeps it", async () => {
-    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler, schedulerNamespace: "team-c" });
+    setStackConfig({
+      schedulerAddress: h.server.urls.scheduler,
+      schedulerToken: h.server.rootTokens.scheduler,
+      schedulerNamespace: "team-c",
+    });
     const plain = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') });
     expect(plain.outs.namespace).toBe("team-c");
     expect((await h.client.jobs.info("conn-ns", { namespace: "team-c" })).value.Namespace).toBe("team-c");
-    const own = await createJob({ jobspec: SERVICE("nginx:1.25").replace('job "web" {', 'job "own-ns" {\n  namespace = "team-d"') });
+    const own = await createJob({
+      jobspec: SERVICE("nginx:1.25").replace('job "web" {', 'job "own-ns" {\n  namespace = "team-d"'),
+    });
     expect(own.outs.namespace).toBe("team-d");
     // The same inputs under the same connection are still no change.
     const from = h.server.requestLog.length;
-    expect((await job.diff(plain.id, plain.outs, await checked({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') }, plain.inputs))).changes).toBe(false);
+    expect(
+      (
+        await job.diff(
+          plain.id,
+          plain.outs,
+          await checked({ jobspec: SERVICE("nginx:1.25").replace('job "web"', 'job "conn-ns"') }, plain.inputs),
+        )
+      ).changes,
+    ).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
     await job.delete(plain.id, { ...plain.outs, purgeOnDestroy: true });
     await job.delete(own.id, { ...own.outs, purgeOnDestroy: true });
@@ -354,7 +402,9 @@ describe("what a register sends and how a rollout is followed", () => {
     const from = h.server.requestLog.length;
     const state = await createJob({ jobspec });
     expect(state.outs.deploymentStatus).toBe("successful");
-    const reads = h.server.requestLog.slice(from).filter((e) => e.method === "GET" && /^\/v1\/job\/watched\/(evaluations|deployments)$/.test(e.path));
+    const reads = h.server.requestLog
+      .slice(from)
+      .filter((e) => e.method === "GET" && /^\/v1\/job\/watched\/(evaluations|deployments)$/.test(e.path));
     // A handful of reads, each after the first one blocking on the last index seen.
     expect(reads.length).toBeLessThanOrEqual(8);
     expect(reads.filter((e) => /(^|&)index=\d+/.test(e.query)).length).toBeGreaterThanOrEqual(1);
@@ -364,7 +414,12 @@ describe("what a register sends and how a rollout is followed", () => {
 
 describe("a spelled-out default with a changed setting", () => {
   it("updates state without a register when the scheduler sees no change", async () => {
-    const base = { ID: "defaults", Type: "batch", Datacenters: ["dc1"], TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }] };
+    const base = {
+      ID: "defaults",
+      Type: "batch",
+      Datacenters: ["dc1"],
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker", Config: { image: "busybox" } }] }],
+    };
     const state = await createJob({ job: base });
     const priority = (await h.client.jobs.info("defaults")).value.Priority;
     const from = h.server.requestLog.length;
@@ -375,7 +430,15 @@ describe("a spelled-out default with a changed setting", () => {
     expect(next.outs.purgeOnDestroy).toBe(true);
     // State now holds the spelled-out form: the same inputs are no change without a request.
     const n = h.server.requestLog.length;
-    expect((await job.diff(next.id, next.outs, await checked({ job: { ...base, Priority: priority }, purgeOnDestroy: true }))).changes).toBe(false);
+    expect(
+      (
+        await job.diff(
+          next.id,
+          next.outs,
+          await checked({ job: { ...base, Priority: priority }, purgeOnDestroy: true }),
+        )
+      ).changes,
+    ).toBe(false);
     expect(h.server.requestLog.length).toBe(n);
     await job.delete(next.id, next.outs);
   });

@@ -44,7 +44,15 @@ export function serviceJob(id: string, overrides: Partial<Job> = {}): Job {
       {
         Name: "web",
         Count: 1,
-        Tasks: [{ Name: "app", Driver: "docker", Config: { image: "nginx:1.27" }, Env: { LOG_LEVEL: "info" }, Resources: { CPU: 100, MemoryMB: 64 } }],
+        Tasks: [
+          {
+            Name: "app",
+            Driver: "docker",
+            Config: { image: "nginx:1.27" },
+            Env: { LOG_LEVEL: "info" },
+            Resources: { CPU: 100, MemoryMB: 64 },
+          },
+        ],
       },
     ],
     ...overrides,
@@ -58,7 +66,15 @@ export function batchJob(id: string, overrides: Partial<Job> = {}): Job {
     Name: id,
     Type: "batch",
     Datacenters: ["dc1"],
-    TaskGroups: [{ Name: "run", Count: 1, Tasks: [{ Name: "once", Driver: "raw_exec", Config: { command: "/bin/date" }, Resources: { CPU: 50, MemoryMB: 32 } }] }],
+    TaskGroups: [
+      {
+        Name: "run",
+        Count: 1,
+        Tasks: [
+          { Name: "once", Driver: "raw_exec", Config: { command: "/bin/date" }, Resources: { CPU: 50, MemoryMB: 32 } },
+        ],
+      },
+    ],
     ...overrides,
   };
 }
@@ -72,7 +88,11 @@ export function withLogLevel(job: Job, level: string): Job {
 }
 
 /** Polls `fn` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function until<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

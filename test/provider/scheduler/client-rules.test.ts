@@ -35,7 +35,10 @@ async function refused(call: () => Promise<unknown>, fragment: RegExp): Promise<
 
 describe("client-side rules", () => {
   it("refuses a revert with both JobVersion and TaggedVersion", async () => {
-    await refused(() => f.client.versions.revert("web", { JobVersion: 1, TaggedVersion: "golden" }), /JobVersion or TaggedVersion, not both/);
+    await refused(
+      () => f.client.versions.revert("web", { JobVersion: 1, TaggedVersion: "golden" }),
+      /JobVersion or TaggedVersion, not both/,
+    );
   });
 
   it("refuses a revert with neither JobVersion nor TaggedVersion", async () => {
@@ -43,13 +46,25 @@ describe("client-side rules", () => {
   });
 
   it("refuses a scale without Target.Group", async () => {
-    await refused(() => f.client.jobs.scale("web", { Target: { Group: "" }, Count: 2, Message: "up" }), /Target\.Group/);
-    await refused(() => f.client.jobs.scale("web", { Target: {} as { Group: string }, Count: 2, Message: "up" }), /Target\.Group/);
+    await refused(
+      () => f.client.jobs.scale("web", { Target: { Group: "" }, Count: 2, Message: "up" }),
+      /Target\.Group/,
+    );
+    await refused(
+      () => f.client.jobs.scale("web", { Target: {} as { Group: string }, Count: 2, Message: "up" }),
+      /Target\.Group/,
+    );
   });
 
   it("refuses a scale with both Message and Error, or with neither", async () => {
-    await refused(() => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 2, Message: "up", Error: "bad" }), /exactly one of Message or Error/);
-    await refused(() => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 2 }), /exactly one of Message or Error/);
+    await refused(
+      () => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 2, Message: "up", Error: "bad" }),
+      /exactly one of Message or Error/,
+    );
+    await refused(
+      () => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 2 }),
+      /exactly one of Message or Error/,
+    );
   });
 
   it("refuses a dispatch payload over 16384 decoded bytes, for both dispatch forms", async () => {
@@ -66,9 +81,18 @@ describe("client-side rules", () => {
   });
 
   it("refuses EnforceIndex without a JobModifyIndex on register, update and scale", async () => {
-    await refused(() => f.client.jobs.register({ Job: serviceJob("web"), EnforceIndex: true }), /EnforceIndex is set but JobModifyIndex is missing/);
-    await refused(() => f.client.jobs.update("web", { Job: serviceJob("web"), EnforceIndex: true }), /JobModifyIndex is missing/);
-    await refused(() => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 1, Message: "m", EnforceIndex: true }), /JobModifyIndex is missing/);
+    await refused(
+      () => f.client.jobs.register({ Job: serviceJob("web"), EnforceIndex: true }),
+      /EnforceIndex is set but JobModifyIndex is missing/,
+    );
+    await refused(
+      () => f.client.jobs.update("web", { Job: serviceJob("web"), EnforceIndex: true }),
+      /JobModifyIndex is missing/,
+    );
+    await refused(
+      () => f.client.jobs.scale("web", { Target: { Group: "web" }, Count: 1, Message: "m", EnforceIndex: true }),
+      /JobModifyIndex is missing/,
+    );
   });
 
   it("refuses a version tag name containing '/' or empty, on tag and untag", async () => {

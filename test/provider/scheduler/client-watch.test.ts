@@ -12,7 +12,10 @@ function scripted(indexes: Array<number | undefined>) {
     calls.push({ waitIndex: o.waitIndex, waitMs: o.waitMs });
     const idx = indexes[Math.min(i, indexes.length - 1)];
     i++;
-    return { value: i, meta: { status: 200, attempts: 1, requestMs: 0, ...(idx !== undefined ? { lastIndex: idx } : {}) } };
+    return {
+      value: i,
+      meta: { status: 200, attempts: 1, requestMs: 0, ...(idx !== undefined ? { lastIndex: idx } : {}) },
+    };
   };
   return { read, calls };
 }

@@ -53,7 +53,9 @@ describe("version tags on a release before 1.9", () => {
     expect(sent).toEqual(["POST /v1/job/web/versions/golden/tag"]);
     expect(e?.code).toBe("unsupported");
     expect(e?.status).toBe(400);
-    expect(e?.message).toMatch(/^tag job version: POST \/v1\/job\/web\/versions\/golden\/tag returned 400\. version tags need a scheduler of release 1\.9 or newer/);
+    expect(e?.message).toMatch(
+      /^tag job version: POST \/v1\/job\/web\/versions\/golden\/tag returned 400\. version tags need a scheduler of release 1\.9 or newer/,
+    );
     expect(FEATURE_RELEASES.versionTags).toBe("1.9");
     expect((await newest.client.versions.tagVersion("web", "golden", { Version: 0 })).value.Name).toBe("golden");
   });
@@ -84,7 +86,9 @@ describe("diffVersion on a release before 1.9", () => {
     });
     expect(sent).toEqual(["GET /v1/job/web/versions"]);
     expect(e?.code).toBe("unsupported");
-    expect(e?.message).toMatch(/diffs against a chosen version \(diffVersion\) need a scheduler of release 1\.9 or newer; this scheduler ignored diff_version/);
+    expect(e?.message).toMatch(
+      /diffs against a chosen version \(diffVersion\) need a scheduler of release 1\.9 or newer; this scheduler ignored diff_version/,
+    );
   });
 
   it("still lists versions with diffs against the previous ones, and honours diffVersion on the newest release", async () => {
@@ -100,11 +104,15 @@ describe("dispatchPayload on a release before 1.10", () => {
     for (const body of ["hello payload", '{"a":1}', ""]) {
       const e = await failure(old.client.jobs.dispatchPayload("report", body));
       expect(e.code).toBe("unsupported");
-      expect(e.message).toMatch(/raw-body dispatches \(dispatchPayload\) need a scheduler of release 1\.10 or newer.*Use jobs\.dispatch with Payload instead/);
+      expect(e.message).toMatch(
+        /raw-body dispatches \(dispatchPayload\) need a scheduler of release 1\.10 or newer.*Use jobs\.dispatch with Payload instead/,
+      );
     }
     const { value } = await old.client.jobs.dispatch("report", { Payload: Buffer.from("hello payload") });
     expect(value.DispatchedJobID).toMatch(/^report\/dispatch-/);
-    expect((await newest.client.jobs.dispatchPayload("report", "hello payload")).value.DispatchedJobID).toMatch(/^report\/dispatch-/);
+    expect((await newest.client.jobs.dispatchPayload("report", "hello payload")).value.DispatchedJobID).toMatch(
+      /^report\/dispatch-/,
+    );
   });
 
   it("passes on other 400s of the newest release as they are", async () => {

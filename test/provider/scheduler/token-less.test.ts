@@ -21,7 +21,9 @@ function headerEcho(): ServiceModule {
   return {
     name: "scheduler",
     routes(r) {
-      r.get("/v1/headers", (req) => ({ json: { spec: req.headers["x-svc-token"] ?? null, real: req.headers["x-nomad-token"] ?? null } }));
+      r.get("/v1/headers", (req) => ({
+        json: { spec: req.headers["x-svc-token"] ?? null, real: req.headers["x-nomad-token"] ?? null },
+      }));
     },
   };
 }
@@ -39,20 +41,35 @@ afterAll(async () => {
   await Promise.all([echo?.close(), open?.close(), locked?.close()]);
 });
 
-const headersSeen = async (core: HttpCore) => (await core.request({ operation: "echo", method: "GET", path: "/v1/headers" })).value;
+const headersSeen = async (core: HttpCore) =>
+  (await core.request({ operation: "echo", method: "GET", path: "/v1/headers" })).value;
 
 describe("an unset scheduler token", () => {
   it("sends no token header at all, in either header style", async () => {
-    expect(await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: {} }))).toEqual({ spec: null, real: null });
-    expect(await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: {}, headerStyle: "real" }))).toEqual({ spec: null, real: null });
+    expect(await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: {} }))).toEqual({
+      spec: null,
+      real: null,
+    });
+    expect(
+      await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: {}, headerStyle: "real" })),
+    ).toEqual({ spec: null, real: null });
     expect(new HttpCore("scheduler", { address: echo.urls.scheduler, env: {} }).authHeaders("x")).toEqual({});
   });
 
   it("sends the token when one is set, and none with anonymous even when one is set", async () => {
-    expect(await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: { SCHEDULER_TOKEN: "t-1" } }))).toEqual({ spec: "t-1", real: null });
-    const anon = new HttpCore("scheduler", { address: echo.urls.scheduler, env: { SCHEDULER_TOKEN: "t-1", SCHEDULER_ANONYMOUS: "1" } });
+    expect(
+      await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, env: { SCHEDULER_TOKEN: "t-1" } })),
+    ).toEqual({ spec: "t-1", real: null });
+    const anon = new HttpCore("scheduler", {
+      address: echo.urls.scheduler,
+      env: { SCHEDULER_TOKEN: "t-1", SCHEDULER_ANONYMOUS: "1" },
+    });
     expect(await headersSeen(anon)).toEqual({ spec: null, real: null });
-    expect(await headersSeen(new HttpCore("scheduler", { address: echo.urls.scheduler, token: "t-2", anonymous: true, env: {} }))).toEqual({ spec: null, real: null });
+    expect(
+      await headersSeen(
+        new HttpCore("scheduler", { address: echo.urls.scheduler, token: "t-2", anonymous: true, env: {} }),
+      ),
+    ).toEqual({ spec: null, real: null });
   });
 
   it("registers, plans, reads and stops a job on a scheduler with ACLs off", async () => {
@@ -76,7 +93,9 @@ describe("an unset scheduler token", () => {
     expect(isApiError(e, "permission_denied")).toBe(true);
     expect((e as Error).message).toMatch(/SCHEDULER_TOKEN/);
     expect((e as Error).message).not.toMatch(/token is not set/);
-    expect(locked.requestLog.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["GET /v1/job/anything 403"]);
+    expect(locked.requestLog.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "GET /v1/job/anything 403",
+    ]);
   });
 
   it("runs a job action over the WebSocket handshake with an empty auth frame", async () => {
@@ -84,10 +103,16 @@ describe("an unset scheduler token", () => {
     const base = serviceJob("open-act");
     const tg = base.TaskGroups![0]!;
     const task = tg.Tasks![0]!;
-    await client.jobs.register({ Job: { ...base, TaskGroups: [{ ...tg, Tasks: [{ ...task, Actions: [{ Name: "hi", Command: "/bin/echo", Args: ["hi"] }] }] }] } });
+    await client.jobs.register({
+      Job: {
+        ...base,
+        TaskGroups: [{ ...tg, Tasks: [{ ...task, Actions: [{ Name: "hi", Command: "/bin/echo", Args: ["hi"] }] }] }],
+      },
+    });
     let allocId: string | undefined;
     for (let i = 0; i < 200 && allocId === undefined; i++) {
-      allocId = (await client.records.allocations("open-act")).value.find((a) => a.ClientStatus === "running")?.ID ?? undefined;
+      allocId =
+        (await client.records.allocations("open-act")).value.find((a) => a.ClientStatus === "running")?.ID ?? undefined;
       if (allocId === undefined) await new Promise((r) => setTimeout(r, 10));
     }
     const out = await client.actions.run("open-act", { action: "hi", allocId: allocId ?? "", task: "app" });
@@ -97,7 +122,9 @@ describe("an unset scheduler token", () => {
   it("still fails before sending for the secrets service, which always needs a token", async () => {
     const before = open.requestLog.length;
     const core = new HttpCore("secrets", { address: open.urls.secrets, env: {} });
-    await expect(core.request({ operation: "read mounts", method: "GET", path: "/v1/sys/auth" })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      core.request({ operation: "read mounts", method: "GET", path: "/v1/sys/auth" }),
+    ).rejects.toBeInstanceOf(ConfigError);
     expect(open.requestLog.length).toBe(before);
   });
 });
@@ -107,9 +134,20 @@ describe("stack config without schedulerToken", () => {
     const config = (values: Record<string, string>) => ({ get: (k: string) => values[k] });
     await configure({ config: config({ "pulumi-secrets-scheduler:schedulerAddress": open.urls.scheduler }) });
     expect(connectionOptions("scheduler")).toEqual({ optionsFrom: "stack-config", address: open.urls.scheduler });
-    await configure({ config: config({ "pulumi-secrets-scheduler:schedulerToken": "t", "pulumi-secrets-scheduler:schedulerAnonymous": "true" }) });
+    await configure({
+      config: config({
+        "pulumi-secrets-scheduler:schedulerToken": "t",
+        "pulumi-secrets-scheduler:schedulerAnonymous": "true",
+      }),
+    });
     expect(connectionOptions("scheduler")).toMatchObject({ token: "t", anonymous: true });
-    expect(new HttpCore("scheduler", { ...connectionOptions("scheduler"), address: echo.urls.scheduler, env: {} }).authHeaders("x")).toEqual({});
+    expect(
+      new HttpCore("scheduler", {
+        ...connectionOptions("scheduler"),
+        address: echo.urls.scheduler,
+        env: {},
+      }).authHeaders("x"),
+    ).toEqual({});
   });
 
   it("lets the Job resource create, diff and delete a job on a scheduler with ACLs off", async () => {

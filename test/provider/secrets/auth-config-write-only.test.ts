@@ -26,7 +26,11 @@ let type: string;
 beforeAll(async () => {
   // A private directory of this test (mkdtemp: mode 0700, a new name).
   dir = mkdtempSync(join(tmpdir(), "pss-wo-"));
-  dev = await startDevServer({ persistPath: join(dir, "state.json"), persistDelayMs: 1, secretsService: { workloadIdentity: true } });
+  dev = await startDevServer({
+    persistPath: join(dir, "state.json"),
+    persistDelayMs: 1,
+    secretsService: { workloadIdentity: true },
+  });
   type = (await secretsControls(dev)).methodType;
   client = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
   for (const m of ["wo1", "wo2", "wo3", "wo4", "wi1", "d1"]) await client.mounts.enable(m, { type });
@@ -45,7 +49,9 @@ function useStackConfig(any: Record<string, string> = {}): void {
 async function heldSecret(mount: string): Promise<string | undefined> {
   await dev.flush();
   const accessor = (await client.mounts.find(mount))?.accessor;
-  const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { services?: Record<string, unknown> } & Record<string, unknown>;
+  const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as {
+    services?: Record<string, unknown>;
+  } & Record<string, unknown>;
   const text = JSON.stringify(state);
   const methods = findMethods(state);
   const m = methods.find((x) => x.accessor === accessor);
@@ -117,7 +123,12 @@ describe("write-only client secret", () => {
 
   it("reads it from a stack config key named by the user", async () => {
     useStackConfig({ "myproj:azureClientSecret": "wo-from-config" });
-    const inputs = await ok({ ...base, mount: "wo2", clientSecretVersion: 1, clientSecretConfigKey: "myproj:azureClientSecret" });
+    const inputs = await ok({
+      ...base,
+      mount: "wo2",
+      clientSecretVersion: 1,
+      clientSecretConfigKey: "myproj:azureClientSecret",
+    });
     await authConfig.create(inputs);
     expect(await heldSecret("wo2")).toBe("wo-from-config");
   });
@@ -146,10 +157,15 @@ describe("write-only client secret", () => {
 
   it("check refuses mixing the two ways, a version without a source, and a source without a version", async () => {
     useStackConfig();
-    const failure = async (news: Record<string, unknown>) => ((await checked({ ...base, mount: "x", ...news })).failures ?? []).map((f) => f.property);
-    expect(await failure({ clientSecret: "s", clientSecretVersion: 1, clientSecretEnv: ENV_VAR })).toEqual(["clientSecretVersion"]);
+    const failure = async (news: Record<string, unknown>) =>
+      ((await checked({ ...base, mount: "x", ...news })).failures ?? []).map((f) => f.property);
+    expect(await failure({ clientSecret: "s", clientSecretVersion: 1, clientSecretEnv: ENV_VAR })).toEqual([
+      "clientSecretVersion",
+    ]);
     expect(await failure({ clientSecretVersion: 1 })).toEqual(["clientSecretVersion"]);
-    expect(await failure({ clientSecretVersion: 1, clientSecretEnv: ENV_VAR, clientSecretConfigKey: "a:b" })).toEqual(["clientSecretVersion"]);
+    expect(await failure({ clientSecretVersion: 1, clientSecretEnv: ENV_VAR, clientSecretConfigKey: "a:b" })).toEqual([
+      "clientSecretVersion",
+    ]);
     expect(await failure({ clientSecretEnv: ENV_VAR })).toEqual(["clientSecretEnv"]);
     expect(await failure({ clientSecretEnv: "not a name", clientSecretVersion: 1 })).toEqual(["clientSecretEnv"]);
     expect(await failure({ identityTokenAudience: "api://x", clientSecret: "s" })).toEqual(["identityTokenAudience"]);
@@ -159,17 +175,30 @@ describe("write-only client secret", () => {
 describe("workload identity settings", () => {
   it("writes identityTokenAudience and identityTokenTtl, reads them back, and an old state without them shows no change", async () => {
     useStackConfig();
-    const inputs = await ok({ ...base, mount: "wi1", identityTokenAudience: "api://vault-wif", identityTokenTtl: "30m" });
+    const inputs = await ok({
+      ...base,
+      mount: "wi1",
+      identityTokenAudience: "api://vault-wif",
+      identityTokenTtl: "30m",
+    });
     const c = await authConfig.create(inputs);
-    expect((await client.config.read("wi1"))?.raw).toMatchObject({ identity_token_audience: "api://vault-wif", identity_token_ttl: 1800 });
+    expect((await client.config.read("wi1"))?.raw).toMatchObject({
+      identity_token_audience: "api://vault-wif",
+      identity_token_ttl: 1800,
+    });
     const read = await authConfig.read(c.id, c.outs as AuthConfigOutputs);
     expect(read.props).toMatchObject({ identityTokenAudience: "api://vault-wif", identityTokenTtl: "30m" });
     expect(await authConfig.diff(c.id, read.props as AuthConfigOutputs, inputs)).toEqual({ changes: false });
-    expect(await authConfig.diff(c.id, c.outs as AuthConfigOutputs, { ...inputs, identityTokenTtl: 3600 })).toEqual({ changes: true });
+    expect(await authConfig.diff(c.id, c.outs as AuthConfigOutputs, { ...inputs, identityTokenTtl: 3600 })).toEqual({
+      changes: true,
+    });
     // Removing the audience clears it on the service.
     const none = await ok({ ...base, mount: "wi1" });
     await authConfig.update(c.id, c.outs as AuthConfigOutputs, none);
-    expect((await client.config.read("wi1"))?.raw).toMatchObject({ identity_token_audience: "", identity_token_ttl: 3600 });
+    expect((await client.config.read("wi1"))?.raw).toMatchObject({
+      identity_token_audience: "",
+      identity_token_ttl: 3600,
+    });
   });
 
   it("a community-edition server refuses the audience with its own message", async () => {
@@ -178,7 +207,9 @@ describe("workload identity settings", () => {
       setStackConfig({ secretsAddress: community.urls.secrets, secretsToken: community.rootTokens.secrets });
       const c = new SecretsClient({ address: community.urls.secrets, token: community.rootTokens.secrets, env: {} });
       await c.mounts.enable("wi", { type });
-      await expect(authConfig.create(await ok({ ...base, mount: "wi", identityTokenAudience: "api://x" }))).rejects.toThrow(/community edition/);
+      await expect(
+        authConfig.create(await ok({ ...base, mount: "wi", identityTokenAudience: "api://x" })),
+      ).rejects.toThrow(/community edition/);
     } finally {
       await community.close();
     }
@@ -208,7 +239,12 @@ describe("refresh after drift (issue 20)", () => {
 
   it("inputs an earlier release stored after drift (the hash itself) still read as the state's secret", async () => {
     useStackConfig();
-    const outs: AuthConfigOutputs = { mount: "d1", ...base, clientSecretHash: "scrypt$16384$8$1$c2FsdA$aGFzaA", schemaVersion: 1 };
+    const outs: AuthConfigOutputs = {
+      mount: "d1",
+      ...base,
+      clientSecretHash: "scrypt$16384$8$1$c2FsdA$aGFzaA",
+      schemaVersion: 1,
+    };
     const stored = { mount: "d1", ...base, clientSecretHash: outs.clientSecretHash } as unknown as AuthConfigInputs;
     expect((await authConfig.diff("auth/d1/config", outs, stored)).changes).toBe(false);
   });

@@ -11,7 +11,8 @@ const base = { tenantId: TENANT, resource: "https://management.azure.com/", clie
 
 beforeAll(async () => {
   env = await startSecretsEnv();
-  for (const m of ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]) await env.client.mounts.enable(m, { type: env.controls.methodType });
+  for (const m of ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"])
+    await env.client.mounts.enable(m, { type: env.controls.methodType });
 });
 afterAll(async () => {
   await env.close();
@@ -36,10 +37,22 @@ describe("AuthConfig", () => {
   it("creates the config; the state keeps a salted hash of the secret, never the secret", async () => {
     const { id, outs } = await created({ ...base, mount: "c1", maxRetries: 5 });
     expect(id).toBe("auth/c1/config");
-    expect(outs).toMatchObject({ mount: "c1", tenantId: TENANT, resource: base.resource, clientId: CLIENT, maxRetries: 5, schemaVersion: 1 });
+    expect(outs).toMatchObject({
+      mount: "c1",
+      tenantId: TENANT,
+      resource: base.resource,
+      clientId: CLIENT,
+      maxRetries: 5,
+      schemaVersion: 1,
+    });
     expect(outs.clientSecretHash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(outs)).not.toContain(SECRET);
-    expect(await env.client.config.read("c1")).toMatchObject({ tenantId: TENANT, maxRetries: 5, retryDelay: 4, maxRetryDelay: 60 });
+    expect(await env.client.config.read("c1")).toMatchObject({
+      tenantId: TENANT,
+      maxRetries: 5,
+      retryDelay: 4,
+      maxRetryDelay: 60,
+    });
   });
 
   it("has no diff after create → refresh → preview", async () => {
@@ -68,7 +81,10 @@ describe("AuthConfig", () => {
 
   it("replaces on a new mount and deletes (again without error)", async () => {
     const { id, outs } = await created({ ...base, mount: "c4" });
-    expect(await authConfig.diff(id, outs, await checked({ ...base, mount: "c5" }))).toEqual({ changes: true, replaces: ["mount"] });
+    expect(await authConfig.diff(id, outs, await checked({ ...base, mount: "c5" }))).toEqual({
+      changes: true,
+      replaces: ["mount"],
+    });
     await authConfig.delete(id, outs);
     expect(await env.client.config.read("c4")).toBeUndefined();
     await expect(authConfig.delete(id, outs)).resolves.toBeUndefined();
@@ -88,7 +104,11 @@ describe("AuthConfig", () => {
     const { id, outs } = await created(news);
     await env.client.config.write("c6", { tenant_id: TENANT, resource: "https://other/", max_retries: 1 });
     const read = await authConfig.read(id, outs);
-    expect(read.props).toMatchObject({ resource: "https://other/", maxRetries: 1, clientSecretHash: outs.clientSecretHash });
+    expect(read.props).toMatchObject({
+      resource: "https://other/",
+      maxRetries: 1,
+      clientSecretHash: outs.clientSecretHash,
+    });
     expect(await authConfig.diff(id, read.props as AuthConfigOutputs, await checked(news))).toEqual({ changes: true });
   });
 
@@ -111,7 +131,9 @@ describe("AuthConfig", () => {
       state = r.state;
     }
     // The program's next preview sees no change either.
-    expect(await authConfig.diff(c.id, state.outs, await checked({ ...base, mount: "c8" }))).toEqual({ changes: false });
+    expect(await authConfig.diff(c.id, state.outs, await checked({ ...base, mount: "c8" }))).toEqual({
+      changes: false,
+    });
   });
 
   it("after drift the first refresh shows it, the next ones show nothing, and the program's diff still does", async () => {
@@ -124,9 +146,17 @@ describe("AuthConfig", () => {
     expect((await refresh(c.id, second.state)).changed).toBe(false);
     // The secret never lands in outputs; the program still brings the resource back.
     expect(JSON.stringify(second.state.outs)).not.toContain(SECRET);
-    expect(await authConfig.diff(c.id, second.state.outs, await checked({ ...base, mount: "c9" }))).toEqual({ changes: true });
+    expect(await authConfig.diff(c.id, second.state.outs, await checked({ ...base, mount: "c9" }))).toEqual({
+      changes: true,
+    });
     // The same secret with the drifted settings: no change (the stored hash still matches the secret).
-    expect(await authConfig.diff(c.id, second.state.outs, await checked({ ...base, mount: "c9", resource: "https://drifted/" }))).toEqual({ changes: false });
+    expect(
+      await authConfig.diff(
+        c.id,
+        second.state.outs,
+        await checked({ ...base, mount: "c9", resource: "https://drifted/" }),
+      ),
+    ).toEqual({ changes: false });
   });
 
   it("refresh after deletion reports the config as gone", async () => {

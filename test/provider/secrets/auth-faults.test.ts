@@ -19,7 +19,14 @@ const role = authRole as unknown as ProviderImpl;
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 const CLIENT = "00000002-0000-0000-c000-000000000000";
-const cfg = (m: string) => ({ mount: m, tenantId: TENANT, resource: "https://management.azure.com/", clientId: CLIENT, clientSecret: "s3cret-value", maxRetries: 5 });
+const cfg = (m: string) => ({
+  mount: m,
+  tenantId: TENANT,
+  resource: "https://management.azure.com/",
+  clientId: CLIENT,
+  clientSecret: "s3cret-value",
+  maxRetries: 5,
+});
 const roleOf = (m: string, name: string) => ({ mount: m, name, boundServicePrincipalIds: ["sp-1"], tokenTtl: "1h" });
 
 let env: SecretsEnv;
@@ -46,7 +53,11 @@ async function up(impl: ProviderImpl, state: Stated | undefined, news: Record<st
 }
 
 /** The re-run of a failed `up` (faults off) succeeds and the one after it has nothing to do. */
-async function converges(impl: ProviderImpl, state: Stated | undefined, news: Record<string, unknown>): Promise<Stated> {
+async function converges(
+  impl: ProviderImpl,
+  state: Stated | undefined,
+  news: Record<string, unknown>,
+): Promise<Stated> {
   proxy.clear();
   const again = await up(impl, state, news);
   expect(again.error).toBeUndefined();
@@ -123,7 +134,13 @@ describe("AuthConfig create after unconfirmed writes (defect 3)", () => {
 
   it("a config that holds exactly what this resource writes is written again; another one is refused", async () => {
     await env.client.mounts.enable("fc3", { type: methodType });
-    await env.client.config.write("fc3", { tenant_id: TENANT, resource: "https://management.azure.com/", client_id: CLIENT, client_secret: "s3cret-value", max_retries: 5 });
+    await env.client.config.write("fc3", {
+      tenant_id: TENANT,
+      resource: "https://management.azure.com/",
+      client_id: CLIENT,
+      client_secret: "s3cret-value",
+      max_retries: 5,
+    });
     const r = await up(config, undefined, cfg("fc3"));
     expect(r.error).toBeUndefined();
     await env.client.mounts.enable("fc4", { type: methodType });

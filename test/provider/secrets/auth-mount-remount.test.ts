@@ -21,7 +21,10 @@ afterAll(async () => {
 
 const TENANT = "00000000-0000-4000-8000-00000000aaaa";
 
-async function mountInputs(news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<AuthMountInputs> {
+async function mountInputs(
+  news: Record<string, unknown>,
+  olds: Record<string, unknown> = {},
+): Promise<AuthMountInputs> {
   const r = await authMount.check(olds, { type: env.controls.methodType, ...news });
   expect(r.failures ?? []).toEqual([]);
   return r.inputs as AuthMountInputs;
@@ -31,9 +34,16 @@ describe("AuthMount path change with sys/remount", () => {
   it("previews an update (one probe request), moves the mount with its accessor, config and roles, and the dependents follow", async () => {
     const m0 = await mountInputs({ path: "rm-a", description: "d" });
     const mount = (await authMount.create(m0)).outs as AuthMountOutputs;
-    const cIn = (await authConfig.check({}, { mount: "rm-a", tenantId: TENANT, resource: "https://management.example/", clientSecret: "rm-secret" })).inputs as AuthConfigInputs;
+    const cIn = (
+      await authConfig.check(
+        {},
+        { mount: "rm-a", tenantId: TENANT, resource: "https://management.example/", clientSecret: "rm-secret" },
+      )
+    ).inputs as AuthConfigInputs;
     const config = await authConfig.create(cIn);
-    const rIn = (await authRole.check({}, { mount: "rm-a", name: "web", boundServicePrincipalIds: ["sp"], tokenPolicies: ["web"] })).inputs as AuthRoleInputs;
+    const rIn = (
+      await authRole.check({}, { mount: "rm-a", name: "web", boundServicePrincipalIds: ["sp"], tokenPolicies: ["web"] })
+    ).inputs as AuthRoleInputs;
     const role = await authRole.create(rIn);
 
     const m1 = await mountInputs({ path: "rm-b", description: "d" }, m0);
@@ -55,8 +65,11 @@ describe("AuthMount path change with sys/remount", () => {
 
     // The config and role follow the mount's new path: a replacement that finds what it writes already there
     // (the create goes first), and whose delete of the old one finds nothing.
-    const cIn2 = (await authConfig.check(cIn, { ...cIn, mount: "rm-b", clientSecret: "rm-secret" })).inputs as AuthConfigInputs;
-    expect(await authConfig.diff(config.id, config.outs as AuthConfigOutputs, cIn2)).toMatchObject({ replaces: ["mount"] });
+    const cIn2 = (await authConfig.check(cIn, { ...cIn, mount: "rm-b", clientSecret: "rm-secret" }))
+      .inputs as AuthConfigInputs;
+    expect(await authConfig.diff(config.id, config.outs as AuthConfigOutputs, cIn2)).toMatchObject({
+      replaces: ["mount"],
+    });
     await authConfig.create(cIn2);
     await authConfig.delete(config.id, config.outs as AuthConfigOutputs);
     const rIn2 = (await authRole.check(rIn, { ...rIn, mount: "rm-b" })).inputs as AuthRoleInputs;
@@ -76,7 +89,9 @@ describe("AuthMount path change with sys/remount", () => {
     const m0 = await mountInputs({ path: "rm-c" });
     const mount = (await authMount.create(m0)).outs as AuthMountOutputs;
     env.dev.resetLog();
-    const { value } = await capturingStderr(() => authMount.diff("rm-c", mount, { ...m0, path: "rm-d", disableRemount: true }));
+    const { value } = await capturingStderr(() =>
+      authMount.diff("rm-c", mount, { ...m0, path: "rm-d", disableRemount: true }),
+    );
     expect(value).toEqual({ changes: true, replaces: ["path"], deleteBeforeReplace: true });
     expect(env.requests()).toEqual([]);
   });
@@ -100,7 +115,9 @@ describe("AuthMount path change on a server without sys/remount", () => {
     expect(value).toEqual({ changes: true, replaces: ["path"], deleteBeforeReplace: true });
     expect(lines.join("\n")).toMatch(/cannot move: the server has no sys\/remount/);
 
-    await expect(authMount.update("old-a", mount, { ...m0, path: "old-b" })).rejects.toThrow(/no sys\/remount.*nothing was changed.*disableRemount: true/);
+    await expect(authMount.update("old-a", mount, { ...m0, path: "old-b" })).rejects.toThrow(
+      /no sys\/remount.*nothing was changed.*disableRemount: true/,
+    );
     const client = new SecretsClient({ address: old.urls.secrets, token: old.rootTokens.secrets, env: {} });
     expect(await client.mounts.find("old-a")).toMatchObject({ accessor: mount.accessor });
     expect(await client.mounts.find("old-b")).toBeUndefined();

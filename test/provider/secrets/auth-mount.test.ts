@@ -22,7 +22,9 @@ async function checked(news: Record<string, unknown>, olds: Record<string, unkno
   return res.inputs as AuthMountInputs;
 }
 
-async function created(news: Record<string, unknown>): Promise<{ id: string; outs: AuthMountOutputs; inputs: AuthMountInputs }> {
+async function created(
+  news: Record<string, unknown>,
+): Promise<{ id: string; outs: AuthMountOutputs; inputs: AuthMountInputs }> {
   const inputs = await checked(news);
   const res = await authMount.create(inputs);
   return { id: res.id, outs: res.outs as AuthMountOutputs, inputs };
@@ -34,16 +36,30 @@ async function refreshed(id: string, outs: AuthMountOutputs) {
 
 describe("AuthMount", () => {
   it("creates a mount with description and tune, outputs every input plus accessor and schema version", async () => {
-    const { id, outs } = await created({ path: "/a1/", description: "d", tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200, tokenType: "default-service", auditNonHmacRequestKeys: ["x"] } });
+    const { id, outs } = await created({
+      path: "/a1/",
+      description: "d",
+      tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200, tokenType: "default-service", auditNonHmacRequestKeys: ["x"] },
+    });
     expect(id).toBe("a1");
-    expect(outs).toMatchObject({ path: "a1", type, description: "d", tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200 }, schemaVersion: 1 });
+    expect(outs).toMatchObject({
+      path: "a1",
+      type,
+      description: "d",
+      tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200 },
+      schemaVersion: 1,
+    });
     expect(outs.accessor).toMatch(/^auth_/);
     const tune = await env.client.mounts.readTune("a1");
     expect(tune).toMatchObject({ default_lease_ttl: 3600, max_lease_ttl: 7200, audit_non_hmac_request_keys: ["x"] });
   });
 
   it("has no diff after create → refresh → preview", async () => {
-    const news = { path: "a2", description: "d", tune: { defaultLeaseTtl: "30m", listingVisibility: "unauth", passthroughRequestHeaders: ["X-A", "X-B"] } };
+    const news = {
+      path: "a2",
+      description: "d",
+      tune: { defaultLeaseTtl: "30m", listingVisibility: "unauth", passthroughRequestHeaders: ["X-A", "X-B"] },
+    };
     const { id, outs } = await created(news);
     const read = await refreshed(id, outs);
     expect(read.id).toBe("a2");
@@ -58,7 +74,10 @@ describe("AuthMount", () => {
     const { id, outs, inputs } = await created({ path: "acc1", description: "old" });
     const from = env.dev.requestLog.length;
     // Old inputs from before the accessor joined them: looked up once.
-    expect(await checked({ path: "acc1", description: "new" }, inputs)).toMatchObject({ path: "acc1", accessor: outs.accessor });
+    expect(await checked({ path: "acc1", description: "new" }, inputs)).toMatchObject({
+      path: "acc1",
+      accessor: outs.accessor,
+    });
     expect(env.dev.requestLog.length).toBe(from + 1);
     // Old inputs that carry it: no request.
     const withIt = { ...inputs, accessor: outs.accessor };
@@ -80,7 +99,11 @@ describe("AuthMount", () => {
     expect(await authMount.diff(id, outs, news)).toEqual({ changes: true });
     const up = await authMount.update(id, outs, news);
     expect(up.outs).toMatchObject({ description: "new", accessor: outs.accessor });
-    expect(await env.client.mounts.readTune("a3")).toMatchObject({ description: "new", default_lease_ttl: 120, max_lease_ttl: 3600 });
+    expect(await env.client.mounts.readTune("a3")).toMatchObject({
+      description: "new",
+      default_lease_ttl: 120,
+      max_lease_ttl: 3600,
+    });
     const read = await refreshed(id, up.outs as AuthMountOutputs);
     expect(await authMount.diff(id, read.props as AuthMountOutputs, news)).toEqual({ changes: false });
   });

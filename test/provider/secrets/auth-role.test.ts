@@ -46,7 +46,13 @@ describe("AuthRole", () => {
   it("creates a role with every field; ID and outputs carry every input", async () => {
     const { id, outs } = await created({ name: "Web", ...full });
     expect(id).toBe("auth/cloud/role/web");
-    expect(outs).toMatchObject({ mount: "cloud", name: "web", boundGroupIds: ["g-1"], tokenTtl: "1h", schemaVersion: 1 });
+    expect(outs).toMatchObject({
+      mount: "cloud",
+      name: "web",
+      boundGroupIds: ["g-1"],
+      tokenTtl: "1h",
+      schemaVersion: 1,
+    });
     expect(await env.client.roles.read("cloud", "web")).toMatchObject({
       bound_service_principal_ids: ["sp-1", "sp-2"],
       bound_scale_sets: ["ss-1"],
@@ -65,7 +71,9 @@ describe("AuthRole", () => {
     // A refresh keeps the key the user declared, so the next diff of the same program is empty.
     const read = await authRole.read(`auth/cloud/role/spec-policies`, outs);
     expect(read.inputs).toMatchObject({ policies: ["web", "ops"], tokenPolicies: ["web", "ops"] });
-    expect(await checked({ name: "spec-policies", boundGroupIds: ["g-1"], policies: ["web", "ops"] })).toEqual(read.inputs);
+    expect(await checked({ name: "spec-policies", boundGroupIds: ["g-1"], policies: ["web", "ops"] })).toEqual(
+      read.inputs,
+    );
     const both = await authRole.check({}, { name: "x", boundGroupIds: ["g"], policies: ["a"], tokenPolicies: ["b"] });
     expect(both.failures).toEqual([{ property: "policies", reason: expect.stringContaining("not both") }]);
     // Checked inputs carry both names with one list, and check again cleanly.
@@ -107,7 +115,10 @@ describe("AuthRole", () => {
 
   it("replaces on a new name, deletes, and deleting again succeeds", async () => {
     const { id, outs } = await created({ name: "old", boundGroupIds: ["g"] });
-    expect(await authRole.diff(id, outs, await checked({ name: "new", boundGroupIds: ["g"] }))).toEqual({ changes: true, replaces: ["name"] });
+    expect(await authRole.diff(id, outs, await checked({ name: "new", boundGroupIds: ["g"] }))).toEqual({
+      changes: true,
+      replaces: ["name"],
+    });
     await authRole.delete(id, outs);
     expect(await env.client.roles.read("cloud", "old")).toBeUndefined();
     await expect(authRole.delete(id, outs)).resolves.toBeUndefined();
@@ -118,13 +129,21 @@ describe("AuthRole", () => {
     const inputs = await checked({ name: "Theirs", boundServicePrincipalIds: ["sp"] });
     await expect(authRole.create(inputs)).rejects.toThrow(/already exists.*adopt: true/);
     await authRole.create({ ...inputs, adopt: true });
-    expect(await env.client.roles.read("cloud", "theirs")).toMatchObject({ bound_service_principal_ids: ["sp"], bound_group_ids: [], token_policies: [] });
+    expect(await env.client.roles.read("cloud", "theirs")).toMatchObject({
+      bound_service_principal_ids: ["sp"],
+      bound_group_ids: [],
+      token_policies: [],
+    });
   });
 
   it("refresh picks up an out-of-band change, and the next diff shows it", async () => {
     const news = { name: "drift", boundServicePrincipalIds: ["sp"], tokenPolicies: ["web"] };
     const { id, outs } = await created(news);
-    await env.client.roles.write("cloud", "drift", { token_policies: ["web", "admin"], bound_group_ids: ["g"], token_ttl: 60 });
+    await env.client.roles.write("cloud", "drift", {
+      token_policies: ["web", "admin"],
+      bound_group_ids: ["g"],
+      token_ttl: 60,
+    });
     const read = await authRole.read(id, outs);
     expect(read.props).toMatchObject({ tokenPolicies: ["web", "admin"], boundGroupIds: ["g"], tokenTtl: 60 });
     expect(read.inputs).toMatchObject({ tokenPolicies: ["web", "admin"] });
@@ -148,7 +167,9 @@ describe("AuthRole", () => {
   });
 
   it("shows the service's write warnings on stderr", async () => {
-    const { lines } = await capturingStderr(() => created({ name: "warned", boundGroupIds: ["g"], tokenMaxTtl: "87600h" }));
+    const { lines } = await capturingStderr(() =>
+      created({ name: "warned", boundGroupIds: ["g"], tokenMaxTtl: "87600h" }),
+    );
     expect(lines.some((l) => l.startsWith("warning: AuthRole auth/cloud/role/warned:"))).toBe(true);
   });
 });

@@ -24,7 +24,12 @@ afterEach(() => {
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 const CLIENT = "00000002-0000-0000-c000-000000000000";
-const goodConfig = { tenantId: TENANT, resource: "https://management.azure.com/", clientId: CLIENT, clientSecret: "s3cr3t-value" };
+const goodConfig = {
+  tenantId: TENANT,
+  resource: "https://management.azure.com/",
+  clientId: CLIENT,
+  clientSecret: "s3cr3t-value",
+};
 const goodRole = { name: "web", boundServicePrincipalIds: ["sp-1"] };
 
 type Case = { name: string; inputs: Record<string, unknown>; property: string; reason?: RegExp };
@@ -35,28 +40,97 @@ const cases: Array<Case & { kind: "authMount" | "authConfig" | "authRole" }> = [
   { kind: "authMount", name: "empty path", inputs: { path: "/" }, property: "path" },
   { kind: "authMount", name: "type with a slash", inputs: { type: "a/b" }, property: "type" },
   { kind: "authMount", name: "local not a boolean", inputs: { local: "yes" }, property: "local" },
-  { kind: "authMount", name: "bad TTL", inputs: { tune: { defaultLeaseTtl: "soon" } }, property: "tune.defaultLeaseTtl" },
-  { kind: "authMount", name: "default TTL above max", inputs: { tune: { defaultLeaseTtl: "2h", maxLeaseTtl: "1h" } }, property: "tune.defaultLeaseTtl" },
+  {
+    kind: "authMount",
+    name: "bad TTL",
+    inputs: { tune: { defaultLeaseTtl: "soon" } },
+    property: "tune.defaultLeaseTtl",
+  },
+  {
+    kind: "authMount",
+    name: "default TTL above max",
+    inputs: { tune: { defaultLeaseTtl: "2h", maxLeaseTtl: "1h" } },
+    property: "tune.defaultLeaseTtl",
+  },
   { kind: "authMount", name: "bad token type", inputs: { tune: { tokenType: "default" } }, property: "tune.tokenType" },
   { kind: "authMount", name: "unknown input", inputs: { descripton: "typo" }, property: "descripton" },
-  { kind: "authConfig", name: "tenant not a UUID", inputs: { ...goodConfig, tenantId: "contoso" }, property: "tenantId", reason: /UUID/ },
-  { kind: "authConfig", name: "client id not a UUID", inputs: { ...goodConfig, clientId: "app" }, property: "clientId", reason: /UUID/ },
-  { kind: "authConfig", name: "resource not a URL", inputs: { ...goodConfig, resource: "management.azure.com" }, property: "resource", reason: /absolute URI/ },
+  {
+    kind: "authConfig",
+    name: "tenant not a UUID",
+    inputs: { ...goodConfig, tenantId: "contoso" },
+    property: "tenantId",
+    reason: /UUID/,
+  },
+  {
+    kind: "authConfig",
+    name: "client id not a UUID",
+    inputs: { ...goodConfig, clientId: "app" },
+    property: "clientId",
+    reason: /UUID/,
+  },
+  {
+    kind: "authConfig",
+    name: "resource not a URL",
+    inputs: { ...goodConfig, resource: "management.azure.com" },
+    property: "resource",
+    reason: /absolute URI/,
+  },
   { kind: "authConfig", name: "missing tenant", inputs: { resource: goodConfig.resource }, property: "tenantId" },
-  { kind: "authConfig", name: "unknown environment", inputs: { ...goodConfig, environment: "AzureGermanCloud" }, property: "environment" },
+  {
+    kind: "authConfig",
+    name: "unknown environment",
+    inputs: { ...goodConfig, environment: "AzureGermanCloud" },
+    property: "environment",
+  },
   { kind: "authConfig", name: "negative retries", inputs: { ...goodConfig, maxRetries: -1 }, property: "maxRetries" },
   { kind: "authConfig", name: "empty secret", inputs: { ...goodConfig, clientSecret: "" }, property: "clientSecret" },
   { kind: "authRole", name: "name with a space", inputs: { ...goodRole, name: "web app" }, property: "name" },
   { kind: "authRole", name: "name ending with '-'", inputs: { ...goodRole, name: "web-" }, property: "name" },
-  { kind: "authRole", name: "no bound constraint", inputs: { name: "web", tokenPolicies: ["p"] }, property: "boundServicePrincipalIds", reason: /bound constraint/ },
-  { kind: "authRole", name: "only empty bound lists", inputs: { name: "web", boundGroupIds: [""], boundLocations: "" }, property: "boundServicePrincipalIds" },
-  { kind: "authRole", name: "ttl above max ttl", inputs: { ...goodRole, tokenTtl: "2h", tokenMaxTtl: 3600 }, property: "tokenTtl" },
-  { kind: "authRole", name: "batch with a period", inputs: { ...goodRole, tokenType: "batch", tokenPeriod: "1h" }, property: "tokenPeriod" },
-  { kind: "authRole", name: "batch with a use count", inputs: { ...goodRole, tokenType: "batch", tokenNumUses: 3 }, property: "tokenNumUses" },
+  {
+    kind: "authRole",
+    name: "no bound constraint",
+    inputs: { name: "web", tokenPolicies: ["p"] },
+    property: "boundServicePrincipalIds",
+    reason: /bound constraint/,
+  },
+  {
+    kind: "authRole",
+    name: "only empty bound lists",
+    inputs: { name: "web", boundGroupIds: [""], boundLocations: "" },
+    property: "boundServicePrincipalIds",
+  },
+  {
+    kind: "authRole",
+    name: "ttl above max ttl",
+    inputs: { ...goodRole, tokenTtl: "2h", tokenMaxTtl: 3600 },
+    property: "tokenTtl",
+  },
+  {
+    kind: "authRole",
+    name: "batch with a period",
+    inputs: { ...goodRole, tokenType: "batch", tokenPeriod: "1h" },
+    property: "tokenPeriod",
+  },
+  {
+    kind: "authRole",
+    name: "batch with a use count",
+    inputs: { ...goodRole, tokenType: "batch", tokenNumUses: 3 },
+    property: "tokenNumUses",
+  },
   { kind: "authRole", name: "negative ttl", inputs: { ...goodRole, tokenTtl: -5 }, property: "tokenTtl" },
   { kind: "authRole", name: "negative use count", inputs: { ...goodRole, tokenNumUses: -1 }, property: "tokenNumUses" },
-  { kind: "authRole", name: "bad CIDR", inputs: { ...goodRole, tokenBoundCidrs: ["10.0.0.0/33"] }, property: "tokenBoundCidrs[0]" },
-  { kind: "authRole", name: "unknown token type", inputs: { ...goodRole, tokenType: "default-service" }, property: "tokenType" },
+  {
+    kind: "authRole",
+    name: "bad CIDR",
+    inputs: { ...goodRole, tokenBoundCidrs: ["10.0.0.0/33"] },
+    property: "tokenBoundCidrs[0]",
+  },
+  {
+    kind: "authRole",
+    name: "unknown token type",
+    inputs: { ...goodRole, tokenType: "default-service" },
+    property: "tokenType",
+  },
 ];
 
 const providers = { authMount, authConfig, authRole };
@@ -85,7 +159,10 @@ describe("check normalises and defaults", () => {
   });
 
   it("lowercases role names and turns comma strings into lists", async () => {
-    const res = await authRole.check({}, { name: "Web", boundSubscriptionIds: "s1, s2", boundServicePrincipalIds: ["sp"] });
+    const res = await authRole.check(
+      {},
+      { name: "Web", boundSubscriptionIds: "s1, s2", boundServicePrincipalIds: ["sp"] },
+    );
     expect(res.inputs).toMatchObject({ mount: "cloud", name: "web", boundSubscriptionIds: ["s1", "s2"] });
   });
 
@@ -99,9 +176,17 @@ describe("check normalises and defaults", () => {
 describe("check warns about roles that save but can never log in", () => {
   it.each([
     { name: "no principal or group bound", inputs: { name: "r", boundSubscriptionIds: ["s"] }, warned: true },
-    { name: "both wildcards", inputs: { name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["*"] }, warned: true },
+    {
+      name: "both wildcards",
+      inputs: { name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["*"] },
+      warned: true,
+    },
     { name: "a bound principal", inputs: { name: "r", boundServicePrincipalIds: ["sp"] }, warned: false },
-    { name: "one wildcard only", inputs: { name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["g"] }, warned: false },
+    {
+      name: "one wildcard only",
+      inputs: { name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["g"] },
+      warned: false,
+    },
   ])("$name: warned=$warned", async ({ inputs, warned }) => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const res = await authRole.check({}, inputs);

@@ -1,6 +1,11 @@
 /** `diff` of the three auth resources, as pure functions over inputs and state. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clientSecretMatches, diffAuthConfig, hashClientSecret, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import {
+  clientSecretMatches,
+  diffAuthConfig,
+  hashClientSecret,
+  type AuthConfigOutputs,
+} from "../../../provider/resources/auth-config";
 import { diffAuthMount, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
 import { diffAuthRole, roleBody, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
 import { UNKNOWN } from "../../../provider/resources/common";
@@ -19,29 +24,43 @@ const mountState: AuthMountOutputs = {
 };
 const { accessor: _a, schemaVersion: _s, ...mountInputs } = mountState;
 
-const noRemount = async () => ({ how: "replace" as const, why: "the server has no sys/remount (releases before 1.10)" });
+const noRemount = async () => ({
+  how: "replace" as const,
+  why: "the server has no sys/remount (releases before 1.10)",
+});
 const withRemount = async () => ({ how: "remount" as const });
 
 describe("diffAuthMount", () => {
   it("finds no change for the same inputs, TTL spellings and list orders that mean the same", async () => {
     expect(await diffAuthMount(mountState, mountInputs)).toEqual({ changes: false });
-    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] } })).toEqual({ changes: false });
+    expect(
+      await diffAuthMount(mountState, {
+        ...mountInputs,
+        tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] },
+      }),
+    ).toEqual({ changes: false });
   });
 
   it("compares only the tune fields the user set", async () => {
-    expect((await diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs)).changes).toBe(false);
+    expect(
+      (await diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs)).changes,
+    ).toBe(false);
     expect((await diffAuthMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } })).changes).toBe(true);
   });
 
   it("updates description and tune in place", async () => {
     expect(await diffAuthMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
-    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({ changes: true });
+    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({
+      changes: true,
+    });
     expect(await diffAuthMount(mountState, { ...mountInputs, tune: UNKNOWN as never })).toEqual({ changes: true });
   });
 
   it("updates a plugin version the user set in place; an old state without one and no input is no change", async () => {
     expect(await diffAuthMount(mountState, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: true });
-    expect(await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: false });
+    expect(
+      await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, { ...mountInputs, pluginVersion: "v0.21.0" }),
+    ).toEqual({ changes: false });
     expect(await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, mountInputs)).toEqual({ changes: false });
     expect(await diffAuthMount(mountState, { ...mountInputs, disableRemount: true })).toEqual({ changes: false });
   });
@@ -52,19 +71,24 @@ describe("diffAuthMount", () => {
     { field: "sealWrap", news: { sealWrap: true } },
     { field: "path", news: { path: "cloud2" } },
     { field: "path", news: { path: UNKNOWN } },
-  ])("replaces on $field (delete first) when the path cannot move, and warns that config and roles go with it", async ({ field, news }) => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const res = await diffAuthMount(mountState, { ...mountInputs, ...news }, noRemount);
-    expect(res).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
-    expect(spy).toHaveBeenCalledTimes(1);
-    expect(String(spy.mock.calls[0]?.[0])).toMatch(/config and roles are deleted/);
-  });
+  ])(
+    "replaces on $field (delete first) when the path cannot move, and warns that config and roles go with it",
+    async ({ field, news }) => {
+      const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const res = await diffAuthMount(mountState, { ...mountInputs, ...news }, noRemount);
+      expect(res).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(String(spy.mock.calls[0]?.[0])).toMatch(/config and roles are deleted/);
+    },
+  );
 
   it("moves a new path in place (remount), warning that tokens under the old path are revoked", async () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
     expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2" }, withRemount)).toEqual({ changes: true });
     expect(spy).toHaveBeenCalledTimes(1);
-    expect(String(spy.mock.calls[0]?.[0])).toMatch(/moves from "cloud\/" to "cloud2\/" \(sys\/remount\).*config and roles move with it.*token issued under "cloud\/" is revoked/);
+    expect(String(spy.mock.calls[0]?.[0])).toMatch(
+      /moves from "cloud\/" to "cloud2\/" \(sys\/remount\).*config and roles move with it.*token issued under "cloud\/" is revoked/,
+    );
   });
 
   it("says why a path change replaces: disableRemount, or a server without remount", async () => {
@@ -79,7 +103,11 @@ describe("diffAuthMount", () => {
   it("a path change with a type change is one replacement, with no remount question", async () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     const decide = vi.fn(withRemount);
-    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", type: "other" }, decide)).toEqual({ changes: true, replaces: ["path", "type"], deleteBeforeReplace: true });
+    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", type: "other" }, decide)).toEqual({
+      changes: true,
+      replaces: ["path", "type"],
+      deleteBeforeReplace: true,
+    });
     expect(decide).not.toHaveBeenCalled();
   });
 
@@ -94,7 +122,13 @@ describe("diffAuthConfig", () => {
   it("notices a changed secret through the salted hash only", async () => {
     const hash = await hashClientSecret("cloud", "first-secret");
     expect(hash).not.toContain("first-secret");
-    const state: AuthConfigOutputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", clientSecretHash: hash, schemaVersion: 1 };
+    const state: AuthConfigOutputs = {
+      mount: "cloud",
+      tenantId: TENANT,
+      resource: "https://r/",
+      clientSecretHash: hash,
+      schemaVersion: 1,
+    };
     const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
     expect(await diffAuthConfig(state, { ...news, clientSecret: "first-secret" })).toEqual({ changes: false });
     expect(await diffAuthConfig(state, { ...news, clientSecret: "second-secret" })).toEqual({ changes: true });
@@ -114,10 +148,20 @@ describe("diffAuthConfig", () => {
   it("compares the resetting fields against their defaults and replaces on a new mount", async () => {
     const state: AuthConfigOutputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", schemaVersion: 1 };
     const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
-    expect(await diffAuthConfig(state, { ...news, maxRetries: 3, retryDelay: "4s", maxRetryDelay: 60, rootPasswordTtl: "4380h" })).toEqual({ changes: false });
+    expect(
+      await diffAuthConfig(state, {
+        ...news,
+        maxRetries: 3,
+        retryDelay: "4s",
+        maxRetryDelay: 60,
+        rootPasswordTtl: "4380h",
+      }),
+    ).toEqual({ changes: false });
     expect(await diffAuthConfig(state, { ...news, retryDelay: 5 })).toEqual({ changes: true });
     expect(await diffAuthConfig(state, { ...news, resource: "https://r" })).toEqual({ changes: true });
-    expect(await diffAuthConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" })).toEqual({ changes: false });
+    expect(
+      await diffAuthConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" }),
+    ).toEqual({ changes: false });
     expect(await diffAuthConfig(state, { ...news, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
     expect(await diffAuthConfig(state, { ...news, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
   });
@@ -137,7 +181,16 @@ const { schemaVersion: _r, ...roleInputs } = roleState;
 describe("diffAuthRole", () => {
   it("finds no change for equal meaning (order, TTL spelling, bare IP vs /32, unset vs zero)", () => {
     expect(diffAuthRole(roleState, roleInputs)).toEqual({ changes: false });
-    expect(diffAuthRole(roleState, { ...roleInputs, boundServicePrincipalIds: ["sp-2", "sp-1"], tokenTtl: 3600, tokenBoundCidrs: ["10.0.0.1/32"], tokenNumUses: 0, boundGroupIds: [] })).toEqual({ changes: false });
+    expect(
+      diffAuthRole(roleState, {
+        ...roleInputs,
+        boundServicePrincipalIds: ["sp-2", "sp-1"],
+        tokenTtl: 3600,
+        tokenBoundCidrs: ["10.0.0.1/32"],
+        tokenNumUses: 0,
+        boundGroupIds: [],
+      }),
+    ).toEqual({ changes: false });
   });
 
   it("updates when a list is removed (it must be cleared on the service)", () => {
@@ -156,9 +209,26 @@ describe("diffAuthRole", () => {
 
   it("#884: a write sends every list and every token setting, empty ones included", () => {
     const body = roleBody({ mount: "cloud", name: "web", boundGroupIds: ["g"] }) as Record<string, unknown>;
-    for (const k of ["bound_service_principal_ids", "bound_locations", "bound_subscription_ids", "bound_resource_groups", "bound_scale_sets", "token_policies", "token_bound_cidrs"]) {
+    for (const k of [
+      "bound_service_principal_ids",
+      "bound_locations",
+      "bound_subscription_ids",
+      "bound_resource_groups",
+      "bound_scale_sets",
+      "token_policies",
+      "token_bound_cidrs",
+    ]) {
       expect(body[k]).toEqual([]);
     }
-    expect(body).toMatchObject({ bound_group_ids: ["g"], token_ttl: 0, token_max_ttl: 0, token_explicit_max_ttl: 0, token_period: 0, token_num_uses: 0, token_no_default_policy: false, token_type: "default" });
+    expect(body).toMatchObject({
+      bound_group_ids: ["g"],
+      token_ttl: 0,
+      token_max_ttl: 0,
+      token_explicit_max_ttl: 0,
+      token_period: 0,
+      token_num_uses: 0,
+      token_no_default_policy: false,
+      token_type: "default",
+    });
   });
 });

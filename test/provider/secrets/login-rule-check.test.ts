@@ -30,14 +30,26 @@ describe("the login rule at check", () => {
     expect(running).toBe("v0.24.0+builtin");
     env.dev.resetLog();
     const res = await authRole.check({}, { mount: "lr", name: "r", boundSubscriptionIds: ["s"] });
-    expect(res.failures).toEqual([{ property: "boundServicePrincipalIds", reason: expect.stringMatching(/neither boundServicePrincipalIds nor boundGroupIds.*runs plugin v0\.24\.0\+builtin, which refuses every login/) }]);
+    expect(res.failures).toEqual([
+      {
+        property: "boundServicePrincipalIds",
+        reason: expect.stringMatching(
+          /neither boundServicePrincipalIds nor boundGroupIds.*runs plugin v0\.24\.0\+builtin, which refuses every login/,
+        ),
+      },
+    ]);
     expect(env.requests()).toEqual(["GET /v1/sys/auth"]);
-    const stars = await authRole.check({}, { mount: "lr", name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["*"] });
+    const stars = await authRole.check(
+      {},
+      { mount: "lr", name: "r", boundServicePrincipalIds: ["*"], boundGroupIds: ["*"] },
+    );
     expect(stars.failures?.[0]?.reason).toMatch(/both \["\*"\]/);
   });
 
   it("only warns when the mount's plugin is not known (mount not enabled yet, or unknown at preview)", async () => {
-    const { value, lines } = await capturingStderr(() => authRole.check({}, { mount: "not-there", name: "r", boundSubscriptionIds: ["s"] }));
+    const { value, lines } = await capturingStderr(() =>
+      authRole.check({}, { mount: "not-there", name: "r", boundSubscriptionIds: ["s"] }),
+    );
     expect(value.failures).toEqual([]);
     expect(lines.join("\n")).toMatch(/every login with it is refused by plugins 0\.21\.0 and later/);
   });

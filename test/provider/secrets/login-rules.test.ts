@@ -1,6 +1,11 @@
 /** The client-side rules of login: token pre-checks, the metadata retry guidance, the request built. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_METADATA_RETRY, buildLoginRequest, checkJwt, metadataRetryDelay } from "../../../provider/clients/secrets";
+import {
+  DEFAULT_METADATA_RETRY,
+  buildLoginRequest,
+  checkJwt,
+  metadataRetryDelay,
+} from "../../../provider/clients/secrets";
 import { UsageError } from "../../../provider/errors";
 
 const key = new TextEncoder().encode("k".repeat(32));
@@ -14,15 +19,37 @@ async function jwt(claims: Record<string, unknown>): Promise<string> {
 describe("checkJwt", () => {
   it("returns the claims of a valid token for the configured resource", async () => {
     const t = await jwt({ aud: "https://management.azure.com/", exp: now + 600, tid: "t1", oid: "o1" });
-    await expect(checkJwt(t, { audience: "https://management.azure.com/", tenantId: "t1" })).resolves.toMatchObject({ oid: "o1" });
+    await expect(checkJwt(t, { audience: "https://management.azure.com/", tenantId: "t1" })).resolves.toMatchObject({
+      oid: "o1",
+    });
   });
 
   it.each([
     { name: "expired", claims: { aud: "https://r/", exp: now - 1 }, opts: { audience: "https://r/" }, msg: /expired/ },
-    { name: "not valid yet", claims: { aud: "https://r/", exp: now + 600, nbf: now + 300 }, opts: {}, msg: /not valid before/ },
-    { name: "audience without the trailing slash", claims: { aud: "https://r", exp: now + 600 }, opts: { audience: "https://r/" }, msg: /trailing slash/ },
-    { name: "audience with an extra trailing slash", claims: { aud: "https://r/", exp: now + 600 }, opts: { audience: "https://r" }, msg: /must match exactly/ },
-    { name: "another tenant", claims: { aud: "https://r/", exp: now + 600, tid: "t2" }, opts: { tenantId: "t1" }, msg: /tenant t2/ },
+    {
+      name: "not valid yet",
+      claims: { aud: "https://r/", exp: now + 600, nbf: now + 300 },
+      opts: {},
+      msg: /not valid before/,
+    },
+    {
+      name: "audience without the trailing slash",
+      claims: { aud: "https://r", exp: now + 600 },
+      opts: { audience: "https://r/" },
+      msg: /trailing slash/,
+    },
+    {
+      name: "audience with an extra trailing slash",
+      claims: { aud: "https://r/", exp: now + 600 },
+      opts: { audience: "https://r" },
+      msg: /must match exactly/,
+    },
+    {
+      name: "another tenant",
+      claims: { aud: "https://r/", exp: now + 600, tid: "t2" },
+      opts: { tenantId: "t1" },
+      msg: /tenant t2/,
+    },
   ])("refuses a token that is $name, without quoting it", async ({ claims, opts, msg }) => {
     const t = await jwt(claims);
     const err = await checkJwt(t, opts).catch((e: unknown) => e);
@@ -64,12 +91,30 @@ describe("metadataRetryDelay", () => {
 });
 
 describe("buildLoginRequest", () => {
-  const compute = { subscriptionId: "sub", resourceGroupName: "rg", name: "vm1", vmScaleSetName: "", resourceId: "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm1" };
+  const compute = {
+    subscriptionId: "sub",
+    resourceGroupName: "rg",
+    name: "vm1",
+    vmScaleSetName: "",
+    resourceId: "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm1",
+  };
   it("sends vm_name for a plain VM", () => {
-    expect(buildLoginRequest("web", "J", compute)).toEqual({ role: "web", jwt: "J", subscription_id: "sub", resource_group_name: "rg", vm_name: "vm1" });
+    expect(buildLoginRequest("web", "J", compute)).toEqual({
+      role: "web",
+      jwt: "J",
+      subscription_id: "sub",
+      resource_group_name: "rg",
+      vm_name: "vm1",
+    });
   });
   it("sends vmss_name for a scale-set instance, not vm_name", () => {
-    expect(buildLoginRequest("web", "J", { ...compute, name: "ss_3", vmScaleSetName: "ss" })).toEqual({ role: "web", jwt: "J", subscription_id: "sub", resource_group_name: "rg", vmss_name: "ss" });
+    expect(buildLoginRequest("web", "J", { ...compute, name: "ss_3", vmScaleSetName: "ss" })).toEqual({
+      role: "web",
+      jwt: "J",
+      subscription_id: "sub",
+      resource_group_name: "rg",
+      vmss_name: "ss",
+    });
   });
   it("sends resource_id instead of the names when asked", () => {
     const req = buildLoginRequest("web", "J", compute, { useResourceId: true });

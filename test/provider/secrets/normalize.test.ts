@@ -32,7 +32,7 @@ describe("durationSeconds", () => {
 });
 
 describe("lists", () => {
-  it("treats null, [] and [\"\"] alike", () => {
+  it('treats null, [] and [""] alike', () => {
     expect(cleanList(null)).toEqual([]);
     expect(cleanList([""])).toEqual([]);
     expect(sameSet(null, [""])).toBe(true);

@@ -31,11 +31,19 @@ async function up(impl: ProviderImpl, program: Record<string, unknown>) {
   const checked = await impl.check({}, program);
   expect(checked.failures ?? []).toEqual([]);
   const created = await impl.create(checked.inputs as Record<string, unknown>);
-  return { id: created.id, inputs: checked.inputs as Record<string, unknown>, outs: created.outs as Record<string, unknown> };
+  return {
+    id: created.id,
+    inputs: checked.inputs as Record<string, unknown>,
+    outs: created.outs as Record<string, unknown>,
+  };
 }
 
 /** A preview as the engine runs it: check against the stored inputs, then diff against the state. */
-async function preview(impl: ProviderImpl, state: { id: string; inputs: Record<string, unknown>; outs: Record<string, unknown> }, program: Record<string, unknown>) {
+async function preview(
+  impl: ProviderImpl,
+  state: { id: string; inputs: Record<string, unknown>; outs: Record<string, unknown> },
+  program: Record<string, unknown>,
+) {
   const checked = await impl.check(state.inputs, program);
   expect(checked.failures ?? []).toEqual([]);
   return impl.diff(state.id, state.outs, checked.inputs as Record<string, unknown>);
@@ -45,7 +53,13 @@ describe("a no-change preview sends no request", () => {
   it("for an AuthMount, an AuthConfig and an AuthRole, right after their create and again after a refresh", async () => {
     const type = env.controls.methodType;
     const mountProgram = { path: "quiet", type, description: "d", tune: { defaultLeaseTtl: "1h" } };
-    const configProgram = { mount: "quiet", tenantId: TENANT, resource: "https://management.example/", clientId: CLIENT, clientSecret: "s3cr3t-quiet" };
+    const configProgram = {
+      mount: "quiet",
+      tenantId: TENANT,
+      resource: "https://management.example/",
+      clientId: CLIENT,
+      clientSecret: "s3cr3t-quiet",
+    };
     const roleProgram = { mount: "quiet", name: "web", tokenPolicies: ["web"], boundServicePrincipalIds: ["sp-1"] };
     const mount = await up(authMount, mountProgram);
     const configState = await up(authConfig, configProgram);
@@ -62,9 +76,19 @@ describe("a no-change preview sends no request", () => {
 
     // After a refresh (which reads) the stored inputs come from Read; the preview after it is quiet too.
     const refreshed = await Promise.all(
-      ([[authMount, mount], [authConfig, configState], [authRole, roleState]] as const).map(async ([impl, s]) => {
+      (
+        [
+          [authMount, mount],
+          [authConfig, configState],
+          [authRole, roleState],
+        ] as const
+      ).map(async ([impl, s]) => {
         const r = await impl.read(s.id, s.outs);
-        return { id: s.id, inputs: (r.inputs ?? s.inputs) as Record<string, unknown>, outs: r.props as Record<string, unknown> };
+        return {
+          id: s.id,
+          inputs: (r.inputs ?? s.inputs) as Record<string, unknown>,
+          outs: r.props as Record<string, unknown>,
+        };
       }),
     );
     env.dev.resetLog();

@@ -44,7 +44,8 @@ function lines(): string[] {
 function strings(v: unknown, out: string[] = []): string[] {
   if (typeof v === "string") out.push(v);
   else if (Array.isArray(v)) for (const x of v) strings(x, out);
-  else if (v !== null && typeof v === "object") for (const k of Object.keys(v)) strings((v as Record<string, unknown>)[k], out);
+  else if (v !== null && typeof v === "object")
+    for (const k of Object.keys(v)) strings((v as Record<string, unknown>)[k], out);
   return out;
 }
 
@@ -65,8 +66,14 @@ describe("the corpus", () => {
   it("has at least 200 cases over the five resources, bad and good, each with a property and a source", () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(200);
     for (const r of Object.keys(providers)) {
-      expect(CORPUS.some((c) => c.resource === r && c.bad), r).toBe(true);
-      expect(CORPUS.some((c) => c.resource === r && !c.bad), r).toBe(true);
+      expect(
+        CORPUS.some((c) => c.resource === r && c.bad),
+        r,
+      ).toBe(true);
+      expect(
+        CORPUS.some((c) => c.resource === r && !c.bad),
+        r,
+      ).toBe(true);
     }
     for (const c of CORPUS) {
       expect(c.property, c.name).not.toBe("");
@@ -85,7 +92,10 @@ describe("bad inputs fail at check, naming the property, with nothing sent", () 
     vi.restoreAllMocks();
     expect(res.inputs, JSON.stringify(res)).toBeUndefined();
     const failures = res.failures ?? [];
-    expect(failures.map((f) => f.property), JSON.stringify(failures)).toContain(c.property);
+    expect(
+      failures.map((f) => f.property),
+      JSON.stringify(failures),
+    ).toContain(c.property);
     // Failure texts name the property and the expected form; they never repeat a long input value.
     for (const s of strings(c.inputs).filter((x) => x.length >= 16)) {
       for (const f of failures) expect(f.reason).not.toContain(s);

@@ -25,8 +25,18 @@ let scheduler: SchedulerClient;
 beforeAll(async () => {
   dev = await startDevServer({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
   pointProvidersAt(dev);
-  secrets = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {}, retry: { maxAttempts: 1 } });
-  scheduler = new SchedulerClient({ address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {}, retry: { maxAttempts: 1 } });
+  secrets = new SecretsClient({
+    address: dev.urls.secrets,
+    token: dev.rootTokens.secrets,
+    env: {},
+    retry: { maxAttempts: 1 },
+  });
+  scheduler = new SchedulerClient({
+    address: dev.urls.scheduler,
+    token: dev.rootTokens.scheduler,
+    env: {},
+    retry: { maxAttempts: 1 },
+  });
   await secrets.mounts.enable("cloud", { type: "cloud" });
   await scheduler.jobs.register({ Job: jobObject({ ID: "tagged" }) as never });
 });
@@ -37,15 +47,39 @@ afterAll(async () => {
 
 /** Strings rich in what could move a path: dots, slashes, percent signs, query marks, lone surrogates. */
 const segment = fc.oneof(
-  fc.constantFrom("", ".", "..", "...", "/", "//", "../x", "x/..", "%2e%2e", "%2F", ".%2e", "?", "#", "\\..", "\uD800", "a\uDC00"),
-  fc.string({ unit: fc.constantFrom(".", "/", "%", "2", "e", "E", "f", "F", "?", "#", "\\", "a", " ", ";"), maxLength: 8 }),
+  fc.constantFrom(
+    "",
+    ".",
+    "..",
+    "...",
+    "/",
+    "//",
+    "../x",
+    "x/..",
+    "%2e%2e",
+    "%2F",
+    ".%2e",
+    "?",
+    "#",
+    "\\..",
+    "\uD800",
+    "a\uDC00",
+  ),
+  fc.string({
+    unit: fc.constantFrom(".", "/", "%", "2", "e", "E", "f", "F", "?", "#", "\\", "a", " ", ";"),
+    maxLength: 8,
+  }),
   fc.string({ unit: "binary", maxLength: 12 }),
 );
 
 /** Mostly plausible names (dots, dashes and slashes included), sometimes anything from `segment`. */
-const name = fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_.-]{1,6}$/) }, { weight: 1, arbitrary: segment });
+const name = fc.oneof(
+  { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_.-]{1,6}$/) },
+  { weight: 1, arbitrary: segment },
+);
 /** A value that is usually valid (`ok`), sometimes wild. */
-const mostly = <T, U>(ok: fc.Arbitrary<T>, wild: fc.Arbitrary<U>): fc.Arbitrary<T | U> => fc.oneof({ weight: 12, arbitrary: ok }, { weight: 1, arbitrary: wild });
+const mostly = <T, U>(ok: fc.Arbitrary<T>, wild: fc.Arbitrary<U>): fc.Arbitrary<T | U> =>
+  fc.oneof({ weight: 12, arbitrary: ok }, { weight: 1, arbitrary: wild });
 
 /** Runs `call`; resolves to the requests it sent, after checking a refusal sent nothing. */
 async function sent(call: () => Promise<unknown>): Promise<{ refused: boolean; paths: string[] }> {
@@ -183,7 +217,8 @@ describe("resources: what check lets through stays on the resource's own endpoin
           return;
         }
         await authRole.create(res.inputs as never).catch((e: unknown) => expect(e).not.toBeInstanceOf(UsageError));
-        for (const e of dev.requestLog) expect(e.path).toBe(`/v1/auth/cloud/role/${encodeURIComponent(s.toLowerCase())}`);
+        for (const e of dev.requestLog)
+          expect(e.path).toBe(`/v1/auth/cloud/role/${encodeURIComponent(s.toLowerCase())}`);
       }),
       RUNS,
     );
@@ -201,7 +236,10 @@ describe("resources: what check lets through stays on the resource's own endpoin
         }
         await jobVersionTag.create(res.inputs as never).catch((e: unknown) => expect(e).not.toBeInstanceOf(UsageError));
         const [jobId, name] = asJobId ? [s, "t"] : ["tagged", s];
-        const own = [`/v1/job/${encodeURIComponent(jobId)}/versions`, `/v1/job/${encodeURIComponent(jobId)}/versions/${encodeURIComponent(name)}/tag`];
+        const own = [
+          `/v1/job/${encodeURIComponent(jobId)}/versions`,
+          `/v1/job/${encodeURIComponent(jobId)}/versions/${encodeURIComponent(name)}/tag`,
+        ];
         for (const e of dev.requestLog) expect(own).toContain(e.path);
       }),
       RUNS,
@@ -218,9 +256,15 @@ describe("resources: what check lets through stays on the resource's own endpoin
       {
         Name: mostly(fc.constantFrom("g", "h"), fc.constantFrom("", "a\u0000")),
         Count: mostly(fc.integer({ min: 0, max: 3 }), fc.constantFrom(-1, 1.5, "2")),
-        Tasks: mostly(fc.uniqueArray(task, { minLength: 1, maxLength: 2, selector: (t) => t.Name }), fc.constantFrom([], null)),
+        Tasks: mostly(
+          fc.uniqueArray(task, { minLength: 1, maxLength: 2, selector: (t) => t.Name }),
+          fc.constantFrom([], null),
+        ),
         Update: fc.record(
-          { MaxParallel: mostly(fc.integer({ min: 0, max: 2 }), fc.constant(-1)), HealthCheck: mostly(fc.constantFrom("checks", "manual"), fc.constantFrom("bogus", "")) },
+          {
+            MaxParallel: mostly(fc.integer({ min: 0, max: 2 }), fc.constant(-1)),
+            HealthCheck: mostly(fc.constantFrom("checks", "manual"), fc.constantFrom("bogus", "")),
+          },
           { requiredKeys: [] },
         ),
       },
@@ -229,10 +273,16 @@ describe("resources: what check lets through stays on the resource's own endpoin
     const jobArb = fc.record(
       {
         ID: mostly(fc.stringMatching(/^[a-z][a-z0-9./-]{0,10}$/), segment),
-        Type: mostly(fc.constantFrom("service", "batch", "system", "sysbatch"), fc.constantFrom("daemon", "SERVICE", "", "core")),
+        Type: mostly(
+          fc.constantFrom("service", "batch", "system", "sysbatch"),
+          fc.constantFrom("daemon", "SERVICE", "", "core"),
+        ),
         Priority: mostly(fc.integer({ min: 0, max: 100 }), fc.integer({ min: -5, max: 1000 })),
         Datacenters: fc.constant(["dc1"]),
-        TaskGroups: mostly(fc.uniqueArray(group, { minLength: 1, maxLength: 2, selector: (g) => g.Name }), fc.constantFrom([], null)),
+        TaskGroups: mostly(
+          fc.uniqueArray(group, { minLength: 1, maxLength: 2, selector: (g) => g.Name }),
+          fc.constantFrom([], null),
+        ),
         Dispatched: mostly(fc.constant(false), fc.constant(true)),
       },
       { requiredKeys: ["ID", "TaskGroups"] },
@@ -251,7 +301,10 @@ describe("resources: what check lets through stays on the resource's own endpoin
         }
         // A fresh ID suffix per run keeps runs independent; the generated ID stays in front.
         const id = `${generated.ID}-${n++}`;
-        const again = await job.check({}, { job: { ...generated, ID: id }, waitForDeployment: false, purgeOnDestroy: true });
+        const again = await job.check(
+          {},
+          { job: { ...generated, ID: id }, waitForDeployment: false, purgeOnDestroy: true },
+        );
         if (again.failures && again.failures.length > 0) return;
         created++;
         const made = await job.create(again.inputs as never).catch((e: unknown) => {

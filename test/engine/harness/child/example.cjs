@@ -50,7 +50,13 @@ function fakeOutputs(args) {
   if (args.type.endsWith(":Job")) {
     const fromSpec = typeof i.jobspec === "string" ? /job\s+"([^"]+)"/.exec(i.jobspec) : null;
     const jobId = (i.job && i.job.ID) || (fromSpec && fromSpec[1]) || args.name;
-    return { jobId, version: 0, type: (i.job && i.job.Type) || "service", status: "running", deploymentStatus: "successful" };
+    return {
+      jobId,
+      version: 0,
+      type: (i.job && i.job.Type) || "service",
+      status: "running",
+      deploymentStatus: "successful",
+    };
   }
   if (args.type.endsWith(":JobVersionTag")) return { version: 0 };
   if (args.type.endsWith(":AuthMount")) return { accessor: `auth_cloud_${args.name}`, path: i.path || "cloud" };

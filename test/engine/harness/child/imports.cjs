@@ -2,7 +2,10 @@
 "use strict";
 const loaded = () => {
   const keys = Object.keys(require.cache);
-  return { undici: keys.some((k) => k.includes("/node_modules/undici/")), zod: keys.some((k) => k.includes("/node_modules/zod/")) };
+  return {
+    undici: keys.some((k) => k.includes("/node_modules/undici/")),
+    zod: keys.some((k) => k.includes("/node_modules/zod/")),
+  };
 };
 const root = require("pulumi-secrets-scheduler");
 const afterImport = loaded();

@@ -6,7 +6,9 @@
 // and check. Usage: node self-reference.cjs   Prints one JSON object on stdout.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const requireFromString = require(require.resolve("require-from-string", { paths: [require.resolve("@pulumi/pulumi")] }));
+const requireFromString = require(
+  require.resolve("require-from-string", { paths: [require.resolve("@pulumi/pulumi")] }),
+);
 
 async function main() {
   const provider = require("pulumi-secrets-scheduler/shim/auth-mount");
