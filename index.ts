@@ -11,7 +11,15 @@ import type * as ClientsModule from "./provider/clients";
 
 export * from "./sdk";
 export { providers, type ProviderKind, type ProviderImpl } from "./provider";
-export { ApiError, ConfigError, UsageError, isApiError, type ApiErrorCode } from "./provider/errors";
+export {
+  ApiError,
+  ConfigError,
+  ResourceError,
+  UsageError,
+  isApiError,
+  type ApiErrorCode,
+  type ResourceErrorCode,
+} from "./provider/errors";
 
 /**
  * The typed clients of both services (also `pulumi-secrets-scheduler/clients`). Loaded on first use: a

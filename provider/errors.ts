@@ -1,8 +1,10 @@
 /**
  * Errors as data: every failed call to either service surfaces as one {@link ApiError} whose `code`
  * says what kind of failure it was, and whose message says which operation failed and what to do.
- * Caller mistakes (bad options, rules broken before anything is sent) are {@link UsageError}s; missing
- * connection settings are {@link ConfigError}s.
+ * A resource that refuses or cannot finish an operation for a reason of its own (the object exists
+ * already, changed outside Pulumi, needs a replace, or a write's outcome is unknown) throws one
+ * {@link ResourceError}, again with a `code`. Caller mistakes (bad options, rules broken before anything
+ * is sent) are {@link UsageError}s; missing connection settings are {@link ConfigError}s.
  */
 
 /** What kind of failure an {@link ApiError} is; `switch (err.code)` narrows on it. */
@@ -135,4 +137,56 @@ export class UsageError extends TypeError {
 /** A connection setting is missing or malformed; the message names the option and the variable. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+}
+
+/** What kind of refusal or failure of a resource operation a {@link ResourceError} is. */
+export type ResourceErrorCode =
+  /** `create` found the object already there and `adopt` is not set. */
+  | "already_exists"
+  /** The object changed on the server since Pulumi last read it (a check-and-set write was refused). */
+  | "changed_outside"
+  /** The change cannot be made in place and the object cannot be replaced here; the message says why. */
+  | "replace_needed"
+  /** A write was sent, no answer said whether it was applied, and reading back could not tell either. */
+  | "outcome_unknown";
+
+const RESOURCE_ERROR_BRAND = Symbol.for("pulumi-secrets-scheduler.ResourceError");
+
+/**
+ * A resource operation refused or left unfinished for a reason of the resource's own (not one failed
+ * call: that is an {@link ApiError}, often the `cause`). The message names the object and what to do;
+ * never a secret.
+ */
+export class ResourceError extends Error {
+  override readonly name = "ResourceError";
+  readonly code: ResourceErrorCode;
+
+  constructor(code: ResourceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    Object.defineProperty(this, RESOURCE_ERROR_BRAND, { value: true });
+  }
+
+  /** Tells whether `e` is a ResourceError (with one of `codes`, when given), also across duplicate installs. */
+  static is(e: unknown, ...codes: ResourceErrorCode[]): e is ResourceError {
+    return (
+      typeof e === "object" &&
+      e !== null &&
+      (e as Record<symbol, unknown>)[RESOURCE_ERROR_BRAND] === true &&
+      (codes.length === 0 || codes.includes((e as ResourceError).code))
+    );
+  }
+}
+
+/** The {@link ResourceError} of a write whose outcome neither the answer nor a read-back could tell. */
+export function outcomeUnknown(what: string, writeError: unknown, readError: unknown): ResourceError {
+  const read =
+    typeof readError === "string"
+      ? readError
+      : `reading it back to see whether it was applied failed too: ${errorText(readError)}`;
+  return new ResourceError("outcome_unknown", `${what}: ${errorText(writeError)}; ${read}`, { cause: writeError });
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

@@ -1,6 +1,6 @@
 /**
  * This user's own directories for what the provider host keeps between commands (Node's compile cache,
- * the plan markers of ./resources/host-log.ts): under the user's cache home, never in a shared temporary
+ * the plan markers of ./log.ts): under the user's cache home, never in a shared temporary
  * directory, and used only when they are provably this user's alone.
  *
  * A directory is used only if, checked with lstat (a link is never followed):

@@ -24,7 +24,8 @@ import {
   type ConnectionOptions,
   type ResolvedConnection,
 } from "./settings";
-import { isLoopbackHost, printWarningOnce } from "./warnings";
+import { warnOnce } from "../log";
+import { isLoopbackHost } from "./loopback";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
 /** An HTTP method the services use. */
@@ -167,7 +168,7 @@ export class HttpCore {
     this.connection = resolveConnection(service, options);
     const c = this.connection;
     if (!c.tls.rejectUnauthorized && c.origin.startsWith("https:")) {
-      printWarningOnce(
+      warnOnce(
         `tls-off ${c.service} ${c.origin}`,
         `TLS certificate verification is off for the ${SERVICE_LABEL[c.service]} at ${c.origin} (${settingSource(c, "dangerouslySkipTlsVerify")}): ` +
           "anyone on the network path can pose as the service and read the token. Use it only with a throwaway test cluster; give the CA instead " +
@@ -211,7 +212,7 @@ export class HttpCore {
       throw new ConfigError(`${operation}: the ${SERVICE_LABEL[c.service]} token is not set: use ${c.tokenSource}.`);
     }
     if (c.origin.startsWith("http:") && !isLoopbackHost(new URL(c.origin).hostname)) {
-      printWarningOnce(
+      warnOnce(
         `plain-http ${c.service} ${c.origin}`,
         `the ${SERVICE_LABEL[c.service]} token is sent over plain http to ${c.origin}, which is not this machine: anyone on the network ` +
           `path can read it. Use an https:// address (${settingSource(c, "address")}).`,

@@ -1,6 +1,6 @@
 /**
  * Pieces the three auth-method resources share: the client built from stack config then environment,
- * warnings on stderr (the provider's stderr reaches the CLI), the "already exists" refusal, and the rule
+ * warnings (through ../log.ts), the "already exists" refusal, and the rule
  * that a refreshed value keeps the user's spelling when it means the same.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
@@ -10,30 +10,21 @@ import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
-import { showOnce } from "./host-log";
+import { warn as showWarning } from "../log";
 
 /** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
 export function secretsClient(): SecretsClient {
   return providerClient("secrets", (o) => new SecretsClient(o));
 }
 
-/**
- * Shows a warning to the person running Pulumi: inside the dynamic-provider host as one engine message
- * (the CLI shows no stderr of a provider's diff), once per CLI run; elsewhere on stderr, at once. Never
- * pass secret values.
- */
+/** Shows a warning about one object (../log.ts: one engine message per CLI run). Never pass secret values. */
 export function warn(resource: string, id: string, message: string): Promise<void> {
-  return showOnce(`warning: ${resource} ${id}: ${message}`);
+  return showWarning(`${resource} ${id}: ${message}`);
 }
 
-/** Writes the service's warnings of a write to stderr. */
+/** Shows the service's warnings of a write. */
 export function reportWarnings(resource: string, id: string, warnings: readonly string[]): void {
   for (const w of warnings) void warn(resource, id, w);
-}
-
-/** The refusal of `create` when the object already exists and `adopt` is not set. */
-export class AlreadyExistsError extends Error {
-  override readonly name = "AlreadyExistsError";
 }
 
 /** True when a value is the preview's unknown sentinel or holds one. */

@@ -14,12 +14,12 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
+import { ResourceError } from "../errors";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
 import {
-  AlreadyExistsError,
   checkObjectInputs,
   compact,
   isUnknown,
@@ -31,7 +31,6 @@ import {
   wholeNumber,
 } from "./auth-common";
 import {
-  OutcomeUnknownError,
   ResourceInitError,
   SCHEMA_VERSION,
   canonicalJson,
@@ -398,7 +397,8 @@ async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<Au
     // one an earlier, unconfirmed create wrote (its answer lost), and is written again. Anything else is
     // someone else's configuration.
     if (readableDiffers(observed({}, news.mount, existing), news)) {
-      throw new AlreadyExistsError(
+      throw new ResourceError(
+        "already_exists",
         `${RESOURCE} "${configId(news.mount)}": the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
           "configuration over (it is then overwritten with this resource's), or remove it first.",
       );
@@ -408,7 +408,7 @@ async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<Au
     const was = existing === undefined ? undefined : observed({}, news.mount, existing);
     await writeConfirmed(news, configBody(news, was ?? {}, news.clientSecret !== undefined ? "send" : "keep"), was);
   } catch (e) {
-    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, e);
+    if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
     throw e;
   }
   return { id: configId(news.mount), outs: outputs(inputs, await hashOf(inputs)) };
@@ -433,7 +433,7 @@ async function update(
   try {
     await writeConfirmed(news, configBody(news, olds, mode), olds);
   } catch (e) {
-    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, e);
+    if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
     throw e;
   }
   const hash = !changed ? olds.clientSecretHash : await hashOf(inputs);

@@ -11,7 +11,6 @@ import { isMountInUse, isRemountUnsupported, type FoundMount, type SecretsClient
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import {
-  AlreadyExistsError,
   checkObjectInputs,
   compact,
   isUnknown,
@@ -20,16 +19,8 @@ import {
   secretsClient,
   warn,
 } from "./auth-common";
-import { isOutcomeUnknown } from "../errors";
-import {
-  OutcomeUnknownError,
-  ResourceInitError,
-  SCHEMA_VERSION,
-  backoff,
-  canonicalJson,
-  definedDeep,
-  type ProviderImpl,
-} from "./common";
+import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
+import { ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
 
 const RESOURCE = "AuthMount";
 
@@ -343,7 +334,7 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
       try {
         found = await client.mounts.find(path);
       } catch (readError) {
-        throw new OutcomeUnknownError(`${RESOURCE} "${path}": enable`, e, readError);
+        throw outcomeUnknown(`${RESOURCE} "${path}": enable`, e, readError);
       }
       // Taken after an unanswered attempt: that attempt's own mount when it is exactly what was sent.
       if (found !== undefined) return sameMount(found, inputs) ? "enabled" : "in-use";
@@ -368,7 +359,7 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
   try {
     if ((await enable(inputs)) === "in-use") await adopt(inputs);
   } catch (e) {
-    if (e instanceof OutcomeUnknownError) throw unfinished(inputs, "", e);
+    if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, "", e);
     throw e;
   }
   let found: FoundMount | undefined;
@@ -418,7 +409,8 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
       "continuing with the mount an earlier, unconfirmed create of this resource enabled (same settings, nothing configured on it)",
     );
   } else if (inputs.adopt !== true) {
-    throw new AlreadyExistsError(
+    throw new ResourceError(
+      "already_exists",
       `${RESOURCE} "${path}": ${what} is already enabled at "${path}/". Set adopt: true to take it over ` +
         "(its description and tune settings are then set from this resource), or choose another path.",
     );
@@ -430,7 +422,8 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
   if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
   if (existing.seal_wrap !== (inputs.sealWrap ?? false)) mismatch.push(`sealWrap is ${existing.seal_wrap}`);
   if (mismatch.length > 0) {
-    throw new AlreadyExistsError(
+    throw new ResourceError(
+      "already_exists",
       `${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`,
     );
   }

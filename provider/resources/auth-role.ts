@@ -8,6 +8,7 @@
 import { isIP } from "node:net";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
+import { ResourceError } from "../errors";
 import {
   canonicalCidr,
   canonicalRoleName,
@@ -18,7 +19,6 @@ import {
 } from "../clients/secrets/normalize";
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
 import {
-  AlreadyExistsError,
   checkObjectInputs,
   compact,
   isUnknown,
@@ -31,7 +31,6 @@ import {
   wholeNumber,
 } from "./auth-common";
 import {
-  OutcomeUnknownError,
   ResourceInitError,
   SCHEMA_VERSION,
   canonicalJson,
@@ -380,7 +379,7 @@ async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefi
   try {
     await writeWithReadBack(`${RESOURCE} "${roleId(i.mount, i.name)}": write`, () => write(i), readBack);
   } catch (e) {
-    if (!(e instanceof OutcomeUnknownError)) throw e;
+    if (!ResourceError.is(e, "outcome_unknown")) throw e;
     throw new ResourceInitError(
       `${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`,
       roleId(i.mount, i.name),
@@ -397,7 +396,8 @@ async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRo
   // A role that holds exactly what this resource writes is the one an earlier, unconfirmed create wrote
   // (its answer lost); writing it again is safe. Any other role of that name is someone else's.
   if (existing !== undefined && news.adopt !== true && !sameRole(existing, news)) {
-    throw new AlreadyExistsError(
+    throw new ResourceError(
+      "already_exists",
       `${RESOURCE} "${roleId(news.mount, news.name)}": a role named "${news.name}" already exists on "${news.mount}/". Set adopt: true ` +
         "to take it over (it is then overwritten with this resource's settings), or choose another name.",
     );

@@ -4,7 +4,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z as zod, type z } from "zod";
-import { isOutcomeUnknown } from "../errors";
+import { isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
 import { hasControlCharacter } from "../http/settings";
@@ -233,26 +233,6 @@ export class ResourceInitError extends Error {
   }
 }
 
-/**
- * A write was sent, no answer said whether it was applied, and reading the object back could not tell
- * either: the object may exist. Create and update turn it into a {@link ResourceInitError} so state keeps
- * the ID and the next `up` finishes.
- */
-export class OutcomeUnknownError extends Error {
-  override readonly name = "OutcomeUnknownError";
-  constructor(what: string, writeError: unknown, readError: unknown) {
-    const read =
-      typeof readError === "string"
-        ? readError
-        : `reading it back to see whether it was applied failed too: ${errorText(readError)}`;
-    super(`${what}: ${errorText(writeError)}; ${read}`, { cause: writeError });
-  }
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 /** What reading an object back showed after a write whose outcome is unknown. */
 export type ReadBack = "applied" | "not-applied" | "unsure";
 
@@ -260,7 +240,7 @@ export type ReadBack = "applied" | "not-applied" | "unsure";
  * Runs an idempotent `write` (the HTTP core has already retried it); when it still fails with an unknown
  * outcome, reads back before giving up. Resolves when the write was applied (answered, or read back as
  * applied); rejects with the write's own error when it was not applied, or with an
- * {@link OutcomeUnknownError} when reading cannot tell.
+ * `outcome_unknown` {@link ResourceError} when reading cannot tell.
  */
 export async function writeWithReadBack(
   what: string,
@@ -275,11 +255,11 @@ export async function writeWithReadBack(
     try {
       seen = await readBack();
     } catch (readError) {
-      throw new OutcomeUnknownError(what, e, readError);
+      throw outcomeUnknown(what, e, readError);
     }
     if (seen === "applied") return;
     if (seen === "not-applied") throw e;
-    throw new OutcomeUnknownError(what, e, "what was read back does not tell whether it was applied");
+    throw outcomeUnknown(what, e, "what was read back does not tell whether it was applied");
   }
 }
 

@@ -7,11 +7,9 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
-import { isApiError, isOutcomeUnknown } from "../errors";
+import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
-import { AlreadyExistsError } from "./auth-common";
 import {
-  OutcomeUnknownError,
   ResourceInitError,
   SCHEMA_VERSION,
   checkInputs,
@@ -139,13 +137,15 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
         `job "${inputs.jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
         `${existing.description !== "" ? ` (description "${existing.description}")` : ""}`;
       if (inputs.adopt !== true) {
-        throw new AlreadyExistsError(
+        throw new ResourceError(
+          "already_exists",
           `JobVersionTag "${id}": ${what}, not managed by this stack; it was left untouched. Set adopt: true to take it over ` +
             "(its description is then overwritten with this resource's), or choose another name.",
         );
       }
       if (inputs.version !== undefined && inputs.version !== existing.version) {
-        throw new AlreadyExistsError(
+        throw new ResourceError(
+          "already_exists",
           `JobVersionTag "${id}": ${what}, not version ${inputs.version}; a tag cannot move to another version in place, so it cannot ` +
             `be adopted as it is. Set version: ${existing.version} (or leave version unset) to adopt it, or remove the tag first.`,
         );
@@ -162,7 +162,8 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
         ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "")
         : undefined;
     if (other !== undefined) {
-      throw new AlreadyExistsError(
+      throw new ResourceError(
+        "already_exists",
         `JobVersionTag "${id}": version ${version} of job "${inputs.jobId}" in namespace "${namespace}" already carries the tag "${other.name}" ` +
           "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
       );
@@ -320,7 +321,7 @@ async function tagConfirmed(
       const versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
       tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     } catch (readError) {
-      const u = new OutcomeUnknownError(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
+      const u = outcomeUnknown(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
       throw new ResourceInitError(
         `${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`,
         tagResourceId(ref.jobId, ref.namespace, ref.name),

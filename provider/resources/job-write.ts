@@ -5,9 +5,9 @@
  * register's doing; an unmoved job means it was not applied and the register goes again.
  */
 import type { SchedulerClient } from "../clients/scheduler";
-import { ApiError, isApiError, isOutcomeUnknown } from "../errors";
+import { ApiError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import type { Job, WriteResult } from "../schemas/scheduler";
-import { OutcomeUnknownError, backoff } from "./common";
+import { backoff } from "./common";
 import type { DesiredJob } from "./job-desired";
 import type { JobInputs } from "./job-inputs";
 import type { JobRef } from "./job-rollout";
@@ -66,7 +66,7 @@ async function readBack(
  * Sends a check-and-set register through `send`, retrying when its outcome is unknown (a reset, a timeout,
  * a 5xx) with a read-back in between. Resolves once the server applied it (confirmed by its answer or by
  * reading). Throws the server's refusal as is (a conflict the caller words), an ApiError when it was surely
- * not applied, or an {@link OutcomeUnknownError} when the read-back failed too.
+ * not applied, or an `outcome_unknown` {@link ResourceError} when the read-back failed too.
  */
 export async function registerWithReadBack(
   client: SchedulerClient,
@@ -93,7 +93,7 @@ export async function registerWithReadBack(
     try {
       seen = await readBack(client, ref, d, inputs, index);
     } catch (readError) {
-      throw new OutcomeUnknownError(`register job "${ref.jobId}"`, failure, readError);
+      throw outcomeUnknown(`register job "${ref.jobId}"`, failure, readError);
     }
     if (seen.applied) {
       const jobModifyIndex = seen.job.JobModifyIndex ?? 0;

@@ -5,9 +5,9 @@
  */
 import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
-import { isApiError } from "../errors";
+import { ResourceError, isApiError } from "../errors";
 import type { PlanResponse, WriteResult } from "../schemas/scheduler";
-import { OutcomeUnknownError, ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
+import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
 import { withIdentity, userInputs } from "./job-identity";
 import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
@@ -19,7 +19,7 @@ import {
   type Rollback,
 } from "./job-messages";
 import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
-import { show, showOnce } from "./host-log";
+import { show, showOnce } from "../log";
 import { formatPlan } from "./job-preview";
 import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./job-secrets";
 import { CanaryPromoter, promotionPolicy } from "./job-promotion";
@@ -132,7 +132,10 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
         else index = existing.JobModifyIndex ?? 0;
       } else if (inputs.adopt === true) {
         if (clash.length > 0)
-          throw new Error(`${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`);
+          throw new ResourceError(
+            "replace_needed",
+            `${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`,
+          );
         index = existing.JobModifyIndex ?? 0;
         priorVersion = existing.Version ?? undefined;
       } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(client, ref, d, inputs))) {
@@ -148,14 +151,14 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
           outs: await rolloutOrInitError(client, ref, inputs, d, reg, undefined, undefined),
         };
       } else {
-        throw new Error(alreadyExistsMessage(ref.jobId, ref.namespace));
+        throw new ResourceError("already_exists", alreadyExistsMessage(ref.jobId, ref.namespace));
       }
     }
     let reg: Registered;
     try {
       reg = await register(client, ref, d, inputs, index);
     } catch (e) {
-      if (!(e instanceof OutcomeUnknownError)) throw e;
+      if (!ResourceError.is(e, "outcome_unknown")) throw e;
       // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
       const job = {
         ID: ref.jobId,
@@ -227,7 +230,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       if (finished !== undefined) return { outs: finished };
     }
     const reasons = replaceReasons(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), resolved.identity);
-    if (reasons.length > 0) throw new Error(replaceNeededMessage(ref.jobId, reasons));
+    if (reasons.length > 0) throw new ResourceError("replace_needed", replaceNeededMessage(ref.jobId, reasons));
     // preserveCounts/preserveResources: the running counts/resources are kept, and a job moved only by
     // scaling is registered over on its current index (job-scale.ts).
     const base = await scaleBase(client, ref, olds, news, resolved);
@@ -255,7 +258,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).
       reg = await register(client, ref, d, news, gone ? 0 : base.index);
     } catch (e) {
-      if (!(e instanceof OutcomeUnknownError)) throw e;
+      if (!ResourceError.is(e, "outcome_unknown")) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
       // server holds and finishes, instead of diffing equal inputs to "no changes".
       throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
@@ -426,11 +429,10 @@ async function register(
     return await registerWithReadBack(client, ref, d, inputs, index, () => registerOnce(client, ref, d, inputs, index));
   } catch (e) {
     if (!isApiError(e, "conflict")) throw e;
-    const message =
-      index === 0
-        ? alreadyExistsMessage(ref.jobId, ref.namespace)
-        : changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
-    throw new Error(message, { cause: e });
+    if (index === 0)
+      throw new ResourceError("already_exists", alreadyExistsMessage(ref.jobId, ref.namespace), { cause: e });
+    const message = changedOutsideMessage(ref.jobId, ref.namespace, index, e.serverErrors.join("; "));
+    throw new ResourceError("changed_outside", message, { cause: e });
   }
 }
 
@@ -540,7 +542,8 @@ async function finishIncomplete(
   }
   if ((job.JobModifyIndex ?? 0) === stateIndex) return undefined;
   if (!(await holdsDesired(client, ref, d, news))) {
-    throw new Error(
+    throw new ResourceError(
+      "changed_outside",
       changedOutsideMessage(
         ref.jobId,
         ref.namespace,

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, t
 import { startDevServer, type DevServer } from "../../../devserver";
 import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
 import { HttpCore } from "../../../provider/http/core";
-import { isLoopbackHost } from "../../../provider/http/warnings";
+import { isLoopbackHost } from "../../../provider/http/loopback";
 import { authMount } from "../../../provider/resources/auth-mount";
 
 let dev: DevServer;

@@ -78,6 +78,7 @@ describe("changes made outside Pulumi", () => {
     const from = h.server.requestLog.length;
     const e = await rejection(() => applyJob(state, { jobspec: spec("drift", "app:2") }));
     expect(e.message).toContain('Job "drift" in namespace "default" was changed outside Pulumi');
+    expect(e).toMatchObject({ name: "ResourceError", code: "changed_outside" });
     expect(e.message).toContain("pulumi refresh");
     expect(registers(h.server, from)).toBe(1);
     const server = (await h.client.jobs.info("drift")).value;

@@ -237,6 +237,7 @@ describe("Job from a job object (service)", () => {
 
     const e = await rejection(() => job.create({ job: obj("a:3") }));
     expect(e.message).toContain('Job "api-json" already exists in namespace "default"');
+    expect(e).toMatchObject({ name: "ResourceError", code: "already_exists" });
     expect(e.message).toContain("adopt: true");
     expect((await h.client.jobs.info("api-json")).value.Version).toBe(1);
 
@@ -305,6 +306,16 @@ job "vars" {
     expect(next.step).toBe("update");
     expect((await h.client.jobs.info("vars")).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("busybox:2");
     await job.delete(next.id, { ...next.outs, purgeOnDestroy: true });
+  });
+
+  it("refuses, with code replace_needed, an update whose change needs a replace (the engine replaces on diff)", async () => {
+    const jobspec = SERVICE("nginx:1.25").replace('job "web"', 'job "rn-web"');
+    const state = await createJob({ jobspec, namespace: "team-a" });
+    const moved = await checked({ jobspec, namespace: "team-b" });
+    const e = await rejection(() => job.update(state.id, state.outs, moved));
+    expect(e).toMatchObject({ name: "ResourceError", code: "replace_needed" });
+    expect(e.message).toContain('Job "rn-web" cannot be updated in place');
+    await job.delete(state.id, { ...state.outs, purgeOnDestroy: true });
   });
 
   it("places the job in the namespace input and replaces it when the namespace changes", async () => {

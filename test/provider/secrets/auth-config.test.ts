@@ -94,6 +94,7 @@ describe("AuthConfig", () => {
     await env.client.config.write("c5", { tenant_id: TENANT, resource: "https://theirs/", client_id: CLIENT });
     const inputs = await checked({ tenantId: TENANT, resource: "https://ours/", mount: "c5" });
     await expect(authConfig.create(inputs)).rejects.toThrow(/already configured.*adopt: true/);
+    await expect(authConfig.create(inputs)).rejects.toMatchObject({ name: "ResourceError", code: "already_exists" });
     await authConfig.create({ ...inputs, adopt: true });
     // The adopted config's client_id is cleared, since this resource does not set one.
     expect(await env.client.config.read("c5")).toMatchObject({ resource: "https://ours/", clientId: "" });

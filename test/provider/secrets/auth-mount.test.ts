@@ -132,6 +132,7 @@ describe("AuthMount", () => {
     await env.client.mounts.enable("a6", { type, description: "theirs" });
     const inputs = await checked({ path: "a6", description: "ours" });
     await expect(authMount.create(inputs)).rejects.toThrow(/already enabled at "a6\/".*adopt: true/);
+    await expect(authMount.create(inputs)).rejects.toMatchObject({ name: "ResourceError", code: "already_exists" });
     const adopted = await authMount.create({ ...inputs, adopt: true });
     expect(adopted.id).toBe("a6");
     expect((await env.client.mounts.find("a6"))?.description).toBe("ours");

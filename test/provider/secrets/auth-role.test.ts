@@ -128,6 +128,7 @@ describe("AuthRole", () => {
     await env.client.roles.write("cloud", "theirs", { bound_group_ids: ["g"], token_policies: ["admin"] });
     const inputs = await checked({ name: "Theirs", boundServicePrincipalIds: ["sp"] });
     await expect(authRole.create(inputs)).rejects.toThrow(/already exists.*adopt: true/);
+    await expect(authRole.create(inputs)).rejects.toMatchObject({ name: "ResourceError", code: "already_exists" });
     await authRole.create({ ...inputs, adopt: true });
     expect(await env.client.roles.read("cloud", "theirs")).toMatchObject({
       bound_service_principal_ids: ["sp"],

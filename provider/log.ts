@@ -1,5 +1,7 @@
 /**
- * Messages a resource provider shows the person running Pulumi (a job's plan at preview, a rollout note).
+ * The provider's one way to speak to the person running Pulumi: texts (a job's plan at preview, a rollout
+ * note) with `show`/`showOnce`, warnings with `warn`/`warnOnce`. Resources and the HTTP core all print
+ * through here; nothing else in provider/ writes to the console. Never pass secret values.
  *
  * What the dynamic-provider host allows (`@pulumi/pulumi/cmd/dynamic-provider`, 3.248 through 3.26x): it
  * passes provider methods neither the resource's URN nor a logger, and the CLI turns each line the provider
@@ -23,7 +25,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { privateDir } from "../user-cache";
+import { privateDir } from "./user-cache";
 
 interface LogClient {
   log(req: unknown, cb: (err: Error | null) => void): void;
@@ -158,4 +160,21 @@ export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env)
 export async function showOnce(text: string): Promise<void> {
   if (engineOf() !== null && !claimShowing(text)) return;
   return show(text);
+}
+
+/**
+ * Shows a warning (`warning: ` and the message) the way {@link showOnce} shows a text: inside the
+ * dynamic-provider host as one engine message, once per CLI run; elsewhere on stderr.
+ */
+export function warn(message: string): Promise<void> {
+  return showOnce(`warning: ${message}`);
+}
+
+const warned = new Set<string>();
+
+/** Warns once per process for each `key` (e.g. once per service and address), as {@link warn}. */
+export function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  void warn(message);
 }

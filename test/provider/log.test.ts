@@ -1,5 +1,5 @@
 /**
- * The plan markers of provider/resources/host-log.ts (issue 20): `showOnce` remembers a shown plan in a
+ * The plan markers of provider/log.ts (issue 20): `showOnce` remembers a shown plan in a
  * marker file so the update part of `pulumi up` does not repeat its preview's plan. The markers live in
  * this user's private directory under the cache home, never in the shared temporary directory; a planted
  * link is never followed, a directory or file someone else could have planted is not trusted (the plan is
@@ -23,7 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimShowing } from "../../provider/resources/host-log";
+import { claimShowing } from "../../provider/log";
 
 const isRoot = process.getuid?.() === 0;
 let base = "";
