@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `node scripts/previous-release.js [<commit>]`: builds the library as it was at an earlier commit of this
 // repository (the release a user's stack was deployed with) and prints the path of its packed tarball (the
-// last stdout line). The upgrade test (test/upgrade-cli.test.ts) deploys with that tarball and then
+// last stdout line). The upgrade test (test/cli/upgrade.test.ts) deploys with that tarball and then
 // previews and updates with the current checkout's.
 //
 // The project has no tags and no published releases, so "the previous release" is a fixed commit:

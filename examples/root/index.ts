@@ -1,6 +1,6 @@
 // The repository's own Pulumi program, which the root Pulumi.yaml runs: `pulumi up` from the repository root
 // (after `npm run build`) deploys the quickstart with the library of this checkout. Everything below this
-// header is examples/quickstart/index.ts line for line, but for the jobspec's path (test/root-project.test.ts
+// header is examples/quickstart/index.ts line for line, but for the jobspec's path (test/examples/root-project.test.ts
 // keeps the two equal). It lives here, in a directory without a package.json of its own, so that Node finds
 // `pulumi-secrets-scheduler` by the package's self-reference: the nearest package.json is the repository's,
 // which names the package and maps its entry points to dist/ in `exports`. (examples/quickstart has its own

@@ -1,34 +1,22 @@
 /**
  * Issue 20 (1) through the real Pulumi CLI: a Job whose variable is a secret made in the program (so the
  * CLI's own masking of secret stack config does not apply) previews a changed value as `[secret]`, and no
- * output of preview, up or destroy holds the value. Opt-in like test/examples-cli.test.ts
+ * output of preview, up or destroy holds the value. Opt-in like test/cli/examples.test.ts
  * (EXAMPLES_CLI_RUN=1, `npm run test:cli`), with the same CLI lookup; the program is
- * test/cli-fixtures/secret-job.
+ * test/cli/fixtures/secret-job.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startDevServer } from "../devserver";
-import { SchedulerClient } from "../provider/clients/scheduler";
-import { REPO_ROOT, packLibrary } from "./engine/harness/pack";
-import { createProject } from "./engine/harness/project";
+import { startDevServer } from "../../devserver";
+import { SchedulerClient } from "../../provider/clients/scheduler";
+import { REPO_ROOT, packLibrary } from "../engine/harness/pack";
+import { createProject } from "../engine/harness/project";
+import { cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
-const truthy = (v: string | undefined): boolean =>
-  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
-const REQUIRED = OPTED_IN || truthy(process.env.CI);
-
-function findCli(): string | undefined {
-  if (!spawnSync("pulumi", ["version"], { encoding: "utf8" }).error) return "";
-  const built = spawnSync(join(REPO_ROOT, "scripts", "pulumi-cli.sh"), ["--check"], { encoding: "utf8" });
-  return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
-}
-const CLI_DIR = OPTED_IN ? findCli() : undefined;
-const NO_CLI = "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh";
+const CLI = cliGate("EXAMPLES_CLI_RUN");
 
 let workDir: string | undefined;
 afterAll(() => {
@@ -37,22 +25,16 @@ afterAll(() => {
 
 describe("secret job values through the Pulumi CLI", () => {
   it("a changed secret variable previews as [secret]; no output holds the value", { timeout: 900_000 }, async (t) => {
-    if (!OPTED_IN) t.skip("opt-in: npm run test:cli (or EXAMPLES_CLI_RUN=1) runs this through the real Pulumi CLI");
-    if (CLI_DIR === undefined) {
-      if (REQUIRED) throw new Error(NO_CLI);
-      t.skip(`skipped: ${NO_CLI}`);
-    }
+    const cliDir = requireCli(CLI, t, "npm run test:cli");
     workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-secret-cli-")));
     const { tarball } = await packLibrary(workDir, "secret-cli");
     const project = await createProject({
       tarball,
       dir: join(workDir, "secret-job"),
       install: "link",
-      template: join(REPO_ROOT, "test", "cli-fixtures", "secret-job"),
+      template: join(REPO_ROOT, "test", "cli", "fixtures", "secret-job"),
     });
     const dev = await startDevServer();
-    const backend = join(workDir, "state");
-    mkdirSync(backend, { recursive: true });
     const first = `first-Pw-${randomBytes(6).toString("hex")}`;
     const second = `second-Pw-${randomBytes(6).toString("hex")}`;
     const output: string[] = [];
@@ -60,22 +42,15 @@ describe("secret job values through the Pulumi CLI", () => {
       output.push(s);
     };
     try {
-      const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-      const envVars: Record<string, string> = {
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-      };
-      const stack = await LocalWorkspace.createStack(
-        { stackName: "dev", workDir: project.dir },
-        { envVars, pulumiCommand },
-      );
-      await stack.setAllConfig({
-        "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
-        "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
-        // Plain config: only the program makes it a secret, so the CLI does not mask it by itself.
-        "secret-job-preview:dbPassword": { value: first },
+      const { stack } = await cliStack({
+        cliDir,
+        projectDir: project.dir,
+        backendDir: join(workDir, "state"),
+        config: {
+          ...devserverConfig(dev, ["scheduler"]),
+          // Plain config: only the program makes it a secret, so the CLI does not mask it by itself.
+          "secret-job-preview:dbPassword": { value: first },
+        },
       });
       await stack.up({ onOutput });
       const client = new SchedulerClient({ address: dev.urls.scheduler, token: dev.rootTokens.scheduler });

@@ -7,14 +7,21 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer, type StartedDevServer } from "../devserver";
-import { SchedulerClient } from "../provider/clients/scheduler";
-import { SecretsClient } from "../provider/clients/secrets";
-import { runChild } from "./engine/harness/child";
-import { scrubbedEnv, secretValue } from "./engine/harness/context";
-import { ProviderHost, SECRET_SIG, SECRET_SIG_KEY, urnOf, type HostCallError, type Props } from "./engine/harness/host";
-import { REPO_ROOT, packLibrary } from "./engine/harness/pack";
-import { createProject, type EngineProject } from "./engine/harness/project";
+import { startDevServer, type DevServer, type StartedDevServer } from "../../devserver";
+import { SchedulerClient } from "../../provider/clients/scheduler";
+import { SecretsClient } from "../../provider/clients/secrets";
+import { runChild } from "../engine/harness/child";
+import { scrubbedEnv, secretValue } from "../engine/harness/context";
+import {
+  ProviderHost,
+  SECRET_SIG,
+  SECRET_SIG_KEY,
+  urnOf,
+  type HostCallError,
+  type Props,
+} from "../engine/harness/host";
+import { REPO_ROOT, packLibrary } from "../engine/harness/pack";
+import { createProject, type EngineProject } from "../engine/harness/project";
 
 interface Registration {
   type: string;

@@ -13,34 +13,21 @@
  * Whatever the resources' code becomes, the new tarball is the current checkout's build, so this test
  * always checks the real upgrade path from that release to this one.
  *
- * Opt-in like test/examples-cli.test.ts: `npm run test:upgrade` (or UPGRADE_CLI_RUN=1); `.ci/run` runs it
+ * Opt-in like test/cli/examples.test.ts: `npm run test:upgrade` (or UPGRADE_CLI_RUN=1); `.ci/run` runs it
  * after the CLI is there. Opted in (or in CI) without a CLI, it fails instead of skipping.
  */
-import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { LocalWorkspace, PulumiCommand, type ConfigMap, type OpMap } from "@pulumi/pulumi/automation";
+import { join } from "node:path";
+import type { ConfigMap } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, it } from "vitest";
-import { startDevServer } from "../devserver";
-import { REPO_ROOT, hashTree, packLibrary } from "./engine/harness/pack";
-import { createProject, PACKAGE_NAME } from "./engine/harness/project";
+import { startDevServer } from "../../devserver";
+import { REPO_ROOT, hashTree, packLibrary } from "../engine/harness/pack";
+import { createProject, PACKAGE_NAME } from "../engine/harness/project";
+import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
-const truthy = (v: string | undefined): boolean =>
-  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-const OPTED_IN = truthy(process.env.UPGRADE_CLI_RUN);
-const REQUIRED = OPTED_IN || truthy(process.env.CI);
-
-function findCli(): string | undefined {
-  if (!spawnSync("pulumi", ["version"], { encoding: "utf8" }).error) return "";
-  const built = spawnSync(join(REPO_ROOT, "scripts", "pulumi-cli.sh"), ["--check"], { encoding: "utf8" });
-  return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
-}
-const CLI_DIR = OPTED_IN ? findCli() : undefined;
-const NO_CLI =
-  "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
+const CLI = cliGate("UPGRADE_CLI_RUN");
 
 interface PreviousRelease {
   commit: string;
@@ -60,24 +47,12 @@ afterAll(() => {
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
 });
 
-/** The counts of a summary without the unchanged resources ("same"). */
-function changes(m: OpMap | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [op, n] of Object.entries(m ?? {})) if (op !== "same" && n !== undefined && n > 0) out[op] = n;
-  return out;
-}
-
 describe("upgrade from the previous release through the Pulumi CLI", () => {
   it(
     "a stack the previous release deployed previews and updates with no change after installing this one",
     { timeout: 900_000 },
     async (t) => {
-      if (!OPTED_IN)
-        t.skip("opt-in: npm run test:upgrade (or UPGRADE_CLI_RUN=1) runs this through the real Pulumi CLI");
-      if (CLI_DIR === undefined) {
-        if (REQUIRED) throw new Error(NO_CLI);
-        t.skip(`skipped: ${NO_CLI}`);
-      }
+      const cliDir = requireCli(CLI, t, "npm run test:upgrade");
       const timings: string[] = [];
       const timed = async <T>(label: string, f: () => Promise<T> | T): Promise<T> => {
         const t0 = Date.now();
@@ -109,30 +84,16 @@ describe("upgrade from the previous release through the Pulumi CLI", () => {
       const flow = JSON.parse(readFileSync(join(template, "flow.json"), "utf8")) as { config: ConfigMap };
 
       const dev = await startDevServer();
-      const backend = join(base, "state");
-      mkdirSync(backend, { recursive: true });
-      const envVars: Record<string, string> = {
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-      };
       const output: string[] = [];
       const onOutput = (s: string): void => {
         output.push(s);
       };
       try {
-        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-        const stack = await LocalWorkspace.createStack(
-          { stackName: "dev", workDir: projectDir },
-          { envVars, pulumiCommand },
-        );
-        await stack.setAllConfig({
-          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-          "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
-          "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
-          ...flow.config,
+        const { stack } = await cliStack({
+          cliDir,
+          projectDir,
+          backendDir: join(base, "state"),
+          config: { ...devserverConfig(dev), ...flow.config },
         });
 
         const deployed = await timed("pulumi up (previous release)", () => stack.up({ onOutput }));

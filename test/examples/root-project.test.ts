@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const ROOT = resolve(__dirname, "..");
+const ROOT = resolve(__dirname, "..", "..");
 const read = (p: string): string => readFileSync(join(ROOT, p), "utf8");
 const HEADER_END = "// ---- examples/quickstart/index.ts ----\n";
 

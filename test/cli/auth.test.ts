@@ -5,31 +5,22 @@
  * secret leaves no trace (not even ciphertext) in the export; a new mount path is an update (remount) that
  * keeps the accessor, config and roles.
  *
- * Opt-in like test/examples-cli.test.ts: EXAMPLES_CLI_RUN=1 (or `npm run test:cli`), with `pulumi` on the
+ * Opt-in like test/cli/examples.test.ts: EXAMPLES_CLI_RUN=1 (or `npm run test:cli`), with `pulumi` on the
  * PATH or built by scripts/pulumi-cli.sh.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { LocalWorkspace, PulumiCommand, type OpMap } from "@pulumi/pulumi/automation";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startDevServer } from "../devserver";
-import { SecretsClient } from "../provider/clients/secrets";
-import { REPO_ROOT, packLibrary } from "./engine/harness/pack";
-import { createProject } from "./engine/harness/project";
+import { startDevServer } from "../../devserver";
+import { SecretsClient } from "../../provider/clients/secrets";
+import { packLibrary } from "../engine/harness/pack";
+import { createProject } from "../engine/harness/project";
+import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
-const truthy = (v: string | undefined): boolean =>
-  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
-
-function findCli(): string | undefined {
-  if (!spawnSync("pulumi", ["version"], { encoding: "utf8" }).error) return "";
-  const built = spawnSync(join(REPO_ROOT, "scripts", "pulumi-cli.sh"), ["--check"], { encoding: "utf8" });
-  return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
-}
-const CLI_DIR = OPTED_IN ? findCli() : undefined;
+const CLI = cliGate("EXAMPLES_CLI_RUN");
 
 const PROJECT = "pss-auth-cli";
 const TENANT = "00000000-0000-4000-8000-00000000aaaa";
@@ -66,19 +57,12 @@ afterAll(() => {
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
 });
 
-function changes(m: OpMap | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [op, n] of Object.entries(m ?? {})) if (op !== "same" && n !== undefined && n > 0) out[op] = n;
-  return out;
-}
-
 describe("auth resources through the Pulumi CLI", () => {
   it(
     "quiet preview, no plaintext hash after drift, no trace of a write-only secret, remount as an update",
     { timeout: 900_000 },
     async (t) => {
-      if (!OPTED_IN) t.skip("opt-in: EXAMPLES_CLI_RUN=1 runs this through the real Pulumi CLI");
-      if (CLI_DIR === undefined) throw new Error("no Pulumi CLI on the PATH or built by scripts/pulumi-cli.sh");
+      const cliDir = requireCli(CLI, t, "npm run test:cli");
       workDir = realpathSync(mkdtempSync(join(tmpdir(), "pss-auth-cli-")));
       const template = join(workDir, "template");
       mkdirSync(template);
@@ -114,8 +98,6 @@ describe("auth resources through the Pulumi CLI", () => {
       const project = await createProject({ tarball, dir: join(workDir, "project"), install: "link", template });
       const dev = await startDevServer();
       const client = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
-      const backend = join(workDir, "state");
-      mkdirSync(backend, { recursive: true });
       const clientSecret = `cli-client-secret-${randomBytes(4).toString("hex")}`;
       const woSecret = `cli-wo-secret-${randomBytes(4).toString("hex")}`;
       const output: string[] = [];
@@ -123,22 +105,15 @@ describe("auth resources through the Pulumi CLI", () => {
         output.push(s);
       };
       try {
-        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-        const envVars: Record<string, string> = {
-          PULUMI_BACKEND_URL: `file://${backend}`,
-          PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-          PULUMI_SKIP_UPDATE_CHECK: "true",
-          ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-        };
-        const stack = await LocalWorkspace.createStack(
-          { stackName: "dev", workDir: project.dir },
-          { envVars, pulumiCommand },
-        );
-        await stack.setAllConfig({
-          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-          [`${PROJECT}:clientSecret`]: { value: clientSecret, secret: true },
-          [`${PROJECT}:woSecret`]: { value: woSecret, secret: true },
+        const { stack, envVars, pulumiBin } = await cliStack({
+          cliDir,
+          projectDir: project.dir,
+          backendDir: join(workDir, "state"),
+          config: {
+            ...devserverConfig(dev, ["secrets"]),
+            [`${PROJECT}:clientSecret`]: { value: clientSecret, secret: true },
+            [`${PROJECT}:woSecret`]: { value: woSecret, secret: true },
+          },
         });
 
         const up = await stack.up({ onOutput });
@@ -161,7 +136,6 @@ describe("auth resources through the Pulumi CLI", () => {
         const refresh = await stack.refresh({ onOutput });
         expect(changes(refresh.summary.resourceChanges)).toMatchObject({ update: 1 });
         // `pulumi stack export` as a user runs it (the Automation API's exportStack shows secrets decrypted).
-        const pulumiBin = CLI_DIR ? join(CLI_DIR, "pulumi") : "pulumi";
         const exportRun = spawnSync(pulumiBin, ["stack", "export", "--stack", "dev"], {
           cwd: project.dir,
           env: { ...process.env, ...envVars },

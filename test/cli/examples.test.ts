@@ -8,31 +8,17 @@
  * `pulumi` on the PATH, else the one scripts/pulumi-cli.sh built. Opted in (or in CI) without a CLI, the
  * tests fail instead of skipping. EXAMPLES_CLI=<name,...> limits the examples run (default: all four).
  */
-import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { LocalWorkspace, PulumiCommand, type ConfigMap, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import { join } from "node:path";
+import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, it } from "vitest";
-import { startDevServer } from "../devserver";
-import { REPO_ROOT, packLibrary, type PackedLibrary } from "./engine/harness/pack";
-import { createProject } from "./engine/harness/project";
+import { startDevServer } from "../../devserver";
+import { REPO_ROOT, packLibrary, type PackedLibrary } from "../engine/harness/pack";
+import { createProject } from "../engine/harness/project";
+import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
-const truthy = (v: string | undefined): boolean =>
-  v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-const OPTED_IN = truthy(process.env.EXAMPLES_CLI_RUN);
-const REQUIRED = OPTED_IN || truthy(process.env.CI);
-
-/** The directory to put first on the PATH ("" when `pulumi` on the PATH is used), or undefined without a CLI. */
-function findCli(): string | undefined {
-  if (!spawnSync("pulumi", ["version"], { encoding: "utf8" }).error) return "";
-  const built = spawnSync(join(REPO_ROOT, "scripts", "pulumi-cli.sh"), ["--check"], { encoding: "utf8" });
-  return built.status === 0 ? built.stdout.trim().split("\n").pop() : undefined;
-}
-const CLI_DIR = OPTED_IN ? findCli() : undefined;
-const NO_CLI =
-  "the Pulumi CLI is neither on the PATH nor built by scripts/pulumi-cli.sh (run that script, or install it: https://www.pulumi.com/docs/iac/download-install/)";
+const CLI = cliGate("EXAMPLES_CLI_RUN");
 const chosen = (process.env.EXAMPLES_CLI ?? "quickstart,rollback,json-job,batch").split(",").filter((s) => s !== "");
 
 interface FlowStep {
@@ -100,13 +86,6 @@ afterAll(() => {
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
 });
 
-/** The counts of a summary without the unchanged resources ("same"). */
-function changes(m: OpMap | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [op, n] of Object.entries(m ?? {})) if (op !== "same" && n !== undefined && n > 0) out[op] = n;
-  return out;
-}
-
 /** Runs one step; resolves to the counts of what it changed (a preview's planned counts). */
 async function runStep(stack: Stack, step: FlowStep, log: (s: string) => void): Promise<Record<string, number>> {
   const onOutput = (out: string): void => log(out);
@@ -144,11 +123,7 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
     "%s: runs its flow against the devserver; previews count what up does",
     { timeout: 900_000 },
     async (name, t) => {
-      if (!OPTED_IN) t.skip("opt-in: npm run test:cli (or EXAMPLES_CLI_RUN=1) runs these through the real Pulumi CLI");
-      if (CLI_DIR === undefined) {
-        if (REQUIRED) throw new Error(NO_CLI);
-        t.skip(`skipped: ${NO_CLI}`);
-      }
+      const cliDir = requireCli(CLI, t, "npm run test:cli");
       const { tarball } = await packOnce();
       const base = workDir as string;
       const project = await createProject({
@@ -159,30 +134,15 @@ describe("examples through the Automation API and the Pulumi CLI", () => {
       });
       const flow = JSON.parse(readFileSync(join(REPO_ROOT, "examples", name, "flow.json"), "utf8")) as Flow;
       const dev = await startDevServer();
-      const backend = join(base, `${name}-state`);
-      mkdirSync(backend, { recursive: true });
-      const envVars: Record<string, string> = {
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        ...(CLI_DIR ? { PATH: `${CLI_DIR}${delimiter}${process.env.PATH ?? ""}` } : {}),
-      };
       const output: string[] = [];
       try {
-        // The Automation API runs `pulumi` from this process's PATH unless told where the CLI is.
-        const pulumiCommand = await PulumiCommand.get(CLI_DIR ? { root: dirname(CLI_DIR) } : {});
-        const stack = await LocalWorkspace.createStack(
-          { stackName: "dev", workDir: project.dir },
-          { envVars, pulumiCommand },
-        );
-        const config: ConfigMap = {
-          "pulumi-secrets-scheduler:secretsAddress": { value: dev.urls.secrets },
-          "pulumi-secrets-scheduler:secretsToken": { value: dev.rootTokens.secrets, secret: true },
-          "pulumi-secrets-scheduler:schedulerAddress": { value: dev.urls.scheduler },
-          "pulumi-secrets-scheduler:schedulerToken": { value: dev.rootTokens.scheduler, secret: true },
-          ...flow.config,
-        };
-        await stack.setAllConfig(config);
+        const config: ConfigMap = { ...devserverConfig(dev), ...flow.config };
+        const { stack } = await cliStack({
+          cliDir,
+          projectDir: project.dir,
+          backendDir: join(base, `${name}-state`),
+          config,
+        });
         let previewed: { step: string; counts: Record<string, number> } | undefined;
         for (const step of flow.steps) {
           if (step.scheduler !== undefined) {
