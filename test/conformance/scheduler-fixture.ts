@@ -13,10 +13,10 @@ import {
 import { isApiError, type ApiError } from "../../provider/errors";
 import type { ConnectionOptions } from "../../provider/http/settings";
 import type { Job, WriteResult } from "../../provider/schemas/scheduler";
-import { serviceJob as baseServiceJob } from "../provider/scheduler/client-fixture";
+import { serviceJob as baseServiceJob } from "../provider/clients/scheduler/fixture";
 import { requestRecord, type ConformanceTarget, type RequestRecord } from "./target";
 
-export { batchJob, until, withLogLevel } from "../provider/scheduler/client-fixture";
+export { batchJob, until, withLogLevel } from "../provider/clients/scheduler/fixture";
 
 /** Task drivers the service job fixtures can use. */
 const DRIVERS = ["docker", "raw_exec"] as const;

@@ -9,7 +9,13 @@ import { setStackConfig } from "../../../provider/config";
 import { FEATURE_RELEASES } from "../../../provider/clients/scheduler";
 import { isApiError, type ApiError } from "../../../provider/errors";
 import { jobVersionTag, type JobVersionTagInputs } from "../../../provider/resources/job-version-tag";
-import { batchJob, serviceJob, startScheduler, withLogLevel, type SchedulerFixture } from "./client-fixture";
+import {
+  batchJob,
+  serviceJob,
+  startScheduler,
+  withLogLevel,
+  type SchedulerFixture,
+} from "../clients/scheduler/fixture";
 
 let old: SchedulerFixture;
 let newest: SchedulerFixture;

@@ -14,7 +14,7 @@ import { HttpCore } from "../../../provider/http/core";
 import { job } from "../../../provider/resources/job";
 import type { JobInputs } from "../../../provider/resources/job-inputs";
 import type { JobOutputs } from "../../../provider/resources/job-state";
-import { serviceJob } from "./client-fixture";
+import { serviceJob } from "../clients/scheduler/fixture";
 
 /** A scheduler listener that answers with the token headers it received. */
 function headerEcho(): ServiceModule {

@@ -9,7 +9,7 @@ import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../..
 import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
 import { setStackConfig } from "../../../provider/config";
 import { SecretsClient } from "../../../provider/clients/secrets";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
 beforeAll(async () => {

@@ -2,10 +2,10 @@
  * Shared set-up of the scheduler client tests: a devserver on port 0, a client counting its requests,
  * job fixtures in the API's JSON shape, and a poll helper.
  */
-import { startDevServer, type DevServer, type DevServerOptions } from "../../../devserver";
-import { SchedulerClient } from "../../../provider/clients/scheduler";
-import type { ConnectionOptions } from "../../../provider/http/settings";
-import type { Job } from "../../../provider/schemas/scheduler";
+import { startDevServer, type DevServer, type DevServerOptions } from "../../../../devserver";
+import { SchedulerClient } from "../../../../provider/clients/scheduler";
+import type { ConnectionOptions } from "../../../../provider/http/settings";
+import type { Job } from "../../../../provider/schemas/scheduler";
 
 /** A devserver and a root-token client whose requests are counted. */
 export interface SchedulerFixture {

@@ -11,7 +11,7 @@ import { authRole } from "../../../provider/resources/auth-role";
 import type { ProviderImpl } from "../../../provider/resources/common";
 import { upStep, type Stated } from "../../helpers/engine-steps";
 import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 const mount = authMount as unknown as ProviderImpl;
 const config = authConfig as unknown as ProviderImpl;

@@ -8,7 +8,7 @@ import {
   sameList,
   sameSet,
   trimMountPath,
-} from "../../../provider/clients/secrets/normalize";
+} from "../../../../provider/clients/secrets/normalize";
 
 describe("durationSeconds", () => {
   it.each<{ v: string | number; s: number | undefined }>([

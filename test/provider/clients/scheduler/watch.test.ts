@@ -3,7 +3,7 @@
  * HTTP: test/conformance/scheduler-blocking.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { watch, type ReadOptions, type Result } from "../../../provider/clients/scheduler";
+import { watch, type ReadOptions, type Result } from "../../../../provider/clients/scheduler";
 
 function scripted(indexes: Array<number | undefined>) {
   const calls: ReadOptions[] = [];

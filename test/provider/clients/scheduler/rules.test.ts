@@ -3,8 +3,8 @@
  * message, and no request reaches the server (counted by the client hook and the devserver's log).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { UsageError } from "../../../provider/errors";
-import { startScheduler, serviceJob, type SchedulerFixture } from "./client-fixture";
+import { UsageError } from "../../../../provider/errors";
+import { startScheduler, serviceJob, type SchedulerFixture } from "./fixture";
 
 let f: SchedulerFixture;
 beforeAll(async () => {

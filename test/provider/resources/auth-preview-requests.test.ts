@@ -8,7 +8,7 @@ import { authConfig as config } from "../../../provider/resources/auth-config";
 import { authMount as mountImpl } from "../../../provider/resources/auth-mount";
 import { authRole as role } from "../../../provider/resources/auth-role";
 import type { ProviderImpl } from "../../../provider/resources/common";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 // Driven as the engine does, with untyped property bags.
 const authMount = mountImpl as unknown as ProviderImpl;

@@ -1,7 +1,7 @@
 /** The AuthConfig provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
-import { startSecretsEnv, type SecretsEnv } from "./helpers";
+import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";

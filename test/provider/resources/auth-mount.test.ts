@@ -1,7 +1,7 @@
 /** The AuthMount provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
 let type: string;

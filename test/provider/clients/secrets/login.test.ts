@@ -5,8 +5,8 @@ import {
   buildLoginRequest,
   checkJwt,
   metadataRetryDelay,
-} from "../../../provider/clients/secrets";
-import { UsageError } from "../../../provider/errors";
+} from "../../../../provider/clients/secrets";
+import { UsageError } from "../../../../provider/errors";
 
 const key = new TextEncoder().encode("k".repeat(32));
 const now = Math.floor(Date.now() / 1000);

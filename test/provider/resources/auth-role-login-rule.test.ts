@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authRole, enforcesLoginRule } from "../../../provider/resources/auth-role";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./helpers";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
 beforeAll(async () => {
