@@ -12,24 +12,24 @@
 //   finished (`dead`) jobs;
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
-import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./action";
-import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
-import { collectGarbage } from "./batch";
-import { Engine } from "./engine";
-import type { RouteDeps } from "./http";
-import { JobOps } from "./ops";
-import { releaseFeatures } from "./release";
-import { readRoutes } from "./routes-read";
-import { jobRoutes, writeRoutes } from "./routes-write";
-import { finishTaskStates } from "./allocs";
-import { nowNanos } from "./json";
-import { Store, jobKey } from "./store";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
+import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./api/action";
+import { makeNodes, type Node, type NodePoolOptions } from "./sim/cluster";
+import { collectGarbage } from "./sim/batch";
+import { Engine } from "./sim/engine";
+import type { RouteDeps } from "./api/http";
+import { JobOps } from "./ops/jobs";
+import { releaseFeatures } from "./api/release";
+import { readRoutes } from "./api/routes-read";
+import { jobRoutes, writeRoutes } from "./api/routes-write";
+import { finishTaskStates } from "./sim/allocs";
+import { nowNanos } from "./state/json";
+import { Store, jobKey } from "./state/store";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./state/types";
 
-export { FAIL_DEPLOYMENT_META } from "./deployments";
-export { FAIL_BATCH_META } from "./batch";
-export type { ActionInvocation, ActionResult, ActionRunner } from "./action";
-export type { Node, NodePoolOptions } from "./cluster";
+export { FAIL_DEPLOYMENT_META } from "./sim/deployments";
+export { FAIL_BATCH_META } from "./sim/batch";
+export type { ActionInvocation, ActionResult, ActionRunner } from "./api/action";
+export type { Node, NodePoolOptions } from "./sim/cluster";
 
 /** Options of the scheduler service module. */
 export interface SchedulerServiceOptions {

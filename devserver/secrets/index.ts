@@ -24,9 +24,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { presentedToken } from "../core/request";
 import type { ServiceContext, ServiceModule } from "../core/types";
-import { registerAuthRoutes } from "./auth-routes";
-import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./cloud";
-import { issuerFor, type PublicJwk, type SignOptions } from "./directory";
+import { registerAuthRoutes } from "./api/auth-routes";
+import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./api/cloud";
+import { issuerFor, type PublicJwk, type SignOptions } from "./state/directory";
 import {
   configureInstance,
   identityTokenClaims,
@@ -34,15 +34,15 @@ import {
   type FakeInstance,
   type FakeInstanceInput,
   type IdentitySelector,
-} from "./instance";
-import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./mounts";
-import { SecretsState } from "./state";
-import { registerRemountRoutes } from "./remount";
-import { registerSysRoutes } from "./sys-routes";
+} from "./state/instance";
+import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./state/mounts";
+import { SecretsState } from "./state/state";
+import { registerRemountRoutes } from "./api/remount";
+import { registerSysRoutes } from "./api/sys-routes";
 
-export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./instance";
-export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./cloud";
-export type { SignOptions } from "./directory";
+export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./state/instance";
+export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./api/cloud";
+export type { SignOptions } from "./state/directory";
 
 /** Options of the secrets service module. */
 export interface SecretsServiceOptions {
