@@ -13,7 +13,8 @@
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
 import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./api/action";
-import { makeNodes, type Node, type NodePoolOptions } from "./sim/cluster";
+import { makeNodes, type NodePoolOptions } from "./sim/cluster";
+import type { Node } from "./sim/types";
 import { collectGarbage } from "./sim/batch";
 import { Engine } from "./sim/engine";
 import type { RouteDeps } from "./api/http";
@@ -29,7 +30,8 @@ import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./state/types";
 export { FAIL_DEPLOYMENT_META } from "./sim/deployments";
 export { FAIL_BATCH_META } from "./sim/batch";
 export type { ActionInvocation, ActionResult, ActionRunner } from "./api/action";
-export type { Node, NodePoolOptions } from "./sim/cluster";
+export type { NodePoolOptions } from "./sim/cluster";
+export type { Node } from "./sim/types";
 
 /** Options of the scheduler service module. */
 export interface SchedulerServiceOptions {

@@ -23,7 +23,8 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { presentedToken } from "../core/request";
-import type { ServiceContext, ServiceModule } from "../core/types";
+import type { ServiceModule } from "../core/module";
+import type { ServiceContext } from "../core/types";
 import { registerAuthRoutes } from "./api/auth-routes";
 import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./api/cloud";
 import { issuerFor, type PublicJwk, type SignOptions } from "./state/directory";

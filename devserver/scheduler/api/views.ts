@@ -1,7 +1,7 @@
 // Read models derived from the store: job list stubs, summaries, allocation stubs, scale status,
 // service registrations of running allocations, and the job's actions.
 import { findGroup } from "../sim/cluster";
-import type { Node } from "../sim/cluster";
+import type { Node } from "../sim/types";
 import { isObject, num, obj, objs, str, strs, type JsonObject } from "../state/json";
 import type { AllocRecord, JobEntry, Store } from "../state/store";
 import { allocTerminal, type Allocation } from "../state/types";

@@ -4,9 +4,9 @@
 import { createHash } from "node:crypto";
 import { constraintKey, firstFailed, groupConstraints } from "./constraints";
 import { num, obj, objs, str, strs, type JsonObject } from "../state/json";
-import type { GroupPlan } from "./reconcile";
 import type { AllocRecord } from "../state/store";
 import type { AllocMetric } from "../state/types";
+import type { GroupPlan, Node } from "./types";
 
 /** Shape of the fake node pool (devserver option `nodes`). */
 export interface NodePoolOptions {
@@ -20,16 +20,6 @@ export interface NodePoolOptions {
   readonly datacenter?: string;
   /** Node pool of every node (default "default"). */
   readonly nodePool?: string;
-}
-
-export interface Node {
-  readonly ID: string;
-  readonly Name: string;
-  readonly Datacenter: string;
-  readonly NodePool: string;
-  readonly Address: string;
-  readonly CPU: number;
-  readonly MemoryMB: number;
 }
 
 /** Default task resources when a task sets none (the client library's canonical defaults). */

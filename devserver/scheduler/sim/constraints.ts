@@ -6,7 +6,7 @@
 // `${attr.unique.hostname}`, `${attr.kernel.name}` (linux), `${attr.cpu.arch}` (amd64); anything else is
 // unset. `distinct_hosts`, `distinct_property` and `version`/`semver` are not simulated (always met).
 import { objs, str, type JsonObject } from "../state/json";
-import type { Node } from "./cluster";
+import type { Node } from "./types";
 
 /** One constraint as a job holds it. */
 export interface Constraint {

@@ -3,13 +3,12 @@
 // stable), waits for canary promotion, or fails when the job asks for it; a failure with auto_revert
 // registers the newest stable version again (reference §3.9). Descriptions are the real server's.
 import { randomUUID } from "node:crypto";
-import type { Engine } from "./engine";
 import { specChanged } from "../state/spec";
 import { bool, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
-import type { GroupPlan } from "./reconcile";
-import type { AllocRecord, JobEntry } from "../state/store";
+import type { AllocRecord, JobEntry, Store } from "../state/store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC, type Deployment, type Evaluation } from "../state/types";
 import { finishTaskStates, iso } from "./allocs";
+import type { EvalSpec, GroupPlan, RollbackFn } from "./types";
 
 /** Job meta key that makes the deployment of that job version fail (value "true"). */
 export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
@@ -24,12 +23,28 @@ export function wantsFailedDeployment(job: JsonObject): boolean {
   return false;
 }
 
+/**
+ * What deployments use of the engine that runs them (the engine passes itself at construction; this module
+ * does not import the engine, which imports it).
+ */
+export interface DeploymentHost {
+  readonly store: Store;
+  readonly settings: { readonly deploymentMs: number };
+  /** Jobs (namespace\0id) whose next deployment fails regardless of meta (control API). */
+  readonly failNextDeployment: Set<string>;
+  /** Registers a job version again (auto-revert), when set. */
+  readonly rollback: RollbackFn | undefined;
+  schedule(ms: number, fn: () => void): () => void;
+  createEval(index: number, spec: EvalSpec): Evaluation;
+  refreshStatus(entry: JobEntry, index: number): void;
+}
+
 /** Starts, advances, promotes and ends the deployments of one engine. */
 export class Deployments {
   /** Pending health steps by deployment ID (cancelled when the deployment ends early). */
   private readonly timers = new Map<string, () => void>();
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: DeploymentHost) {}
 
   /** Finds or starts the deployment of the job's current version when this evaluation changes allocations. */
   start(

@@ -5,13 +5,14 @@
 import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";
 import { failingTasks } from "./batch";
-import { eligibleNodes, findGroup, nodeUsage, placeAll, type Node, type Placement } from "./cluster";
+import { eligibleNodes, findGroup, nodeUsage, placeAll, type Placement } from "./cluster";
 import { Deployments } from "./deployments";
 import { num, str, nowNanos, type JsonObject } from "../state/json";
-import { ALLOC_NOT_NEEDED, ALLOC_UPDATING, reconcile, type GroupPlan } from "./reconcile";
+import { ALLOC_NOT_NEEDED, ALLOC_UPDATING, reconcile } from "./reconcile";
 import { isTemplateJob } from "../state/spec";
 import type { AllocRecord, JobEntry, Store } from "../state/store";
 import { allocTerminal, evalTerminal, type Deployment, type Evaluation } from "../state/types";
+import type { EvalSpec, GroupPlan, Node, RollbackFn } from "./types";
 
 /** Timing and cluster settings of the simulation. */
 export interface EngineSettings {
@@ -23,21 +24,6 @@ export interface EngineSettings {
   batchMs: number;
   nodes: Node[];
 }
-
-/** Fields a caller sets on a new evaluation. */
-export interface EvalSpec {
-  readonly namespace: string;
-  readonly jobId: string;
-  readonly type: string;
-  readonly priority: number;
-  readonly triggeredBy: string;
-  readonly jobModifyIndex: number;
-  readonly previousEval?: string;
-  readonly deploymentId?: string;
-}
-
-/** Called to roll a job back to one of its versions (auto-revert); returns nothing, registers through the normal path. */
-export type RollbackFn = (entry: JobEntry, version: JsonObject) => void;
 
 /** Runs the simulated scheduler over a store. */
 export class Engine {

@@ -5,6 +5,7 @@ import { findGroup, isSystem } from "./cluster";
 import { deepEqual, num, obj, objs, str, strMap, type Json, type JsonObject } from "../state/json";
 import type { AllocRecord } from "../state/store";
 import type { DesiredUpdates } from "../state/types";
+import type { GroupPlan } from "./types";
 
 function combinedMeta(job: JsonObject, group: JsonObject, task: JsonObject): Record<string, string> {
   return { ...strMap(job, "Meta"), ...strMap(group, "Meta"), ...strMap(task, "Meta") };
@@ -97,21 +98,6 @@ export function emptyDesired(): DesiredUpdates {
 /** Stop reasons as the real reconciler words them. */
 export const ALLOC_NOT_NEEDED = "alloc not needed due to job update";
 export const ALLOC_UPDATING = "alloc is being updated due to job update";
-
-/** The scheduler's decision for one task group. */
-export interface GroupPlan {
-  readonly name: string;
-  readonly count: number;
-  /** Fresh allocations to place (missing ones). */
-  place: number;
-  /** Canaries to place before the old allocations are replaced. */
-  canary: number;
-  destructive: AllocRecord[];
-  inplace: AllocRecord[];
-  ignore: AllocRecord[];
-  stop: AllocRecord[];
-  desired: DesiredUpdates;
-}
 
 /** Options of `reconcile`. */
 export interface ReconcileOptions {
