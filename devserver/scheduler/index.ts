@@ -43,7 +43,10 @@ export interface SchedulerServiceOptions {
   readonly batchMs?: number;
   /** The fake node pool (default 3 nodes of 4000 MHz / 8192 MB in dc1, pool "default"). */
   readonly nodes?: NodePoolOptions;
-  /** Versions kept per job; tagged ones are never dropped (default 6, as the real server). */
+  /**
+   * Versions kept per job; tagged ones are never dropped (default 6, as the real server: reference/scheduler.md
+   * §3.2).
+   */
   readonly trackedVersions?: number;
   /** Largest stored job submission in bytes (default 1,000,000, as the real `job_max_source_size`). */
   readonly maxSourceBytes?: number;

@@ -1,6 +1,6 @@
 /**
- * Secrets service module of the devserver (spec: secrets-cloud-auth; real behaviour from the reference
- * notes), written independently of the client in provider/.
+ * Secrets service module of the devserver (secrets-cloud-auth.md; where it does not show something, the real
+ * service as reference/secrets-service.md describes it), written independently of the client in provider/.
  *
  * Routes on the secrets listener (token header from the core, `X-Svc-Token` by default):
  * - `GET /v1/sys/auth` (read on `sys/auth`); `GET|POST|DELETE /v1/sys/auth/<path>` (sudo);

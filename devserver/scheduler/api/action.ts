@@ -30,7 +30,7 @@ export interface ActionResult {
 /** Produces the output of an action (devserver option `actionRunner`). */
 export type ActionRunner = (run: ActionInvocation) => ActionResult;
 
-/** Drivers without file-system isolation need `alloc-node-exec` as well (spec "Authentication"). */
+/** Drivers without file-system isolation need `alloc-node-exec` as well (scheduler-jobs-api.md, "Authentication"). */
 const UNISOLATED_DRIVERS = new Set(["raw_exec"]);
 
 /** Default runner: `echo` prints its arguments, `true`/`false` exit 0/1, anything else prints its command line. */

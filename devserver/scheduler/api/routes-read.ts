@@ -1,4 +1,4 @@
-// Read routes of the job API (kept in sync with spec "Listing and registration" and "Reading a job").
+// Read routes of the job API (kept in sync with scheduler-jobs-api.md, "Listing and registration" and "Reading a job").
 // Every read answers with the index / known-leader / last-contact headers and honours `index`/`wait`
 // where the spec marks the endpoint blocking; the index is that of the table read, as the real server does.
 import { DevHttpError, type DevRequest, type Router } from "../../core";

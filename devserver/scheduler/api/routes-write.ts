@@ -1,5 +1,5 @@
-// Write routes of the job API (kept in sync with spec "Changing a job", "Version tags" and the register
-// and parse endpoints), plus the deployment promote/fail endpoints of the real server used to steer
+// Write routes of the job API (kept in sync with scheduler-jobs-api.md, "Changing a job", "Version tags" and the
+// register and parse endpoints), plus the deployment promote/fail endpoints of the real server used to steer
 // simulated rollouts. ACL checks run in the namespace the job ends up in (query, then body, then job).
 import { DevHttpError, type DevRequest, type Router } from "../../core";
 import { admitJob, requestJob, type AdmissionContext } from "../ops/admission";

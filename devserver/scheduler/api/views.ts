@@ -6,7 +6,9 @@ import { isObject, num, obj, objs, str, strs, type JsonObject } from "../state/j
 import type { AllocRecord, JobEntry, Store } from "../state/store";
 import { allocTerminal, type Allocation } from "../state/types";
 
-/** Returns the job summary (spec "Job summary"); `withNamespace` false for the standalone endpoint. */
+/**
+ * Returns the job summary (scheduler-jobs-api.md, "Job summary"); `withNamespace` false for the standalone endpoint.
+ */
 export function jobSummary(store: Store, entry: JobEntry, withNamespace: boolean): JsonObject {
   const summary: Record<string, Record<string, number>> = {};
   for (const g of objs(entry.job, "TaskGroups")) {
@@ -49,7 +51,7 @@ export function jobSummary(store: Store, entry: JobEntry, withNamespace: boolean
   };
 }
 
-/** Returns a job list stub (spec "Job stub"); Meta only when asked. */
+/** Returns a job list stub (scheduler-jobs-api.md, "Job stub"); Meta only when asked. */
 export function jobStub(store: Store, entry: JobEntry, withMeta: boolean): JsonObject {
   const j = entry.job;
   const stub: JsonObject = {
@@ -88,7 +90,7 @@ export function allocFull(r: AllocRecord): JsonObject {
   return { ...(r.alloc as unknown as JsonObject), Job: r.job };
 }
 
-/** Returns the scale status of a job (spec "Scale status"). */
+/** Returns the scale status of a job (scheduler-jobs-api.md, "Scale status"). */
 export function scaleStatus(store: Store, entry: JobEntry): JsonObject {
   const groups: Record<string, JsonObject> = {};
   for (const g of objs(entry.job, "TaskGroups")) {
@@ -173,7 +175,7 @@ export function serviceRegistrations(
   return out;
 }
 
-/** Returns the actions declared by a job's tasks (spec "Job action"). */
+/** Returns the actions declared by a job's tasks (scheduler-jobs-api.md, "Job action"). */
 export function jobActions(job: JsonObject): JsonObject[] {
   const out: JsonObject[] = [];
   for (const g of objs(job, "TaskGroups")) {

@@ -1,7 +1,7 @@
-// The devserver's HCL2 jobspec parser, behind `POST /v1/jobs/parse` (spec: JobHCL, Canonicalize,
-// Variables). It follows the real endpoint: the text is named input.hcl in diagnostics, variables come
-// only as var-file text, file functions are off, undeclared var-file values are ignored (non-strict),
-// and failures read "Failed to parse job: <diagnostics>" (or "Job spec is empty").
+// The devserver's HCL2 jobspec parser, behind `POST /v1/jobs/parse` (scheduler-jobs-api.md, "Listing and
+// registration": JobHCL, Canonicalize, Variables). It follows the real endpoint: the text is named input.hcl in
+// diagnostics, variables come only as var-file text, file functions are off, undeclared var-file values are ignored
+// (non-strict), and failures read "Failed to parse job: <diagnostics>" (or "Job spec is empty").
 
 import { canonicalizeJob } from "./canonicalize";
 import { parseDuration } from "./duration";

@@ -1,8 +1,8 @@
-// Job diffs in the scheduler's wire shape (spec "Diff structures"). The rules follow the real server's
-// structural diff: primitive fields are flattened to strings ("Meta[k]", "Count"), nested blocks become
-// objects, lists of blocks are compared as sets (an edited constraint shows as Deleted plus Added), and
-// the job/group/task levels list only changed primitive fields while objects carry unchanged fields too
-// ("contextual"). Job JSON is compared as sent, so fields this devserver does not model still count.
+// Job diffs in the scheduler's wire shape (scheduler-jobs-api.md, "Diff structures"). The rules follow the real
+// server's structural diff: primitive fields are flattened to strings ("Meta[k]", "Count"), nested blocks become
+// objects, lists of blocks are compared as sets (an edited constraint shows as Deleted plus Added), and the
+// job/group/task levels list only changed primitive fields while objects carry unchanged fields too ("contextual").
+// Job JSON is compared as sent, so fields this devserver does not model still count.
 import {
   blockType,
   canonical,

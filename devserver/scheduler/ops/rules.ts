@@ -3,9 +3,9 @@
 import { DevHttpError } from "../../core";
 import { bool, obj, str, type JsonObject } from "../state/json";
 
-/** Prefix of every check-and-set failure (reference §3.2). */
+/** Prefix of every check-and-set failure (reference/scheduler.md §3.2). */
 export const ENFORCE_PREFIX = "Enforcing job modify index";
-/** Largest dispatch payload in bytes (spec "Limits"). */
+/** Largest dispatch payload in bytes (scheduler-jobs-api.md, "Limits"). */
 export const DISPATCH_PAYLOAD_LIMIT = 16384;
 
 /** Formats warnings the way the server merges them ("N warning(s):" then one "* " line each). */

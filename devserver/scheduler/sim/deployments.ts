@@ -1,7 +1,7 @@
 // Deployments of service jobs: one starts when an evaluation places or updates allocations of a new job
 // version; after `deploymentMs` its allocations report health and it succeeds (the version becomes
 // stable), waits for canary promotion, or fails when the job asks for it; a failure with auto_revert
-// registers the newest stable version again (reference §3.9). Descriptions are the real server's.
+// registers the newest stable version again (reference/scheduler.md §3.9). Descriptions are the real server's.
 import { randomUUID } from "node:crypto";
 import { specChanged } from "../state/spec";
 import { bool, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
@@ -227,7 +227,7 @@ export class Deployments {
 
   /**
    * Fails a deployment; with `unhealthy` its allocations report unhealthy and fail. When a group has
-   * auto_revert, the newest stable version is registered again if its spec differs (reference §3.9).
+   * auto_revert, the newest stable version is registered again if its spec differs (reference/scheduler.md §3.9).
    * Returns the version rolled back to, if any.
    */
   fail(d: Deployment, desc: string, unhealthy: boolean): number | undefined {

@@ -1,6 +1,6 @@
 // The simulated cluster: evaluations are processed shortly after they are created (allocations placed,
 // updated in place, replaced or stopped), batch allocations complete after `batchMs`, and deployments
-// (deployments.ts) follow. Statuses follow the real server (reference §3.9). Every state change takes one
+// (deployments.ts) follow. Statuses follow the real server (reference/scheduler.md §3.9). Every state change takes one
 // write index so blocking queries wake up.
 import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";

@@ -1,5 +1,5 @@
 // What counts as the job's specification: the server-managed fields a registration ignores when deciding
-// whether it changes the job (reference §3.2), and which jobs are templates without evaluations.
+// whether it changes the job (reference/scheduler.md §3.2), and which jobs are templates without evaluations.
 import { bool, deepEqual, obj, type JsonObject } from "./json";
 
 /** Returns whether a job is a periodic or parameterized template (no evaluations of its own). */
@@ -7,7 +7,9 @@ export function isTemplateJob(job: JsonObject): boolean {
   return obj(job, "Periodic") !== undefined || (obj(job, "ParameterizedJob") !== undefined && !bool(job, "Dispatched"));
 }
 
-/** Server-managed fields ignored when deciding whether a registration changes the job (reference §3.2). */
+/**
+ * Server-managed fields ignored when deciding whether a registration changes the job (reference/scheduler.md §3.2).
+ */
 const MASKED = [
   "Status",
   "StatusDescription",

@@ -1,5 +1,5 @@
-// Wire records the scheduler keeps besides jobs (kept in sync with spec "Resources and their fields" and
-// the reference notes §3.9 for the statuses and fields the spec leaves out).
+// Wire records the scheduler keeps besides jobs (kept in sync with scheduler-jobs-api.md, "Resources and their
+// fields" and reference/scheduler.md §3.9 for the statuses and fields the spec leaves out).
 import type { JsonObject } from "./json";
 
 /** Per task group placement failure details (plan `FailedTGAllocs`, evaluation `FailedTGAllocs`). */
@@ -192,7 +192,7 @@ export interface Deployment {
   ModifyTime: number;
 }
 
-/** Deployment statuses that still count as in progress (reference §3.9). */
+/** Deployment statuses that still count as in progress (reference/scheduler.md §3.9). */
 export const ACTIVE_DEPLOYMENT: ReadonlySet<string> = new Set([
   "running",
   "paused",
@@ -202,7 +202,7 @@ export const ACTIVE_DEPLOYMENT: ReadonlySet<string> = new Set([
   "initializing",
 ]);
 
-/** Deployment descriptions as the real server spells them (reference §3.9). */
+/** Deployment descriptions as the real server spells them (reference/scheduler.md §3.9). */
 export const DEPLOYMENT_DESC = {
   running: "Deployment is running",
   needsPromotion: "Deployment is running but requires manual promotion",

@@ -4,7 +4,7 @@ import { durationSeconds, has, readBool, readString, readStringList } from "./va
 
 /**
  * The auth-method mount table (`sys/auth`): enable, read, list, tune and disable, with the real service's
- * validation and wording. The built-in `token/` mount is always present and cannot be disabled.
+ * validation and wording (reference/secrets-service.md §1). The built-in `token/` mount is always present and cannot be disabled.
  */
 
 /** Lease TTL the service uses when neither the mount nor the role sets one: 768h. */
