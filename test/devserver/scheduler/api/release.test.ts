@@ -2,7 +2,7 @@
 // as its router makes them answer (unknown job sub-paths reach the register, read and deregister handlers).
 // Each expected answer is what a real Nomad 1.6.5 dev agent answered to the same request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScheduler, type Harness } from "./scheduler-http";
+import { startScheduler, type Harness } from "../http";
 
 const job = (id: string, extra: Record<string, unknown> = {}) => ({
   ID: id,

@@ -1,6 +1,6 @@
 import { WebSocket } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { list, serviceJob, startScheduler, type Harness } from "./scheduler-http";
+import { list, serviceJob, startScheduler, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
 

@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../devserver";
-import { secretsControls, type CloudControls, type FakeInstance, type SecretsControls } from "../../devserver/secrets";
-import { call, data, DENIED, errors, type Reply } from "./secrets-http";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import {
+  secretsControls,
+  type CloudControls,
+  type FakeInstance,
+  type SecretsControls,
+} from "../../../../devserver/secrets";
+import { call, data, DENIED, errors, type Reply } from "../http";
 
 let server: DevServer;
 let base: string;

@@ -1,6 +1,6 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestCertificates, startServiceHost, type DevServer, type ServiceModule } from "../../devserver/core";
+import { createTestCertificates, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 
 const hello: ServiceModule = {
   name: "secrets",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JobspecError, canonicalizeJob, parseDuration, parseJobspec } from "../../devserver/scheduler/hcl";
-import { outline } from "../../devserver/scheduler/hcl/outline";
+import { JobspecError, canonicalizeJob, parseDuration, parseJobspec } from "../../../../devserver/scheduler/hcl";
+import { outline } from "../../../../devserver/scheduler/hcl/outline";
 
 const S = 1_000_000_000;
 const MIN = 60 * S;

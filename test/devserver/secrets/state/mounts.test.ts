@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../devserver";
-import { secretsControls, type SecretsControls } from "../../devserver/secrets";
-import { call, data, DENIED, errors } from "./secrets-http";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import { secretsControls, type SecretsControls } from "../../../../devserver/secrets";
+import { call, data, DENIED, errors } from "../http";
 
 let server: DevServer;
 let base: string;

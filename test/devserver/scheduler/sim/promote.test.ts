@@ -2,7 +2,7 @@
 // `Groups`; a group whose canaries are not all healthy refuses the promotion (500 "Task group ... has n/m
 // healthy allocations") and nothing is promoted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { list, rec, serviceJob, startScheduler, until, type Harness } from "./scheduler-http";
+import { list, rec, serviceJob, startScheduler, until, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
 

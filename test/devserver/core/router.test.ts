@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Router, compilePath, matchPath } from "../../devserver/core";
+import { Router, compilePath, matchPath } from "../../../devserver/core";
 
 const ok = () => ({});
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DevHttpError, IndexClock, MAX_WAIT_MS, parseBlockingQuery, parseGoDuration } from "../../devserver/core";
+import { DevHttpError, IndexClock, MAX_WAIT_MS, parseBlockingQuery, parseGoDuration } from "../../../devserver/core";
 
 describe("parseGoDuration", () => {
   it.each([

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServiceHost, writeJsonAtomic, type ServiceModule } from "../../devserver/core";
+import { startServiceHost, writeJsonAtomic, type ServiceModule } from "../../../devserver/core";
 
 /** A module that keeps notes in a Map and persists them. */
 function notes(): ServiceModule & { restored: unknown[] } {

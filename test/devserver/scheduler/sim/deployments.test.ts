@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAIL_DEPLOYMENT_META } from "../../devserver/scheduler";
-import { batchJob, list, rec, serviceJob, startScheduler, until, type Harness } from "./scheduler-http";
+import { FAIL_DEPLOYMENT_META } from "../../../../devserver/scheduler";
+import { batchJob, list, rec, serviceJob, startScheduler, until, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
 

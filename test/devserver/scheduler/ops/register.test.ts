@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batchJob, rec, serviceJob, startScheduler, type Harness } from "./scheduler-http";
+import { batchJob, rec, serviceJob, startScheduler, type Harness } from "../http";
 
 let h: Harness;
 beforeAll(async () => {

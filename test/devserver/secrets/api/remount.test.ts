@@ -1,8 +1,8 @@
 /** `sys/remount` of the devserver's secrets service over real HTTP (issue 22). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../devserver";
-import { secretsControls, type CloudControls } from "../../devserver/secrets";
-import { call, data, errors, type Reply } from "./secrets-http";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import { secretsControls, type CloudControls } from "../../../../devserver/secrets";
+import { call, data, errors, type Reply } from "../http";
 
 let server: DevServer;
 let base: string;

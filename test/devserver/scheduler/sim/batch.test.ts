@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batchJob, list, rec, startScheduler, type Harness } from "./scheduler-http";
+import { batchJob, list, rec, startScheduler, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
 

@@ -1,9 +1,13 @@
 // Helpers for the scheduler devserver tests: a server per test file and a raw HTTP caller (undici), so
 // the tests check the wire contract without going through the library's own client.
 import { request } from "undici";
-import { startDevServer, type DevServer } from "../../devserver";
-import { createSecretsService } from "../../devserver/secrets";
-import { createSchedulerService, type SchedulerService, type SchedulerServiceOptions } from "../../devserver/scheduler";
+import { startDevServer, type DevServer } from "../../../devserver";
+import { createSecretsService } from "../../../devserver/secrets";
+import {
+  createSchedulerService,
+  type SchedulerService,
+  type SchedulerServiceOptions,
+} from "../../../devserver/scheduler";
 
 /** A response as the scheduler tests look at it. */
 export interface Reply {

@@ -8,8 +8,8 @@ import {
   startServiceHost,
   type DevServer,
   type ServiceModule,
-} from "../../devserver/core";
-import { startDevServer } from "../../devserver";
+} from "../../../devserver/core";
+import { startDevServer } from "../../../devserver";
 
 /** A scheduler-like module exercising the core features the real module will use. */
 function testScheduler(): ServiceModule {

@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../devserver";
-import { createSecretsService, secretsControls, type CloudControls } from "../../devserver/secrets";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import { createSecretsService, secretsControls, type CloudControls } from "../../../../devserver/secrets";
 
 let server: DevServer;
 let cloud: CloudControls;
