@@ -5,7 +5,7 @@
  * Routes on the secrets listener (token header from the core, `X-Svc-Token` by default):
  * - `GET /v1/sys/auth` (read on `sys/auth`); `GET|POST|DELETE /v1/sys/auth/<path>` (sudo);
  *   `GET|POST /v1/sys/auth/<path>/tune` (sudo); `GET|POST /v1/sys/mounts/auth/<path>/tune` (no sudo);
- *   `POST /v1/sys/remount` (sudo) and `GET /v1/sys/remount/status/<migration id>` (see remount.ts).
+ *   `POST /v1/sys/remount` (sudo) and `GET /v1/sys/remount/status/<migration id>` (see api/remount.ts).
  * - `GET|POST|DELETE /v1/auth/<mount>/config`; `LIST /v1/auth/<mount>/role` (send `GET ?list=true`);
  *   `GET|POST|DELETE /v1/auth/<mount>/role/<name>`; `POST /v1/auth/<mount>/login` (no token).
  * - `GET /v1/auth/token/lookup-self`, `POST /v1/auth/token/revoke-self`.

@@ -1,6 +1,6 @@
 // Parser for HCL2 expressions and string templates as the HCL parser's JSON form leaves them:
 // every non-literal argument arrives as a template string ("${var.image}", "x-${var.a}", "$${literal}").
-// This module only builds syntax trees; hcl-eval.ts gives them values.
+// This module only builds syntax trees; eval.ts gives them values.
 
 /** A syntax error inside an expression (the file as a whole was already accepted by the real parser). */
 export class ExprSyntaxError extends Error {}

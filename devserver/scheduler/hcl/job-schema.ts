@@ -29,7 +29,7 @@ export interface BlockRef {
   readonly byLabel?: boolean;
 }
 
-/** Decoder steps that run after a block's fields are decoded (see hcl-job.ts). */
+/** Decoder steps that run after a block's fields are decoded (see job.ts). */
 export type PostStep =
   | "constraint"
   | "affinity"

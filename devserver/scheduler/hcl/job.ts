@@ -1,5 +1,5 @@
 // Decodes the parser's JSON form of a jobspec into the job API's JSON, block by block, driven by the
-// tables in hcl-job-schema.ts, then applies the normalisations the real jobspec decoder performs
+// tables in job-schema.ts, then applies the normalisations the real jobspec decoder performs
 // (constraint shorthands, static ports become reserved ports, template and vault defaults, ...).
 
 import { type BlockRef, type BlockSpec, type Kind, JOB } from "./job-schema";

@@ -1,6 +1,7 @@
 // The devserver acting as an older scheduler release (`release: "1.6.5"`): routes that release lacks answer
 // as its router makes them answer (unknown job sub-paths reach the register, read and deregister handlers).
-// Each expected answer is what a real Nomad 1.6.5 dev agent answered to the same request.
+// Each expected answer is what the real scheduler's release 1.6.5 answered to the same request as a dev agent
+// (reference/toolchain.md, "Real servers as peers").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScheduler, type Harness } from "../http";
 
