@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { hclToJson } from "../devserver/scheduler/hcl-engine";
+import { hclToJson } from "../devserver/scheduler/hcl/engine";
 import { CONFIG_KEYS, CONFIG_NAMESPACE } from "../provider/config";
 import { ENV } from "../provider/http/settings";
 

@@ -81,4 +81,5 @@ export {
   type ServiceStats,
 } from "./server";
 export { TokenStore, tokenAllows, type MintedToken, type TokenRecord, type TokenSpec } from "./tokens";
-export type { DevRequest, DevResponse, ServiceContext, ServiceHeaderNames, ServiceModule } from "./types";
+export type { ServiceModule } from "./module";
+export type { DevRequest, DevResponse, ServiceContext, ServiceHeaderNames } from "./types";

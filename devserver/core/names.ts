@@ -1,7 +1,7 @@
 import type { ServiceName } from "./errors";
 import type { ServiceHeaderNames } from "./types";
 
-/** Header names the specs use (kept in sync with spec secrets-cloud-auth §Authentication and the names table). */
+/** Header names the specs use (secrets-cloud-auth.md, "Authentication", and the names table of shared/README.md). */
 export const SPEC_HEADER_NAMES: Readonly<ServiceHeaderNames> = Object.freeze({
   token: "X-Svc-Token",
   namespace: "X-Svc-Namespace",
@@ -11,7 +11,10 @@ export const SPEC_HEADER_NAMES: Readonly<ServiceHeaderNames> = Object.freeze({
   nextToken: "X-Svc-NextToken",
 });
 
-/** Header names of the real services, to run the devserver as a stand-in for them. */
+/**
+ * Header names of the real services (reference/secrets-service.md §2, reference/scheduler.md §3.1), to run the
+ * devserver as a stand-in for them.
+ */
 export const REAL_HEADER_NAMES: Readonly<Record<ServiceName, Readonly<ServiceHeaderNames>>> = Object.freeze({
   secrets: Object.freeze({
     token: "X-Vault-Token",

@@ -1,7 +1,8 @@
 import type { FaultInjector } from "./faults";
 import type { ServiceName } from "./errors";
 import type { TokenSpec } from "./tokens";
-import type { ServiceContext, ServiceHeaderNames, ServiceModule } from "./types";
+import type { ServiceModule } from "./module";
+import type { ServiceContext, ServiceHeaderNames } from "./types";
 
 /** Listener and wire-name settings of one service. */
 export interface ServiceEndpointOptions {

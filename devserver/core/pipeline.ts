@@ -6,7 +6,8 @@ import type { RequestLogEntry } from "./options";
 import { DevRequestImpl, presentedToken, readBody, sendBody, sendError } from "./request";
 import type { CapabilityRule, Router } from "./router";
 import { tokenAllows } from "./tokens";
-import type { DevRequest, DevResponse, ServiceContext, ServiceModule } from "./types";
+import type { ServiceModule } from "./module";
+import type { DevRequest, DevResponse, ServiceContext } from "./types";
 
 /** One hosted service: its module, routes, context and listener bookkeeping. */
 export interface HostedService {

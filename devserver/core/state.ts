@@ -1,6 +1,7 @@
 import type { ServiceName } from "./errors";
 import type { TokenRecord, TokenStoreSnapshot } from "./tokens";
-import type { ServiceContext, ServiceModule } from "./types";
+import type { ServiceModule } from "./module";
+import type { ServiceContext } from "./types";
 
 /** Version of the state file layout; bump it when the layout changes incompatibly. */
 export const STATE_VERSION = 1;

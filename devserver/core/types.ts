@@ -1,8 +1,6 @@
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
+import type { IncomingHttpHeaders } from "node:http";
 import type { IndexClock } from "./blocking";
 import type { ServiceName } from "./errors";
-import type { Router } from "./router";
 import type { TokenRecord, TokenStore } from "./tokens";
 
 /** A request as route handlers see it. */
@@ -79,23 +77,4 @@ export interface ServiceContext {
   queryMeta(index: number, nextToken?: string): Record<string, string>;
   /** Schedules a persistence write (writes through `nextIndex` and successful non-GET requests do this already). */
   markDirty(): void;
-}
-
-/**
- * One service implementation plugged into the devserver. `routes` is called once at start-up, before
- * `restore`. Handlers throw `DevHttpError` for failures.
- */
-export interface ServiceModule {
-  readonly name: ServiceName;
-  routes(router: Router, ctx: ServiceContext): void;
-  /** Returns JSON-serialisable state for persistence. */
-  snapshot?(): unknown;
-  /** Restores state written by `snapshot` (validate it: the file may come from an older version). */
-  restore?(data: unknown): void;
-  /** Maps a policy name on a token to capabilities (used by the core's capability checks). */
-  policyCapabilities?(policy: string): readonly string[] | undefined;
-  /** Handles an HTTP upgrade (WebSocket); return false to let the core refuse it with 400. */
-  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: ServiceContext): boolean;
-  /** Releases timers and sockets on server close. */
-  close?(): void | Promise<void>;
 }

@@ -12,24 +12,26 @@
 //   finished (`dead`) jobs;
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
-import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./action";
-import { makeNodes, type Node, type NodePoolOptions } from "./cluster";
-import { collectGarbage } from "./batch";
-import { Engine } from "./engine";
-import type { RouteDeps } from "./http";
-import { JobOps } from "./ops";
-import { releaseFeatures } from "./release";
-import { readRoutes } from "./routes-read";
-import { jobRoutes, writeRoutes } from "./routes-write";
-import { finishTaskStates } from "./allocs";
-import { nowNanos } from "./json";
-import { Store, jobKey } from "./store";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./types";
+import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./api/action";
+import { makeNodes, type NodePoolOptions } from "./sim/cluster";
+import type { Node } from "./sim/types";
+import { collectGarbage } from "./sim/batch";
+import { Engine } from "./sim/engine";
+import type { RouteDeps } from "./api/http";
+import { JobOps } from "./ops/jobs";
+import { releaseFeatures } from "./api/release";
+import { readRoutes } from "./api/routes-read";
+import { jobRoutes, writeRoutes } from "./api/routes-write";
+import { finishTaskStates } from "./sim/allocs";
+import { nowNanos } from "./state/json";
+import { Store, jobKey } from "./state/store";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./state/types";
 
-export { FAIL_DEPLOYMENT_META } from "./deployments";
-export { FAIL_BATCH_META } from "./batch";
-export type { ActionInvocation, ActionResult, ActionRunner } from "./action";
-export type { Node, NodePoolOptions } from "./cluster";
+export { FAIL_DEPLOYMENT_META } from "./sim/deployments";
+export { FAIL_BATCH_META } from "./sim/batch";
+export type { ActionInvocation, ActionResult, ActionRunner } from "./api/action";
+export type { NodePoolOptions } from "./sim/cluster";
+export type { Node } from "./sim/types";
 
 /** Options of the scheduler service module. */
 export interface SchedulerServiceOptions {
@@ -41,7 +43,10 @@ export interface SchedulerServiceOptions {
   readonly batchMs?: number;
   /** The fake node pool (default 3 nodes of 4000 MHz / 8192 MB in dc1, pool "default"). */
   readonly nodes?: NodePoolOptions;
-  /** Versions kept per job; tagged ones are never dropped (default 6, as the real server). */
+  /**
+   * Versions kept per job; tagged ones are never dropped (default 6, as the real server: reference/scheduler.md
+   * §3.2).
+   */
   readonly trackedVersions?: number;
   /** Largest stored job submission in bytes (default 1,000,000, as the real `job_max_source_size`). */
   readonly maxSourceBytes?: number;

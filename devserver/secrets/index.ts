@@ -1,11 +1,11 @@
 /**
- * Secrets service module of the devserver (spec: secrets-cloud-auth; real behaviour from the reference
- * notes), written independently of the client in provider/.
+ * Secrets service module of the devserver (secrets-cloud-auth.md; where it does not show something, the real
+ * service as reference/secrets-service.md describes it), written independently of the client in provider/.
  *
  * Routes on the secrets listener (token header from the core, `X-Svc-Token` by default):
  * - `GET /v1/sys/auth` (read on `sys/auth`); `GET|POST|DELETE /v1/sys/auth/<path>` (sudo);
  *   `GET|POST /v1/sys/auth/<path>/tune` (sudo); `GET|POST /v1/sys/mounts/auth/<path>/tune` (no sudo);
- *   `POST /v1/sys/remount` (sudo) and `GET /v1/sys/remount/status/<migration id>` (see remount.ts).
+ *   `POST /v1/sys/remount` (sudo) and `GET /v1/sys/remount/status/<migration id>` (see api/remount.ts).
  * - `GET|POST|DELETE /v1/auth/<mount>/config`; `LIST /v1/auth/<mount>/role` (send `GET ?list=true`);
  *   `GET|POST|DELETE /v1/auth/<mount>/role/<name>`; `POST /v1/auth/<mount>/login` (no token).
  * - `GET /v1/auth/token/lookup-self`, `POST /v1/auth/token/revoke-self`.
@@ -23,10 +23,11 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { presentedToken } from "../core/request";
-import type { ServiceContext, ServiceModule } from "../core/types";
-import { registerAuthRoutes } from "./auth-routes";
-import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./cloud";
-import { issuerFor, type PublicJwk, type SignOptions } from "./directory";
+import type { ServiceModule } from "../core/module";
+import type { ServiceContext } from "../core/types";
+import { registerAuthRoutes } from "./api/auth-routes";
+import { CloudListener, type MetadataFaultHandle, type MetadataFaultSpec, type MetadataLogEntry } from "./api/cloud";
+import { issuerFor, type PublicJwk, type SignOptions } from "./state/directory";
 import {
   configureInstance,
   identityTokenClaims,
@@ -34,15 +35,15 @@ import {
   type FakeInstance,
   type FakeInstanceInput,
   type IdentitySelector,
-} from "./instance";
-import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./mounts";
-import { SecretsState } from "./state";
-import { registerRemountRoutes } from "./remount";
-import { registerSysRoutes } from "./sys-routes";
+} from "./state/instance";
+import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./state/mounts";
+import { SecretsState } from "./state/state";
+import { registerRemountRoutes } from "./api/remount";
+import { registerSysRoutes } from "./api/sys-routes";
 
-export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./instance";
-export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./cloud";
-export type { SignOptions } from "./directory";
+export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./state/instance";
+export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./api/cloud";
+export type { SignOptions } from "./state/directory";
 
 /** Options of the secrets service module. */
 export interface SecretsServiceOptions {

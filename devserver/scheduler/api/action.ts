@@ -1,0 +1,179 @@
+// The action WebSocket (`GET /v1/job/:job_id/action`): authenticates (token header, or the first frame
+// when `ws_handshake` is set), checks `alloc-exec` (plus `alloc-node-exec` for drivers without file-system
+// isolation), finds the allocation, task and action, and streams the action's output as the real endpoint
+// does: `{stdout:{data}}` frames, `{stdout:{close:true}}`, `{exited:true,result:{...}}`, then a normal
+// close. Nothing is executed: the output comes from `ActionRunner` (default: an `echo`-like simulation).
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { tokenAllows, type ServiceContext } from "../../core";
+import { findGroup } from "../sim/cluster";
+import { isObject, objs, str, strs, type JsonObject } from "../state/json";
+import type { Store } from "../state/store";
+import { CLOSE_NORMAL, CLOSE_POLICY_VIOLATION, acceptWebSocket, type WsConnection } from "./ws";
+
+/** What an action run sees. */
+export interface ActionInvocation {
+  readonly namespace: string;
+  readonly jobId: string;
+  readonly allocId: string;
+  readonly task: string;
+  readonly action: { readonly Name: string; readonly Command: string; readonly Args: readonly string[] };
+  readonly tty: boolean;
+}
+
+/** Result of a simulated action run. */
+export interface ActionResult {
+  readonly stdout: string;
+  readonly exitCode?: number;
+}
+
+/** Produces the output of an action (devserver option `actionRunner`). */
+export type ActionRunner = (run: ActionInvocation) => ActionResult;
+
+/** Drivers without file-system isolation need `alloc-node-exec` as well (scheduler-jobs-api.md, "Authentication"). */
+const UNISOLATED_DRIVERS = new Set(["raw_exec"]);
+
+/** Default runner: `echo` prints its arguments, `true`/`false` exit 0/1, anything else prints its command line. */
+export const defaultActionRunner: ActionRunner = (run) => {
+  const cmd = run.action.Command.split("/").pop() ?? "";
+  if (cmd === "echo") return { stdout: `${run.action.Args.join(" ")}\n` };
+  if (cmd === "true") return { stdout: "" };
+  if (cmd === "false") return { stdout: "", exitCode: 1 };
+  return { stdout: `${[run.action.Command, ...run.action.Args].join(" ")}\n` };
+};
+
+function presentedToken(req: IncomingMessage, header: string): string | undefined {
+  const direct = req.headers[header.toLowerCase()];
+  if (typeof direct === "string" && direct !== "") return direct;
+  const auth = req.headers.authorization;
+  if (typeof auth === "string" && /^bearer /i.test(auth)) return auth.slice(7).trim() || undefined;
+  return undefined;
+}
+
+function boolParam(q: URLSearchParams, name: string): boolean {
+  const v = (q.get(name) ?? "").toLowerCase();
+  return v === "true" || v === "1" || v === "t";
+}
+
+/**
+ * Handles an upgrade request on the scheduler listener; returns false when the path is not the action
+ * endpoint (the core then refuses the upgrade).
+ */
+export function handleActionUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  ctx: ServiceContext,
+  store: Store,
+  runner: ActionRunner,
+  policyCapabilities: (policy: string) => readonly string[] | undefined,
+): boolean {
+  const url = new URL(req.url ?? "/", "http://devserver");
+  const m = /^\/v1\/job\/(.+)\/action\/?$/.exec(url.pathname);
+  if (m === null) return false;
+  const jobId = (m[1] as string)
+    .split("/")
+    .map((s) => decodeURIComponent(s))
+    .join("/");
+  const q = url.searchParams;
+  const namespace = q.get("namespace") || "default";
+  const conn = acceptWebSocket(req, socket, head);
+  if (conn === undefined) return true;
+  const headerToken = presentedToken(req, ctx.headerNames.token);
+  const start = (token: string | undefined): void => {
+    const problem = authorize(ctx, token, namespace, store, q, jobId, policyCapabilities);
+    if (problem !== undefined) return conn.close(CLOSE_POLICY_VIOLATION, problem);
+    run(conn, store, q, namespace, jobId, runner);
+  };
+  if (!boolParam(q, "ws_handshake")) {
+    start(headerToken);
+    return true;
+  }
+  let handshaken = false;
+  conn.onMessage((text) => {
+    if (handshaken) return;
+    handshaken = true;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      return conn.close(CLOSE_POLICY_VIOLATION, e instanceof Error ? e.message : "invalid handshake");
+    }
+    const version = isObject(msg) ? msg.version : undefined;
+    if (version !== 1) return conn.close(CLOSE_POLICY_VIOLATION, `unexpected handshake value: ${String(version ?? 0)}`);
+    const token =
+      isObject(msg) && typeof msg.auth_token === "string" && msg.auth_token !== "" ? msg.auth_token : headerToken;
+    start(token);
+  });
+  return true;
+}
+
+function authorize(
+  ctx: ServiceContext,
+  token: string | undefined,
+  namespace: string,
+  store: Store,
+  q: URLSearchParams,
+  jobId: string,
+  policyCapabilities: (policy: string) => readonly string[] | undefined,
+): string | undefined {
+  if (!ctx.aclEnabled) return undefined;
+  const record = token !== undefined ? ctx.tokens.lookup(token) : undefined;
+  if (record === undefined) return token !== undefined ? "ACL token not found" : "Permission denied";
+  if (!tokenAllows(record, ["namespace:alloc-exec"], namespace, policyCapabilities)) return "Permission denied";
+  const allocId = q.get("alloc_id") || q.get("allocID") || "";
+  const r = store.allocs.get(allocId);
+  const group = r ? findGroup(r.job, r.alloc.TaskGroup) : undefined;
+  const task = objs(group, "Tasks").find((t) => str(t, "Name") === (q.get("task") ?? ""));
+  if (task !== undefined && UNISOLATED_DRIVERS.has(str(task, "Driver")) && r?.alloc.JobID === jobId) {
+    if (!tokenAllows(record, ["namespace:alloc-node-exec"], namespace, policyCapabilities)) return "Permission denied";
+  }
+  return undefined;
+}
+
+function run(
+  conn: WsConnection,
+  store: Store,
+  q: URLSearchParams,
+  namespace: string,
+  jobId: string,
+  runner: ActionRunner,
+): void {
+  const allocId = q.get("alloc_id") || q.get("allocID") || "";
+  const taskName = q.get("task") ?? "";
+  const actionName = q.get("action") ?? "";
+  const r = store.allocs.get(allocId);
+  if (r === undefined || r.alloc.JobID !== jobId || r.alloc.Namespace !== namespace) {
+    return conn.close(CLOSE_POLICY_VIOLATION, `Unknown allocation ${JSON.stringify(allocId)}`);
+  }
+  const task = objs(findGroup(r.job, r.alloc.TaskGroup), "Tasks").find((t) => str(t, "Name") === taskName);
+  if (task === undefined) return conn.close(CLOSE_POLICY_VIOLATION, `unknown task name ${JSON.stringify(taskName)}`);
+  if (r.alloc.ClientStatus !== "running" || r.alloc.TaskStates[taskName]?.State !== "running") {
+    return conn.close(CLOSE_POLICY_VIOLATION, `task ${JSON.stringify(taskName)} is not running`);
+  }
+  const action: JsonObject | undefined = objs(task, "Actions").find((a) => str(a, "Name") === actionName);
+  if (action === undefined) return conn.close(CLOSE_POLICY_VIOLATION, `action ${JSON.stringify(actionName)} not found`);
+  const tty = boolParam(q, "tty");
+  let result: ActionResult;
+  try {
+    result = runner({
+      namespace,
+      jobId,
+      allocId,
+      task: taskName,
+      tty,
+      action: { Name: actionName, Command: str(action, "Command"), Args: strs(action, "Args") },
+    });
+  } catch (e) {
+    return conn.close(1011, e instanceof Error ? e.message : String(e));
+  }
+  const text = tty ? result.stdout.replace(/\r?\n/g, "\r\n") : result.stdout;
+  // One frame per line, like output arriving from a running process.
+  for (const part of text.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
+    conn.sendJson({ stdout: { data: Buffer.from(part, "utf8").toString("base64") } });
+  }
+  conn.sendJson({ stdout: { close: true } });
+  const code = result.exitCode ?? 0;
+  conn.sendJson({ exited: true, result: code === 0 ? {} : { exit_code: code } });
+  conn.close(CLOSE_NORMAL);
+}

@@ -1,0 +1,276 @@
+// Deployments of service jobs: one starts when an evaluation places or updates allocations of a new job
+// version; after `deploymentMs` its allocations report health and it succeeds (the version becomes
+// stable), waits for canary promotion, or fails when the job asks for it; a failure with auto_revert
+// registers the newest stable version again (reference/scheduler.md §3.9). Descriptions are the real server's.
+import { randomUUID } from "node:crypto";
+import { specChanged } from "../state/spec";
+import { bool, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
+import type { AllocRecord, JobEntry, Store } from "../state/store";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC, type Deployment, type Evaluation } from "../state/types";
+import { finishTaskStates, iso } from "./allocs";
+import type { EvalSpec, GroupPlan, RollbackFn } from "./types";
+
+/** Job meta key that makes the deployment of that job version fail (value "true"). */
+export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
+
+/** Returns whether a job (or one of its groups or tasks) asks the devserver to fail its deployment. */
+export function wantsFailedDeployment(job: JsonObject): boolean {
+  if (strMap(job, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
+  for (const g of objs(job, "TaskGroups")) {
+    if (strMap(g, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
+    for (const t of objs(g, "Tasks")) if (strMap(t, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
+  }
+  return false;
+}
+
+/**
+ * What deployments use of the engine that runs them (the engine passes itself at construction; this module
+ * does not import the engine, which imports it).
+ */
+export interface DeploymentHost {
+  readonly store: Store;
+  readonly settings: { readonly deploymentMs: number };
+  /** Jobs (namespace\0id) whose next deployment fails regardless of meta (control API). */
+  readonly failNextDeployment: Set<string>;
+  /** Registers a job version again (auto-revert), when set. */
+  readonly rollback: RollbackFn | undefined;
+  schedule(ms: number, fn: () => void): () => void;
+  createEval(index: number, spec: EvalSpec): Evaluation;
+  refreshStatus(entry: JobEntry, index: number): void;
+}
+
+/** Starts, advances, promotes and ends the deployments of one engine. */
+export class Deployments {
+  /** Pending health steps by deployment ID (cancelled when the deployment ends early). */
+  private readonly timers = new Map<string, () => void>();
+
+  constructor(private readonly engine: DeploymentHost) {}
+
+  /** Finds or starts the deployment of the job's current version when this evaluation changes allocations. */
+  start(
+    e: Evaluation,
+    entry: JobEntry,
+    plans: GroupPlan[],
+    live: AllocRecord[],
+    index: number,
+  ): Deployment | undefined {
+    const job = entry.job;
+    if (str(job, "Type") !== "service" || job.Stop === true) return undefined;
+    const groups = objs(job, "TaskGroups").filter((g) => num(obj(g, "Update"), "MaxParallel") > 0);
+    if (groups.length === 0) return undefined;
+    const jmi = num(job, "JobModifyIndex");
+    const existing = this.engine.store.jobDeployments(entry.namespace, entry.id).find((d) => d.JobModifyIndex === jmi);
+    if (existing !== undefined) return ACTIVE_DEPLOYMENT.has(existing.Status) ? existing : undefined;
+    const hadRunning = live.some((r) => num(r.job, "JobModifyIndex") === jmi);
+    const updating = plans.some((p) => p.destructive.length + p.inplace.length + p.canary > 0);
+    const total = groups.reduce((n, g) => n + num(g, "Count", 1), 0);
+    if (total === 0 || (hadRunning && !updating)) return undefined;
+    for (const d of this.engine.store.jobDeployments(entry.namespace, entry.id, true)) {
+      if (ACTIVE_DEPLOYMENT.has(d.Status)) this.end(d, "cancelled", DEPLOYMENT_DESC.newerJob, index);
+    }
+    const now = nowNanos();
+    const d: Deployment = {
+      ID: randomUUID(),
+      Namespace: entry.namespace,
+      JobID: entry.id,
+      JobVersion: num(job, "Version"),
+      JobModifyIndex: jmi,
+      JobSpecModifyIndex: jmi,
+      JobCreateIndex: num(job, "CreateIndex"),
+      IsMultiregion: false,
+      TaskGroups: {},
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESC.running,
+      EvalPriority: e.Priority,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
+    };
+    for (const g of groups) {
+      const u = obj(g, "Update");
+      const plan = plans.find((p) => p.name === str(g, "Name"));
+      d.TaskGroups[str(g, "Name")] = {
+        AutoRevert: bool(u, "AutoRevert"),
+        AutoPromote: bool(u, "AutoPromote"),
+        ProgressDeadline: num(u, "ProgressDeadline"),
+        RequireProgressBy: null,
+        Promoted: false,
+        PlacedCanaries: null,
+        DesiredCanaries: plan?.canary ?? 0,
+        DesiredTotal: num(g, "Count", 1),
+        PlacedAllocs: 0,
+        HealthyAllocs: 0,
+        UnhealthyAllocs: 0,
+      };
+    }
+    this.engine.store.deployments.set(d.ID, d);
+    this.engine.store.stamp(index, "deployment");
+    return d;
+  }
+
+  arm(id: string): void {
+    if (this.timers.has(id)) return;
+    const cancel = this.engine.schedule(this.engine.settings.deploymentMs, () => {
+      this.timers.delete(id);
+      this.progress(id);
+    });
+    this.timers.set(id, cancel);
+  }
+
+  private allocs(d: Deployment): AllocRecord[] {
+    return [...this.engine.store.allocs.values()].filter(
+      (r) => r.alloc.DeploymentID === d.ID && r.alloc.DesiredStatus === "run",
+    );
+  }
+
+  /** Moves a running deployment on: failure (devserver switch), canary health, or success. */
+  private progress(id: string): void {
+    const d = this.engine.store.deployments.get(id);
+    if (d === undefined || d.Status !== "running") return;
+    const entry = this.engine.store.getJob(d.Namespace, d.JobID);
+    if (entry === undefined) return;
+    const version = entry.versions.find((v) => num(v, "Version") === d.JobVersion) ?? entry.job;
+    const key = `${d.Namespace}\u0000${d.JobID}`;
+    if (wantsFailedDeployment(version) || this.engine.failNextDeployment.has(key)) {
+      this.engine.failNextDeployment.delete(key);
+      this.fail(d, DEPLOYMENT_DESC.unhealthy, true);
+      return;
+    }
+    const index = this.engine.store.write("deployment", "allocs");
+    const canaryGroups = Object.entries(d.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
+    for (const r of this.allocs(d)) {
+      if (r.alloc.DeploymentStatus && r.alloc.DeploymentStatus.Healthy === null) {
+        r.alloc.DeploymentStatus = { ...r.alloc.DeploymentStatus, Healthy: true, Timestamp: iso(), ModifyIndex: index };
+        r.alloc.ModifyIndex = index;
+        const g = d.TaskGroups[r.alloc.TaskGroup];
+        if (g) g.HealthyAllocs += 1;
+      }
+    }
+    d.ModifyIndex = index;
+    d.ModifyTime = nowNanos();
+    if (canaryGroups.length > 0) {
+      if (canaryGroups.every(([, g]) => g.AutoPromote)) {
+        this.promote(d, index);
+      } else {
+        d.StatusDescription = DEPLOYMENT_DESC.needsPromotion;
+      }
+      return;
+    }
+    this.end(d, "successful", DEPLOYMENT_DESC.successful, index);
+    this.markStable(entry, d.JobVersion, index);
+  }
+
+  /**
+   * Returns one "Task group ... has n/m healthy allocations" line per group (of `groups`, or every group)
+   * whose placed canaries are not all healthy and running: the real server then refuses the promotion.
+   */
+  unhealthyCanaryGroups(d: Deployment, groups: readonly string[] | undefined): string[] {
+    const out: string[] = [];
+    for (const [name, g] of Object.entries(d.TaskGroups)) {
+      if ((groups !== undefined && !groups.includes(name)) || g.DesiredCanaries === 0) continue;
+      const placed = new Set(g.PlacedCanaries ?? []);
+      const have = this.allocs(d).filter(
+        (r) =>
+          placed.has(r.alloc.ID) && r.alloc.DeploymentStatus?.Healthy === true && r.alloc.ClientStatus === "running",
+      ).length;
+      if (have < g.DesiredCanaries)
+        out.push(`Task group ${JSON.stringify(name)} has ${have}/${g.DesiredCanaries} healthy allocations`);
+    }
+    return out;
+  }
+
+  /**
+   * Promotes the canaries of a deployment (of `groups`, or every group): the old allocations get replaced by
+   * a follow-up evaluation. Groups left unpromoted keep the deployment waiting for promotion.
+   */
+  promote(d: Deployment, index: number, groups?: readonly string[]): Evaluation {
+    for (const [name, g] of Object.entries(d.TaskGroups))
+      if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
+    const waiting = Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
+    d.StatusDescription = waiting ? DEPLOYMENT_DESC.needsPromotion : DEPLOYMENT_DESC.running;
+    d.ModifyIndex = index;
+    const entry = this.engine.store.getJob(d.Namespace, d.JobID);
+    return this.engine.createEval(index, {
+      namespace: d.Namespace,
+      jobId: d.JobID,
+      type: str(entry?.job, "Type") || "service",
+      priority: d.EvalPriority || 50,
+      triggeredBy: "deployment-watcher",
+      jobModifyIndex: d.JobModifyIndex,
+      deploymentId: d.ID,
+    });
+  }
+
+  /** Marks a job version stable (and the current job when it is that version). */
+  markStable(entry: JobEntry, version: number, index: number, stable = true): boolean {
+    const i = entry.versions.findIndex((v) => num(v, "Version") === version);
+    const v = entry.versions[i];
+    if (v === undefined) return false;
+    entry.versions[i] = { ...v, Stable: stable, ModifyIndex: index };
+    if (num(entry.job, "Version") === version) entry.job = { ...entry.job, Stable: stable, ModifyIndex: index };
+    this.engine.store.stamp(index, "jobs", "job_version");
+    return true;
+  }
+
+  /** Ends a deployment with a terminal status. */
+  end(d: Deployment, status: Deployment["Status"], desc: string, index: number): void {
+    const cancel = this.timers.get(d.ID);
+    this.timers.delete(d.ID);
+    cancel?.();
+    d.Status = status;
+    d.StatusDescription = desc;
+    d.ModifyIndex = index;
+    d.ModifyTime = nowNanos();
+    this.engine.store.stamp(index, "deployment");
+  }
+
+  /**
+   * Fails a deployment; with `unhealthy` its allocations report unhealthy and fail. When a group has
+   * auto_revert, the newest stable version is registered again if its spec differs (reference/scheduler.md §3.9).
+   * Returns the version rolled back to, if any.
+   */
+  fail(d: Deployment, desc: string, unhealthy: boolean): number | undefined {
+    const index = this.engine.store.write("deployment", "allocs", "job_summary");
+    if (unhealthy) {
+      for (const r of this.allocs(d)) {
+        const g = d.TaskGroups[r.alloc.TaskGroup];
+        if (g) g.UnhealthyAllocs += 1;
+        Object.assign(r.alloc, {
+          ClientStatus: "failed",
+          ClientDescription: "Failed tasks",
+          TaskStates: finishTaskStates(r.alloc.TaskStates, "failed"),
+          DeploymentStatus: {
+            ...(r.alloc.DeploymentStatus ?? { Canary: false }),
+            Healthy: false,
+            Timestamp: iso(),
+            ModifyIndex: index,
+          },
+          ModifyIndex: index,
+          ModifyTime: nowNanos(),
+        });
+      }
+    }
+    const entry = this.engine.store.getJob(d.Namespace, d.JobID);
+    let description = desc;
+    let rollbackTo: JsonObject | undefined;
+    if (entry && Object.values(d.TaskGroups).some((g) => g.AutoRevert)) {
+      const stable = entry.versions.find((v) => v.Stable === true && num(v, "Version") !== num(entry.job, "Version"));
+      if (stable === undefined) {
+        description += " - no stable job version to auto revert to";
+      } else if (!specChanged(entry.job, stable)) {
+        description += ` - not rolling back to stable job version ${num(stable, "Version")} as current job has same specification`;
+      } else {
+        description += ` - rolling back to job version ${num(stable, "Version")}`;
+        rollbackTo = stable;
+      }
+    }
+    this.end(d, "failed", description, index);
+    if (entry) {
+      entry.summaryIndex = index;
+      this.engine.refreshStatus(entry, index);
+    }
+    if (entry && rollbackTo && this.engine.rollback) this.engine.rollback(entry, rollbackTo);
+    return rollbackTo ? num(rollbackTo, "Version") : undefined;
+  }
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "undici";
+import { afterAll, describe, expect, it } from "vitest";
+import { startServiceHost, writeJsonAtomic, type ServiceModule } from "../../../devserver/core";
+
+/** A module that keeps notes in a Map and persists them. */
+function notes(): ServiceModule & { restored: unknown[] } {
+  const store = new Map<string, string>();
+  const restored: unknown[] = [];
+  return {
+    name: "scheduler",
+    restored,
+    routes(r, ctx) {
+      r.post("/v1/note/:id", (req) => {
+        store.set(req.params.id ?? "", req.raw.toString("utf8"));
+        return { json: { Index: ctx.nextIndex() } };
+      });
+      r.get("/v1/note/:id", (req) => {
+        const v = store.get(req.params.id ?? "");
+        return v === undefined ? { status: 404, text: "missing" } : { text: v, headers: ctx.queryMeta(ctx.index()) };
+      });
+    },
+    snapshot: () => [...store],
+    restore: (data) => {
+      restored.push(data);
+      if (!Array.isArray(data)) return;
+      for (const entry of data) {
+        if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "string")
+          store.set(entry[0], entry[1]);
+      }
+    },
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "devserver-persist-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function call(url: string, token: string, method = "GET", body?: string) {
+  const res = await request(url, { method: method as "GET", headers: { "X-Svc-Token": token }, body });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+describe("persistence", () => {
+  it("keeps module data, tokens, root tokens and the index across a restart", async () => {
+    const file = join(dir, "state.json");
+    const first = await startServiceHost({ services: [notes()], persistPath: file });
+    const root = first.rootTokens.scheduler;
+    const minted = first.createToken("scheduler", { capabilities: ["*"] });
+    const put = await call(`${first.urls.scheduler}/v1/note/a%2Fb`, root, "POST", "hello");
+    const index = JSON.parse(put.text).Index as number;
+    await first.close();
+
+    const mod = notes();
+    const second = await startServiceHost({ services: [mod], persistPath: file });
+    try {
+      expect(second.rootTokens).toEqual(first.rootTokens);
+      const got = await call(`${second.urls.scheduler}/v1/note/a%2Fb`, minted);
+      expect([got.status, got.text, got.headers["x-svc-index"]]).toEqual([200, "hello", String(index)]);
+      const next = await call(`${second.urls.scheduler}/v1/note/c`, root, "POST", "x");
+      expect(JSON.parse(next.text).Index).toBe(index + 1);
+      expect(mod.restored).toEqual([[["a/b", "hello"]]]);
+    } finally {
+      await second.close();
+    }
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("writes after a change without waiting for close (debounced)", async () => {
+    const file = join(dir, "debounce.json");
+    const s = await startServiceHost({ services: [notes()], persistPath: file, persistDelayMs: 5 });
+    try {
+      await call(`${s.urls.scheduler}/v1/note/k`, s.rootTokens.scheduler, "POST", "v1");
+      await expect
+        .poll(() => {
+          try {
+            return JSON.stringify(JSON.parse(readFileSync(file, "utf8")).services.scheduler.data);
+          } catch {
+            return "";
+          }
+        })
+        .toBe(JSON.stringify([["k", "v1"]]));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("lets an explicit root token win over the persisted one", async () => {
+    const file = join(dir, "explicit.json");
+    const a = await startServiceHost({ persistPath: file });
+    await a.close();
+    const b = await startServiceHost({ persistPath: file, scheduler: { rootToken: "fixed-root" } });
+    try {
+      expect(b.rootTokens.scheduler).toBe("fixed-root");
+      expect(b.rootTokens.secrets).toBe(a.rootTokens.secrets);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("refuses to start from a state file it does not understand", async () => {
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, "{not json");
+    await expect(startServiceHost({ persistPath: bad })).rejects.toThrow(/not valid JSON/);
+    writeFileSync(bad, JSON.stringify({ version: 99, services: {} }));
+    await expect(startServiceHost({ persistPath: bad })).rejects.toThrow(/unknown layout/);
+  });
+
+  it("replaces files atomically and leaves no temp file", async () => {
+    const file = join(dir, "atomic.json");
+    await writeJsonAtomic(file, { a: 1 });
+    await writeJsonAtomic(file, { a: 2 });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ a: 2 });
+    expect(readdirSync(dir).filter((f) => f.startsWith("atomic.json."))).toEqual([]);
+  });
+});
