@@ -7,10 +7,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DevHttpError, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 import { startDevServer } from "../../../devserver";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions, setStackConfig } from "../../../provider/config";
+import { connectionOptions, setStackConfig } from "../../../provider/config";
 import { ApiError, ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
-import { ENV, stackConfigKey, type ConnectionOptions, type SettingName } from "../../../provider/http/settings";
+import { ENV, type ConnectionOptions } from "../../../provider/http/settings";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { makePki, type TestPki } from "../../helpers/tls";
 
@@ -65,16 +65,6 @@ function fromStack(
   setStackConfig(values);
   return new HttpCore("scheduler", { ...connectionOptions("scheduler"), env, retry: fast, ...extra });
 }
-
-describe("stack config keys", () => {
-  it("are the names the messages use, for every setting of both services", () => {
-    for (const service of ["secrets", "scheduler"] as const) {
-      for (const [setting, key] of Object.entries(CONFIG_KEYS[service])) {
-        expect(stackConfigKey(service, setting as SettingName)).toBe(`${CONFIG_NAMESPACE}:${key}`);
-      }
-    }
-  });
-});
 
 describe("TLS verification failures", () => {
   it("are called a certificate problem naming the CA settings, and are not retried", async () => {
