@@ -5,7 +5,17 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG_KEYS, CONFIG_NAMESPACE } from "../../../provider/config";
 import { HttpCore } from "../../../provider/http/core";
-import { stackConfigKey, type SettingName } from "../../../provider/http/settings";
+import {
+  ENV,
+  howToSet,
+  resolveConnection,
+  settingSource,
+  stackConfigKey,
+  type ConnectionOptions,
+  type SettingName,
+} from "../../../provider/http/settings";
+
+const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
 describe("stack config keys", () => {
   it("are the names the messages use, for every setting of both services", () => {
@@ -63,5 +73,210 @@ describe("connection settings", () => {
           env: { SCHEDULER_ADDR: "http://h", SCHEDULER_CLIENT_CERT: "-----BEGIN CERTIFICATE-----" },
         }),
     ).toThrow(/SCHEDULER_CLIENT_KEY/);
+  });
+});
+
+describe("the settings table", () => {
+  it("keeps every stack config key and environment variable name of both services", () => {
+    expect(CONFIG_KEYS).toEqual({
+      secrets: {
+        address: "secretsAddress",
+        token: "secretsToken",
+        namespace: "secretsNamespace",
+        caCert: "secretsCaCert",
+        clientCert: "secretsClientCert",
+        clientKey: "secretsClientKey",
+        tlsServerName: "secretsTlsServerName",
+        headerStyle: "secretsHeaderStyle",
+        tokenHeader: "secretsTokenHeader",
+        timeoutMs: "secretsTimeoutMs",
+        dangerouslySkipTlsVerify: "secretsDangerouslySkipTlsVerify",
+      },
+      scheduler: {
+        address: "schedulerAddress",
+        token: "schedulerToken",
+        namespace: "schedulerNamespace",
+        region: "schedulerRegion",
+        caCert: "schedulerCaCert",
+        clientCert: "schedulerClientCert",
+        clientKey: "schedulerClientKey",
+        tlsServerName: "schedulerTlsServerName",
+        headerStyle: "schedulerHeaderStyle",
+        tokenHeader: "schedulerTokenHeader",
+        timeoutMs: "schedulerTimeoutMs",
+        anonymous: "schedulerAnonymous",
+        dangerouslySkipTlsVerify: "schedulerDangerouslySkipTlsVerify",
+      },
+    });
+    expect(ENV).toEqual({
+      secrets: {
+        address: "SECRETS_ADDR",
+        token: "SECRETS_TOKEN",
+        namespace: "SECRETS_NAMESPACE",
+        caCert: "SECRETS_CACERT",
+        clientCert: "SECRETS_CLIENT_CERT",
+        clientKey: "SECRETS_CLIENT_KEY",
+        headerStyle: "SECRETS_HEADER_STYLE",
+        tokenHeader: "SECRETS_TOKEN_HEADER",
+      },
+      scheduler: {
+        address: "SCHEDULER_ADDR",
+        token: "SCHEDULER_TOKEN",
+        namespace: "SCHEDULER_NAMESPACE",
+        region: "SCHEDULER_REGION",
+        caCert: "SCHEDULER_CACERT",
+        clientCert: "SCHEDULER_CLIENT_CERT",
+        clientKey: "SCHEDULER_CLIENT_KEY",
+        headerStyle: "SCHEDULER_HEADER_STYLE",
+        tokenHeader: "SCHEDULER_TOKEN_HEADER",
+        anonymous: "SCHEDULER_ANONYMOUS",
+      },
+    });
+    expect(Object.isFrozen(ENV.scheduler) && Object.isFrozen(CONFIG_KEYS.secrets)).toBe(true);
+  });
+
+  it("reads every variable when no option is given, and names each one as where its value came from", () => {
+    const c = resolveConnection("scheduler", {
+      env: {
+        SCHEDULER_ADDR: "http://h:4646/base/",
+        SCHEDULER_TOKEN: "tok",
+        SCHEDULER_NAMESPACE: "ns",
+        SCHEDULER_REGION: "eu",
+        SCHEDULER_CACERT: PEM,
+        SCHEDULER_CLIENT_CERT: PEM,
+        SCHEDULER_CLIENT_KEY: PEM,
+        SCHEDULER_HEADER_STYLE: "real",
+        SCHEDULER_TOKEN_HEADER: "X-Tok",
+        SCHEDULER_TIMEOUT_MS: "5",
+      },
+    });
+    expect(c).toMatchObject({
+      origin: "http://h:4646",
+      basePath: "/base",
+      token: "tok",
+      anonymous: false,
+      namespace: "ns",
+      region: "eu",
+      timeoutMs: 30_000,
+      tokenSource: "the `token` option or the SCHEDULER_TOKEN environment variable",
+      tls: { ca: PEM, cert: PEM, key: PEM, rejectUnauthorized: true },
+    });
+    expect(c.headers.token).toBe("X-Tok");
+    expect(c.headers.index).toBe("X-Nomad-Index");
+    expect(c.origins).toEqual({
+      address: "env",
+      token: "env",
+      namespace: "env",
+      region: "env",
+      caCert: "env",
+      clientCert: "env",
+      clientKey: "env",
+      headerStyle: "env",
+      tokenHeader: "env",
+    });
+    expect(
+      resolveConnection("scheduler", { env: { SCHEDULER_ADDR: "http://h", SCHEDULER_ANONYMOUS: "true" } }),
+    ).toMatchObject({ anonymous: true, origins: { anonymous: "env" } });
+    expect(
+      resolveConnection("scheduler", { env: { SCHEDULER_ADDR: "http://h", SCHEDULER_ANONYMOUS: "yes" } }),
+    ).toMatchObject({ anonymous: false, origins: { address: "env" } });
+    // The secrets service has no region nor anonymous setting: their scheduler variables do not apply.
+    const s = resolveConnection("secrets", {
+      env: { SECRETS_ADDR: "http://h", SECRETS_REGION: "eu", SECRETS_ANONYMOUS: "1", SECRETS_TOKEN: "t" },
+    });
+    expect(s).toMatchObject({ region: undefined, anonymous: false, token: "t" });
+  });
+
+  it("lets a set option win over its variable, an empty one fall back to it, and names stack config under the providers", () => {
+    const env = {
+      SCHEDULER_ADDR: "http://env:1",
+      SCHEDULER_TOKEN: "env-tok",
+      SCHEDULER_NAMESPACE: "env-ns",
+      SCHEDULER_HEADER_STYLE: "real",
+      SCHEDULER_TOKEN_HEADER: "X-Env",
+      SCHEDULER_ANONYMOUS: "1",
+    };
+    const c = resolveConnection("scheduler", {
+      env,
+      optionsFrom: "stack-config",
+      address: "http://opt:2",
+      token: "opt-tok",
+      namespace: "",
+      headerStyle: "spec",
+      anonymous: false,
+      timeoutMs: 7,
+      tlsServerName: "name",
+      dangerouslySkipTlsVerify: true,
+    });
+    expect(c).toMatchObject({
+      origin: "http://opt:2",
+      token: "opt-tok",
+      anonymous: false,
+      namespace: "env-ns",
+      timeoutMs: 7,
+      tls: { servername: "name", rejectUnauthorized: false },
+      tokenSource: "stack config `pulumi-secrets-scheduler:schedulerToken` or the SCHEDULER_TOKEN environment variable",
+    });
+    expect(c.headers.token).toBe("X-Env");
+    expect(c.headers.index).toBe("X-Svc-Index");
+    expect(c.origins).toEqual({
+      address: "stack-config",
+      token: "stack-config",
+      anonymous: "stack-config",
+      namespace: "env",
+      headerStyle: "stack-config",
+      tokenHeader: "env",
+      timeoutMs: "stack-config",
+      tlsServerName: "stack-config",
+      dangerouslySkipTlsVerify: "stack-config",
+    });
+    expect(settingSource(c, "namespace")).toBe("SCHEDULER_NAMESPACE");
+    expect(settingSource(c, "address")).toBe("stack config `pulumi-secrets-scheduler:schedulerAddress`");
+    expect(settingSource(c, "region")).toBe(
+      "stack config `pulumi-secrets-scheduler:schedulerRegion` or the SCHEDULER_REGION environment variable",
+    );
+    expect(settingSource({ ...c, optionsFrom: "client" }, "timeoutMs")).toBe(
+      "stack config `pulumi-secrets-scheduler:schedulerTimeoutMs`",
+    );
+    expect(howToSet("secrets", "timeoutMs", "client")).toBe("the `timeoutMs` option");
+    expect(howToSet("secrets", "caCert", "client")).toBe(
+      "the `caCert` option or the SECRETS_CACERT environment variable",
+    );
+    // An explicit empty header style is refused, not replaced by the variable; an empty variable too.
+    expect(() => resolveConnection("scheduler", { env, headerStyle: "" as "spec" })).toThrow(
+      'The scheduler header style (from the `headerStyle` option) must be "spec" or "real", not "".',
+    );
+    expect(() => resolveConnection("secrets", { env: { SECRETS_ADDR: "http://h", SECRETS_HEADER_STYLE: "" } })).toThrow(
+      'The secrets service header style (from SECRETS_HEADER_STYLE) must be "spec" or "real", not "".',
+    );
+    expect(() => resolveConnection("secrets", { address: "http://h", timeoutMs: 0, env: {} })).toThrow(
+      "The secrets service timeout (the `timeoutMs` option) must be a positive number of milliseconds.",
+    );
+  });
+
+  it("names the setting and never the value of a refused token, namespace, region or PEM file", () => {
+    const secret = "s.Secret\nValue";
+    const thrown = (options: ConnectionOptions): string => {
+      try {
+        resolveConnection("scheduler", { address: "http://h", env: {}, ...options });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error("expected a throw");
+    };
+    for (const [setting, label] of [
+      ["token", "token"],
+      ["namespace", "namespace"],
+      ["region", "region"],
+    ] as const) {
+      const m = thrown({ [setting]: secret });
+      expect(m).toMatch(
+        new RegExp(`^The scheduler ${label} \\(from the \`${setting}\` option\\) holds a control character`),
+      );
+      expect(m).not.toContain("Secret");
+    }
+    expect(thrown({ clientKey: "/nonexistent/s.SecretPath" })).toBe(
+      "Cannot read the client key file given by the `clientKey` option (a value that is not PEM text is read as a file path): ENOENT.",
+    );
   });
 });
