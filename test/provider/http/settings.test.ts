@@ -2,7 +2,7 @@
  * Connection settings (provider/http/settings.ts): the stack config key and environment variable of every
  * setting, the order in which options and the environment are read, and the messages naming a bad setting.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { CONFIG_KEYS, CONFIG_NAMESPACE } from "../../../provider/config";
 import { HttpCore } from "../../../provider/http/core";
 import {
@@ -133,6 +133,13 @@ describe("the settings table", () => {
       },
     });
     expect(Object.isFrozen(ENV.scheduler) && Object.isFrozen(CONFIG_KEYS.secrets)).toBe(true);
+    // Users' code indexes them by name: the views keep their literal types, and a service's own settings.
+    expectTypeOf(ENV.scheduler.anonymous).toEqualTypeOf<"SCHEDULER_ANONYMOUS">();
+    expectTypeOf(CONFIG_KEYS.secrets.tokenHeader).toEqualTypeOf<"secretsTokenHeader">();
+    expectTypeOf(ENV.secrets).not.toHaveProperty("region");
+    expectTypeOf(ENV.secrets).not.toHaveProperty("timeoutMs");
+    expectTypeOf(CONFIG_KEYS.secrets).not.toHaveProperty("anonymous");
+    expectTypeOf(CONFIG_KEYS.scheduler).toHaveProperty("region");
   });
 
   it("reads every variable when no option is given, and names each one as where its value came from", () => {
