@@ -2,8 +2,9 @@
  * Connection settings (provider/http/settings.ts): the stack config key and environment variable of every
  * setting, the order in which options and the environment are read, and the messages naming a bad setting.
  */
-import { describe, expect, expectTypeOf, it } from "vitest";
-import { CONFIG_KEYS, CONFIG_NAMESPACE } from "../../../provider/config";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions, setStackConfig } from "../../../provider/config";
+import { ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import {
   ENV,
@@ -73,6 +74,48 @@ describe("connection settings", () => {
           env: { SCHEDULER_ADDR: "http://h", SCHEDULER_CLIENT_CERT: "-----BEGIN CERTIFICATE-----" },
         }),
     ).toThrow(/SCHEDULER_CLIENT_KEY/);
+  });
+});
+
+describe("missing and bad settings", () => {
+  afterEach(() => {
+    setStackConfig({});
+  });
+
+  it("name the stack config key and the variable under the providers, and no client option", () => {
+    setStackConfig({});
+    const err = (() => {
+      try {
+        return new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain(
+      "stack config `pulumi-secrets-scheduler:schedulerAddress` or the SCHEDULER_ADDR environment variable",
+    );
+    expect((err as Error).message).not.toContain("`address` option");
+  });
+
+  it("name the client option and the variable for a typed client, and no stack config key", () => {
+    expect(() => new HttpCore("secrets", { env: {} })).toThrow(
+      "the `address` option or the SECRETS_ADDR environment variable",
+    );
+    expect(() => new HttpCore("secrets", { env: {} })).not.toThrow(/stack config/);
+  });
+
+  it("name stack config, not the variable, when a bad value came from stack config", () => {
+    setStackConfig({ schedulerAddress: "ftp://x", schedulerCaCert: "/nonexistent/ca.pem" });
+    expect(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).toThrow(
+      "(from stack config `pulumi-secrets-scheduler:schedulerAddress`)",
+    );
+    setStackConfig({ schedulerAddress: "http://x", schedulerCaCert: "/nonexistent/ca.pem" });
+    expect(
+      () => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: { SCHEDULER_CACERT: "/other" } }),
+    ).toThrow(/CA bundle file given by stack config `pulumi-secrets-scheduler:schedulerCaCert`.*ENOENT/);
+    expect(() => new HttpCore("scheduler", { address: "not a url", env: {} })).toThrow("(from the `address` option)");
+    expect(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: "not a url" } })).toThrow("(from SCHEDULER_ADDR)");
   });
 });
 
