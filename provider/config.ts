@@ -4,42 +4,10 @@
  * and turned into explicit connection options. Anything unset falls back to the environment.
  */
 import type { ServiceName } from "./errors";
-import { ENV, type ConnectionOptions, type HeaderStyle } from "./http/settings";
+import { CONFIG_NAMESPACE, ENV, SETTINGS, setFromStackConfig, type ConnectionOptions } from "./http/settings";
 
-/** Namespace of this library's stack config keys, e.g. `pulumi-secrets-scheduler:schedulerAddress`. */
-export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
-
-/** Stack config keys per service, and the connection option each one sets. */
-export const CONFIG_KEYS = Object.freeze({
-  secrets: Object.freeze({
-    address: "secretsAddress",
-    token: "secretsToken",
-    namespace: "secretsNamespace",
-    caCert: "secretsCaCert",
-    clientCert: "secretsClientCert",
-    clientKey: "secretsClientKey",
-    tlsServerName: "secretsTlsServerName",
-    headerStyle: "secretsHeaderStyle",
-    tokenHeader: "secretsTokenHeader",
-    timeoutMs: "secretsTimeoutMs",
-    dangerouslySkipTlsVerify: "secretsDangerouslySkipTlsVerify",
-  }),
-  scheduler: Object.freeze({
-    address: "schedulerAddress",
-    token: "schedulerToken",
-    namespace: "schedulerNamespace",
-    region: "schedulerRegion",
-    caCert: "schedulerCaCert",
-    clientCert: "schedulerClientCert",
-    clientKey: "schedulerClientKey",
-    tlsServerName: "schedulerTlsServerName",
-    headerStyle: "schedulerHeaderStyle",
-    tokenHeader: "schedulerTokenHeader",
-    timeoutMs: "schedulerTimeoutMs",
-    anonymous: "schedulerAnonymous",
-    dangerouslySkipTlsVerify: "schedulerDangerouslySkipTlsVerify",
-  }),
-});
+// The settings table (http/settings.ts) names every key; these stay exported from here for users' code.
+export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./http/settings";
 
 /** The part of Pulumi's ConfigureRequest this module reads. */
 export interface ConfigSource {
@@ -54,11 +22,9 @@ let overrides: Pick<ConnectionOptions, "retry" | "timeoutMs"> = {};
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
 export async function configure(req: ConfigSource): Promise<void> {
   const next: Record<string, string> = {};
-  for (const keys of Object.values(CONFIG_KEYS)) {
-    for (const key of Object.values(keys)) {
-      const v = req.config.get(`${CONFIG_NAMESPACE}:${key}`);
-      if (v !== undefined && v !== "") next[key] = v;
-    }
+  for (const { configKey } of SETTINGS) {
+    const v = req.config.get(`${CONFIG_NAMESPACE}:${configKey}`);
+    if (v !== undefined && v !== "") next[configKey] = v;
   }
   stackConfig = next;
   anyStackConfig = (key) => req.config.get(key);
@@ -76,35 +42,12 @@ export function stackConfigValue(key: string): string | undefined {
 
 /** Returns the connection options set by stack config for a service (the environment fills the rest). */
 export function connectionOptions(service: ServiceName): ConnectionOptions {
-  const k = CONFIG_KEYS[service] as Record<string, string>;
-  const get = (name: string): string | undefined => {
-    const key = k[name];
-    return key === undefined ? undefined : stackConfig[key];
-  };
   // Messages then name the stack config keys rather than the typed clients' options.
   const opts: ConnectionOptions = { optionsFrom: "stack-config" };
-  const str = (
-    name: "address" | "token" | "namespace" | "region" | "caCert" | "clientCert" | "clientKey" | "tlsServerName",
-  ) => {
-    const v = get(name);
-    if (v !== undefined) opts[name] = v;
-  };
-  str("address");
-  str("token");
-  str("namespace");
-  str("region");
-  str("caCert");
-  str("clientCert");
-  str("clientKey");
-  str("tlsServerName");
-  const style = get("headerStyle");
-  if (style !== undefined) opts.headerStyle = style as HeaderStyle;
-  const tokenHeader = get("tokenHeader");
-  if (tokenHeader !== undefined) opts.headerNames = { token: tokenHeader };
-  const timeout = get("timeoutMs");
-  if (timeout !== undefined) opts.timeoutMs = Number(timeout);
-  if (get("anonymous") === "true") opts.anonymous = true;
-  if (get("dangerouslySkipTlsVerify") === "true") opts.dangerouslySkipTlsVerify = true;
+  for (const s of SETTINGS) {
+    const text = s.service === service ? stackConfig[s.configKey] : undefined;
+    if (text !== undefined) setFromStackConfig(opts, s, text);
+  }
   if (overrides.retry !== undefined) opts.retry = overrides.retry;
   if (opts.timeoutMs === undefined && overrides.timeoutMs !== undefined) opts.timeoutMs = overrides.timeoutMs;
   return opts;

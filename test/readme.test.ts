@@ -12,8 +12,7 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { hclToJson } from "../devserver/scheduler/hcl/engine";
-import { CONFIG_KEYS, CONFIG_NAMESPACE } from "../provider/config";
-import { ENV } from "../provider/http/settings";
+import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
 
 const ROOT = resolve(__dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -176,12 +175,8 @@ describe("README code blocks", () => {
       for (const m of readFileSync(join(ROOT, "test/conformance", f), "utf8").matchAll(/\bCONFORMANCE_[A-Z_]+/g))
         conformanceVars.add(m[0]);
     }
-    const libraryVars = new Set<string>([...Object.values(ENV.secrets), ...Object.values(ENV.scheduler)]);
-    const configKeys = new Set(
-      [...Object.values(CONFIG_KEYS.secrets), ...Object.values(CONFIG_KEYS.scheduler)].map(
-        (k) => `${CONFIG_NAMESPACE}:${k}`,
-      ),
-    );
+    const libraryVars = new Set(SETTINGS.flatMap((s) => (s.env === undefined ? [] : [s.env])));
+    const configKeys = new Set(SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s.configKey}`));
     // The root project's own keys: the ones its program (examples/root/index.ts) reads.
     for (const m of readFileSync(join(ROOT, "examples/root/index.ts"), "utf8").matchAll(
       /\bconfig\.(?:get|require)(?:Secret|Number|Boolean)?\("(\w+)"\)/g,
@@ -269,13 +264,27 @@ describe("README claims", () => {
     for (const m of mentions) expect(m).toBe(`${floor} or newer`);
   });
 
-  it("lists every stack config key and environment variable the library reads", () => {
+  it("lists every stack config key and environment variable the library reads, a setting per table row", () => {
     const config = README.slice(README.indexOf("## Configuration"));
-    for (const key of [...Object.values(CONFIG_KEYS.secrets), ...Object.values(CONFIG_KEYS.scheduler)]) {
-      expect(config, `stack config key ${key}`).toContain(`\`${key}\``);
-    }
-    for (const name of [...Object.values(ENV.secrets), ...Object.values(ENV.scheduler)]) {
-      expect(config, `variable ${name}`).toContain(`\`${name}`);
+    // The configuration table's rows, as cells: stack config keys, variables, meaning.
+    const rows = config
+      .slice(0, config.indexOf("\n\n", config.indexOf("\n|")))
+      .split("\n")
+      .filter((l) => l.startsWith("| `"))
+      .map((l) => l.split("|").map((c) => c.trim()));
+    expect(rows.length).toBeGreaterThan(10);
+    for (const s of SETTINGS) {
+      const at = `stack config key ${s.configKey}`;
+      expect(config, at).toContain(`\`${s.configKey}\``);
+      const row = rows.find((r) => (r[1] ?? "").includes(`\`${s.configKey}\``));
+      expect(row, `${at}: no row of the configuration table`).toBeDefined();
+      // Its variable in the same row (none for settings without one), and "(secret)" on credentials only.
+      if (s.env === undefined) expect(row?.[2], `${at}: names no variable`).toBe("");
+      else {
+        expect(config, `variable ${s.env}`).toContain(`\`${s.env}`);
+        expect(row?.[2], `${at}: its variable ${s.env} in the same row`).toContain(`\`${s.env}`);
+      }
+      expect(row?.[1]?.includes(`\`${s.configKey}\` (secret)`), `${at} (secret)`).toBe(s.secret);
     }
   });
 });

@@ -7,47 +7,158 @@ import { readFileSync } from "node:fs";
 import { ConfigError, type ServiceName } from "../errors";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry";
 
-/** Environment variables read by the core, by service. */
-export const ENV = Object.freeze({
-  secrets: Object.freeze({
-    address: "SECRETS_ADDR",
-    token: "SECRETS_TOKEN",
-    namespace: "SECRETS_NAMESPACE",
-    caCert: "SECRETS_CACERT",
-    clientCert: "SECRETS_CLIENT_CERT",
-    clientKey: "SECRETS_CLIENT_KEY",
-    headerStyle: "SECRETS_HEADER_STYLE",
-    tokenHeader: "SECRETS_TOKEN_HEADER",
-  }),
-  scheduler: Object.freeze({
-    address: "SCHEDULER_ADDR",
-    token: "SCHEDULER_TOKEN",
-    namespace: "SCHEDULER_NAMESPACE",
-    region: "SCHEDULER_REGION",
-    caCert: "SCHEDULER_CACERT",
-    clientCert: "SCHEDULER_CLIENT_CERT",
-    clientKey: "SCHEDULER_CLIENT_KEY",
-    headerStyle: "SCHEDULER_HEADER_STYLE",
-    tokenHeader: "SCHEDULER_TOKEN_HEADER",
-    anonymous: "SCHEDULER_ANONYMOUS",
-  }),
-});
+/** Namespace of this library's stack config keys, e.g. `pulumi-secrets-scheduler:schedulerAddress`. */
+export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
+
+/**
+ * How a setting's text (a stack config value or an environment variable) is read: `url` an http(s) base URL,
+ * `text` as is, `pem` PEM text or else a file path, `header-style` "spec" or "real", `header-name` an HTTP
+ * header name, `ms` a positive number of milliseconds, `flag` a boolean (stack config "true"; the
+ * environment "1" or "true").
+ */
+export type SettingKind = "url" | "text" | "pem" | "header-style" | "header-name" | "ms" | "flag";
+
+interface SettingSpec {
+  kind: SettingKind;
+  /** The connection option it sets, when not the setting's name. */
+  option?: string;
+  /** What messages call it after the service's name ("the scheduler CA bundle"), when not the setting's name. */
+  label?: string;
+  /** Its environment variable in each service that reads one; none for settings set only by option or stack config. */
+  env?: Partial<Record<ServiceName, string>>;
+  /** The one service that has the setting; both when absent. */
+  only?: ServiceName;
+  /** A credential: never printed, marked "(secret)" in the README's table, set with `pulumi config set --secret`. */
+  secret?: true;
+  /** A control character is refused (the value goes into a header or query). */
+  refuseControl?: true;
+}
+
+/**
+ * The connection settings: one row per setting, with its variable per service. Everything else is derived
+ * from it: the stack config keys (`<service><Setting>`, e.g. `schedulerCaCert`, see {@link CONFIG_KEYS}),
+ * the variables ({@link ENV}), the keys `configure` reads, how stack config text becomes options, and the
+ * names messages give a setting.
+ */
+const TABLE = {
+  address: { kind: "url", env: { secrets: "SECRETS_ADDR", scheduler: "SCHEDULER_ADDR" } },
+  token: {
+    kind: "text",
+    env: { secrets: "SECRETS_TOKEN", scheduler: "SCHEDULER_TOKEN" },
+    secret: true,
+    refuseControl: true,
+  },
+  namespace: {
+    kind: "text",
+    env: { secrets: "SECRETS_NAMESPACE", scheduler: "SCHEDULER_NAMESPACE" },
+    refuseControl: true,
+  },
+  region: { kind: "text", env: { scheduler: "SCHEDULER_REGION" }, only: "scheduler", refuseControl: true },
+  caCert: { kind: "pem", label: "CA bundle", env: { secrets: "SECRETS_CACERT", scheduler: "SCHEDULER_CACERT" } },
+  clientCert: {
+    kind: "pem",
+    label: "client certificate",
+    env: { secrets: "SECRETS_CLIENT_CERT", scheduler: "SCHEDULER_CLIENT_CERT" },
+  },
+  clientKey: {
+    kind: "pem",
+    label: "client key",
+    env: { secrets: "SECRETS_CLIENT_KEY", scheduler: "SCHEDULER_CLIENT_KEY" },
+    secret: true,
+  },
+  tlsServerName: { kind: "text" },
+  headerStyle: {
+    kind: "header-style",
+    label: "header style",
+    env: { secrets: "SECRETS_HEADER_STYLE", scheduler: "SCHEDULER_HEADER_STYLE" },
+  },
+  tokenHeader: {
+    kind: "header-name",
+    option: "headerNames.token",
+    env: { secrets: "SECRETS_TOKEN_HEADER", scheduler: "SCHEDULER_TOKEN_HEADER" },
+  },
+  timeoutMs: { kind: "ms", label: "timeout" },
+  anonymous: { kind: "flag", env: { scheduler: "SCHEDULER_ANONYMOUS" }, only: "scheduler" },
+  dangerouslySkipTlsVerify: { kind: "flag" },
+} as const satisfies Record<string, SettingSpec>;
+
+type Table = typeof TABLE;
 
 /** A connection setting that messages can name. */
-export type SettingName =
-  | "address"
-  | "token"
-  | "namespace"
-  | "region"
-  | "caCert"
-  | "clientCert"
-  | "clientKey"
-  | "tlsServerName"
-  | "headerStyle"
-  | "tokenHeader"
-  | "timeoutMs"
-  | "anonymous"
-  | "dangerouslySkipTlsVerify";
+export type SettingName = keyof Table;
+
+/** The settings a service has. */
+type SettingOf<S extends ServiceName> = {
+  [K in SettingName]: Table[K] extends { only: infer O } ? (O extends S ? K : never) : K;
+}[SettingName];
+
+const SERVICES: readonly ServiceName[] = ["secrets", "scheduler"];
+
+/** One setting of one service: the table's row, with its option, label, stack config key and variable. */
+export type Setting = ReturnType<typeof row>;
+
+function row(name: SettingName, service: ServiceName) {
+  const r: SettingSpec = TABLE[name];
+  return Object.freeze({
+    service,
+    name,
+    kind: r.kind,
+    option: r.option ?? name,
+    label: r.label ?? name,
+    /** The service, then the setting's capitalized name; without the namespace, e.g. `schedulerToken`. */
+    configKey: `${service}${name.charAt(0).toUpperCase()}${name.slice(1)}`,
+    env: r.env?.[service],
+    only: r.only,
+    secret: r.secret === true,
+    refuseControl: r.refuseControl === true,
+  });
+}
+
+/** Every setting of every service, one row each (secrets first). */
+export const SETTINGS: readonly Setting[] = Object.freeze(
+  SERVICES.flatMap((service) =>
+    (Object.keys(TABLE) as SettingName[])
+      .map((name) => row(name, service))
+      .filter((s) => s.only === undefined || s.only === service),
+  ),
+);
+
+/** The row of a setting, or undefined when the service has no such setting. */
+export function settingOf(service: ServiceName, name: SettingName): Setting | undefined {
+  return SETTINGS.find((s) => s.service === service && s.name === name);
+}
+
+/** A view of the table: per service, one value per setting that has one. */
+function view(
+  value: (s: Setting) => string | undefined,
+): Readonly<Record<ServiceName, Readonly<Record<string, string>>>> {
+  const out = {} as Record<ServiceName, Readonly<Record<string, string>>>;
+  for (const service of SERVICES) {
+    const o: Record<string, string> = {};
+    for (const s of SETTINGS) {
+      const v = s.service === service ? value(s) : undefined;
+      if (v !== undefined) o[s.name] = v;
+    }
+    out[service] = Object.freeze(o);
+  }
+  return Object.freeze(out);
+}
+
+/** Stack config keys (without the namespace) per service, and the setting each one sets. A view of the table. */
+export const CONFIG_KEYS = view((s) => s.configKey) as {
+  readonly [S in ServiceName]: { readonly [K in SettingOf<S>]: `${S}${Capitalize<K>}` };
+};
+
+/** Environment variables read by the core, by service. A view of the table. */
+export const ENV = view((s) => s.env) as {
+  readonly [S in ServiceName]: {
+    readonly [K in SettingOf<S> as Table[K] extends { env: Record<S, string> } ? K : never]: Table[K] extends {
+      env: Record<S, infer E>;
+    }
+      ? E
+      : never;
+  };
+};
 
 /**
  * Who built the connection options: a program using the typed clients directly (`client`, the default), or
@@ -61,27 +172,44 @@ export type SettingOrigin = "option" | "stack-config" | "env";
 
 /** The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`. */
 export function stackConfigKey(service: ServiceName, setting: SettingName): string {
-  return `pulumi-secrets-scheduler:${service}${setting.charAt(0).toUpperCase()}${setting.slice(1)}`;
+  return `${CONFIG_NAMESPACE}:${row(setting, service).configKey}`;
 }
 
 /** The environment variable of a setting, when it has one. */
 export function envName(service: ServiceName, setting: SettingName): string | undefined {
-  return (ENV[service] as Readonly<Record<string, string>>)[setting];
+  return row(setting, service).env;
 }
 
 /** Names where a setting came from: "stack config `…`", "the `…` option" or the environment variable. */
 export function describeOrigin(service: ServiceName, setting: SettingName, origin: SettingOrigin): string {
   if (origin === "stack-config") return `stack config \`${stackConfigKey(service, setting)}\``;
   if (origin === "env") return envName(service, setting) ?? setting;
-  return `the \`${setting}\` option`;
+  return `the \`${row(setting, service).option}\` option`;
 }
 
 /** Says how to set a setting: the option (typed clients) or the stack config key (providers), or the variable. */
 export function howToSet(service: ServiceName, setting: SettingName, from: OptionsOrigin): string {
   const explicit =
-    from === "stack-config" ? `stack config \`${stackConfigKey(service, setting)}\`` : `the \`${setting}\` option`;
+    from === "stack-config"
+      ? `stack config \`${stackConfigKey(service, setting)}\``
+      : `the \`${row(setting, service).option}\` option`;
   const variable = envName(service, setting);
   return variable === undefined ? explicit : `${explicit} or the ${variable} environment variable`;
+}
+
+/** Options that take a setting's text as is. */
+type TextOption = { [K in SettingName]: Table[K]["kind"] extends "url" | "text" | "pem" ? K : never }[SettingName];
+/** Options that take a boolean. */
+type FlagOption = { [K in SettingName]: Table[K]["kind"] extends "flag" ? K : never }[SettingName];
+
+/** Sets the option of a setting from its stack config text, read by the setting's kind. */
+export function setFromStackConfig(opts: ConnectionOptions, s: Setting, text: string): void {
+  if (s.kind === "ms") opts.timeoutMs = Number(text);
+  else if (s.kind === "flag") {
+    if (text === "true") opts[s.name as FlagOption] = true;
+  } else if (s.kind === "header-style") opts.headerStyle = text as HeaderStyle;
+  else if (s.kind === "header-name") opts.headerNames = { token: text };
+  else opts[s.name as TextOption] = text;
 }
 
 /** Names of the headers the core sends and reads; each can be overridden to talk to a real cluster. */
@@ -237,58 +365,57 @@ const LABEL: Record<ServiceName, string> = { secrets: "secrets service", schedul
 /** Resolves options and environment into one connection; throws ConfigError naming the option and variable. */
 export function resolveConnection(service: ServiceName, options: ConnectionOptions = {}): ResolvedConnection {
   const env = options.env ?? process.env;
-  const names = ENV[service];
   const from: OptionsOrigin = options.optionsFrom ?? "client";
   const explicit: SettingOrigin = from === "stack-config" ? "stack-config" : "option";
   const origins: Partial<Record<SettingName, SettingOrigin>> = {};
-  const pick = (setting: SettingName, opt: string | undefined): string | undefined => {
-    if (opt !== undefined && opt !== "") {
-      origins[setting] = explicit;
-      return opt;
-    }
-    const envVar = envName(service, setting);
-    const v = envVar === undefined ? undefined : env[envVar];
-    if (v === undefined || v === "") return undefined;
-    origins[setting] = "env";
-    return v;
+  const source = (setting: SettingName): string => settingSource({ service, optionsFrom: from, origins }, setting);
+  const what = (setting: SettingName): string => `${LABEL[service]} ${row(setting, service).label}`;
+  const envValue = (setting: SettingName): string | undefined => {
+    const variable = envName(service, setting);
+    return variable === undefined ? undefined : env[variable];
   };
-  const source = (setting: SettingName): string => {
-    const o = origins[setting];
-    return o === undefined ? howToSet(service, setting, from) : describeOrigin(service, setting, o);
+  /** A set option, else a set variable; a control character refused where the table says so. */
+  const pick = (setting: SettingName, opt: string | undefined): string | undefined => {
+    const fromOption = opt !== undefined && opt !== "";
+    const v = fromOption ? opt : envValue(setting);
+    if (v === undefined || v === "") return undefined;
+    origins[setting] = fromOption ? explicit : "env";
+    if (row(setting, service).refuseControl)
+      refuseControlCharacters(v, `The ${what(setting)} (from ${source(setting)})`);
+    return v;
   };
 
   const address = pick("address", options.address);
   if (address === undefined) {
-    throw new ConfigError(`The ${LABEL[service]} address is not set: set ${howToSet(service, "address", from)}.`);
+    throw new ConfigError(`The ${what("address")} is not set: set ${howToSet(service, "address", from)}.`);
   }
   let url: URL;
   try {
     url = new URL(address);
   } catch {
-    throw new ConfigError(`The ${LABEL[service]} address is not a URL (from ${source("address")}).`);
+    throw new ConfigError(`The ${what("address")} is not a URL (from ${source("address")}).`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(
-      `The ${LABEL[service]} address must start with http:// or https:// (from ${source("address")}).`,
-    );
+    throw new ConfigError(`The ${what("address")} must start with http:// or https:// (from ${source("address")}).`);
   }
 
-  const anonymousEnv = service === "scheduler" ? env[ENV.scheduler.anonymous] : undefined;
+  const anonymousEnv = envValue("anonymous");
+  const anonymousFromEnv = anonymousEnv === "1" || anonymousEnv === "true";
   if (options.anonymous !== undefined) origins.anonymous = explicit;
-  else if (anonymousEnv === "1" || anonymousEnv === "true") origins.anonymous = "env";
-  const anonymous = options.anonymous ?? (anonymousEnv === "1" || anonymousEnv === "true");
-  const token = anonymous ? undefined : pick("token", options.token);
+  else if (anonymousFromEnv) origins.anonymous = "env";
+  const anonymous = options.anonymous ?? anonymousFromEnv;
 
+  const styleEnv = envValue("headerStyle");
   if (options.headerStyle !== undefined) origins.headerStyle = explicit;
-  else if (env[names.headerStyle] !== undefined) origins.headerStyle = "env";
-  const style = (options.headerStyle ?? env[names.headerStyle] ?? "spec") as string;
+  else if (styleEnv !== undefined) origins.headerStyle = "env";
+  const style = (options.headerStyle ?? styleEnv ?? "spec") as string;
   if (style !== "spec" && style !== "real") {
     throw new ConfigError(
-      `The ${LABEL[service]} header style (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`,
+      `The ${what("headerStyle")} (from ${source("headerStyle")}) must be "spec" or "real", not "${style}".`,
     );
   }
   const base = style === "real" ? REAL_HEADERS[service] : SPEC_HEADERS;
-  const tokenHeaderEnv = options.headerNames?.token === undefined ? env[names.tokenHeader] : undefined;
+  const tokenHeaderEnv = options.headerNames?.token === undefined ? envValue("tokenHeader") : undefined;
   const tokenHeader = options.headerNames?.token ?? tokenHeaderEnv;
   if (options.headerNames?.token !== undefined) origins.tokenHeader = explicit;
   else if (tokenHeaderEnv !== undefined && tokenHeaderEnv !== "") origins.tokenHeader = "env";
@@ -302,22 +429,19 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   for (const [k, name] of Object.entries(headers) as Array<[keyof HeaderNames, string]>) {
     if (name === "" && k === "requestMarker") continue;
     if (!HEADER_NAME.test(name)) {
-      const which =
-        k !== "token"
-          ? `the \`headerNames.${k}\` option`
-          : origins.tokenHeader === "option"
-            ? "the `headerNames.token` option"
-            : source("tokenHeader");
+      const which = k === "token" ? source("tokenHeader") : `the \`headerNames.${k}\` option`;
       throw new ConfigError(
         `The ${LABEL[service]} ${k} header name (from ${which}) is not a valid HTTP header name: use letters, digits and !#$%&'*+-.^_\`|~ only.`,
       );
     }
   }
-  if (token !== undefined) refuseControlCharacters(token, `The ${LABEL[service]} token (from ${source("token")})`);
+  const token = anonymous ? undefined : pick("token", options.token);
 
-  const ca = readPem(pick("caCert", options.caCert), "CA bundle", source("caCert"));
-  const cert = readPem(pick("clientCert", options.clientCert), "client certificate", source("clientCert"));
-  const key = readPem(pick("clientKey", options.clientKey), "client key", source("clientKey"));
+  const pem = (setting: "caCert" | "clientCert" | "clientKey"): string | undefined =>
+    readPem(pick(setting, options[setting]), row(setting, service).label, source(setting));
+  const ca = pem("caCert");
+  const cert = pem("clientCert");
+  const key = pem("clientKey");
   if ((cert === undefined) !== (key === undefined)) {
     throw new ConfigError(
       `Mutual TLS needs both a client certificate and a client key; only one is set (the certificate: ` +
@@ -331,15 +455,12 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new ConfigError(
-      `The ${LABEL[service]} timeout (${source("timeoutMs")}) must be a positive number of milliseconds.`,
+      `The ${what("timeoutMs")} (${source("timeoutMs")}) must be a positive number of milliseconds.`,
     );
   }
 
   const namespace = pick("namespace", options.namespace);
-  if (namespace !== undefined)
-    refuseControlCharacters(namespace, `The ${LABEL[service]} namespace (from ${source("namespace")})`);
-  const region = service === "scheduler" ? pick("region", options.region) : undefined;
-  if (region !== undefined) refuseControlCharacters(region, `The ${LABEL[service]} region (from ${source("region")})`);
+  const region = settingOf(service, "region") === undefined ? undefined : pick("region", options.region);
 
   return {
     service,

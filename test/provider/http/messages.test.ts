@@ -7,10 +7,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DevHttpError, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 import { startDevServer } from "../../../devserver";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions, setStackConfig } from "../../../provider/config";
-import { ApiError, ConfigError } from "../../../provider/errors";
+import { connectionOptions, setStackConfig } from "../../../provider/config";
+import { ApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
-import { ENV, stackConfigKey, type ConnectionOptions, type SettingName } from "../../../provider/http/settings";
+import { ENV, type ConnectionOptions } from "../../../provider/http/settings";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { makePki, type TestPki } from "../../helpers/tls";
 
@@ -65,16 +65,6 @@ function fromStack(
   setStackConfig(values);
   return new HttpCore("scheduler", { ...connectionOptions("scheduler"), env, retry: fast, ...extra });
 }
-
-describe("stack config keys", () => {
-  it("are the names the messages use, for every setting of both services", () => {
-    for (const service of ["secrets", "scheduler"] as const) {
-      for (const [setting, key] of Object.entries(CONFIG_KEYS[service])) {
-        expect(stackConfigKey(service, setting as SettingName)).toBe(`${CONFIG_NAMESPACE}:${key}`);
-      }
-    }
-  });
-});
 
 describe("TLS verification failures", () => {
   it("are called a certificate problem naming the CA settings, and are not retried", async () => {
@@ -175,42 +165,6 @@ describe("an unreachable address", () => {
 });
 
 describe("missing and bad settings", () => {
-  it("name the stack config key and the variable under the providers, and no client option", () => {
-    setStackConfig({});
-    const err = (() => {
-      try {
-        return new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} });
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toContain(
-      "stack config `pulumi-secrets-scheduler:schedulerAddress` or the SCHEDULER_ADDR environment variable",
-    );
-    expect((err as Error).message).not.toContain("`address` option");
-  });
-
-  it("name the client option and the variable for a typed client, and no stack config key", () => {
-    expect(() => new HttpCore("secrets", { env: {} })).toThrow(
-      "the `address` option or the SECRETS_ADDR environment variable",
-    );
-    expect(() => new HttpCore("secrets", { env: {} })).not.toThrow(/stack config/);
-  });
-
-  it("name stack config, not the variable, when a bad value came from stack config", () => {
-    setStackConfig({ schedulerAddress: "ftp://x", schedulerCaCert: "/nonexistent/ca.pem" });
-    expect(() => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: {} })).toThrow(
-      "(from stack config `pulumi-secrets-scheduler:schedulerAddress`)",
-    );
-    setStackConfig({ schedulerAddress: "http://x", schedulerCaCert: "/nonexistent/ca.pem" });
-    expect(
-      () => new HttpCore("scheduler", { ...connectionOptions("scheduler"), env: { SCHEDULER_CACERT: "/other" } }),
-    ).toThrow(/CA bundle file given by stack config `pulumi-secrets-scheduler:schedulerCaCert`.*ENOENT/);
-    expect(() => new HttpCore("scheduler", { address: "not a url", env: {} })).toThrow("(from the `address` option)");
-    expect(() => new HttpCore("scheduler", { env: { SCHEDULER_ADDR: "not a url" } })).toThrow("(from SCHEDULER_ADDR)");
-  });
-
   it("a missing token names the stack config key under the providers", async () => {
     setStackConfig({ secretsAddress: dev.urls.secrets });
     const c = new HttpCore("secrets", { ...connectionOptions("secrets"), env: {} });

@@ -5,13 +5,102 @@
  * environment variables. Calls keep working across closeConnections, which a shared client outlives.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { providerClient, setConnectionOverrides, setStackConfig } from "../../provider/config";
+import {
+  configure,
+  connectionOptions,
+  providerClient,
+  setConnectionOverrides,
+  setStackConfig,
+  stackConfigValue,
+} from "../../provider/config";
 import { SchedulerClient } from "../../provider/clients/scheduler";
 import { closeConnections } from "../../provider/http/core";
 import { ConfigError } from "../../provider/errors";
 import { job } from "../../provider/resources/job";
 import type { JobOutputs } from "../../provider/resources/job-state";
 import { createJob, startHarness, type Harness } from "./resources/job-harness";
+
+describe("configure and connectionOptions", () => {
+  afterEach(() => {
+    setConnectionOverrides({});
+    setStackConfig({});
+  });
+
+  it("turns every stack config key of a service into its connection option, and nothing else", async () => {
+    const values: Record<string, string> = {
+      "pulumi-secrets-scheduler:schedulerAddress": "http://h:1",
+      "pulumi-secrets-scheduler:schedulerToken": "tok",
+      "pulumi-secrets-scheduler:schedulerNamespace": "ns",
+      "pulumi-secrets-scheduler:schedulerRegion": "eu",
+      "pulumi-secrets-scheduler:schedulerCaCert": "/ca.pem",
+      "pulumi-secrets-scheduler:schedulerClientCert": "/c.pem",
+      "pulumi-secrets-scheduler:schedulerClientKey": "/k.pem",
+      "pulumi-secrets-scheduler:schedulerTlsServerName": "name",
+      "pulumi-secrets-scheduler:schedulerHeaderStyle": "real",
+      "pulumi-secrets-scheduler:schedulerTokenHeader": "X-Tok",
+      "pulumi-secrets-scheduler:schedulerTimeoutMs": "1500",
+      "pulumi-secrets-scheduler:schedulerAnonymous": "true",
+      "pulumi-secrets-scheduler:schedulerDangerouslySkipTlsVerify": "true",
+      "pulumi-secrets-scheduler:secretsAddress": "http://s:2",
+      "pulumi-secrets-scheduler:secretsRegion": "not-a-secrets-setting",
+      "pulumi-secrets-scheduler:secretsAnonymous": "true",
+      "pulumi-secrets-scheduler:secretsToken": "",
+      "pulumi-secrets-scheduler:secretsTimeoutMs": "soon",
+      "pulumi-secrets-scheduler:secretsDangerouslySkipTlsVerify": "1",
+      "myproj:other": "x",
+    };
+    const asked: string[] = [];
+    await configure({
+      config: {
+        get: (k) => {
+          asked.push(k);
+          return values[k];
+        },
+      },
+    });
+    expect(connectionOptions("scheduler")).toEqual({
+      optionsFrom: "stack-config",
+      address: "http://h:1",
+      token: "tok",
+      namespace: "ns",
+      region: "eu",
+      caCert: "/ca.pem",
+      clientCert: "/c.pem",
+      clientKey: "/k.pem",
+      tlsServerName: "name",
+      headerStyle: "real",
+      headerNames: { token: "X-Tok" },
+      timeoutMs: 1500,
+      anonymous: true,
+      dangerouslySkipTlsVerify: true,
+    });
+    // Only the secrets service's own keys; an empty value is unset; a timeout is read as a number, flags as "true".
+    expect(connectionOptions("secrets")).toEqual({
+      optionsFrom: "stack-config",
+      address: "http://s:2",
+      timeoutMs: NaN,
+    });
+    expect(asked.filter((k) => !k.startsWith("pulumi-secrets-scheduler:"))).toEqual([]);
+    expect(new Set(asked).size).toBe(24);
+    expect(stackConfigValue("myproj:other")).toBe("x");
+    expect(stackConfigValue("pulumi-secrets-scheduler:secretsToken")).toBeUndefined();
+  });
+
+  it("adds the connection overrides: the retry policy always, a timeout only when stack config sets none", () => {
+    setConnectionOverrides({ retry: { maxAttempts: 2 }, timeoutMs: 9 });
+    setStackConfig({ secretsTimeoutMs: "4" });
+    expect(connectionOptions("secrets")).toEqual({
+      optionsFrom: "stack-config",
+      timeoutMs: 4,
+      retry: { maxAttempts: 2 },
+    });
+    expect(connectionOptions("scheduler")).toEqual({
+      optionsFrom: "stack-config",
+      timeoutMs: 9,
+      retry: { maxAttempts: 2 },
+    });
+  });
+});
 
 let made = 0;
 const scheduler = () =>
