@@ -7,14 +7,14 @@ import {
   renderVarFile,
   submissionOf,
   variablesText,
-} from "../../../provider/resources/job-inputs";
+} from "../../../provider/resources/job/inputs";
 import {
   canonicalJobText,
   hasNoDeployment,
   identityOf,
   normalizeJob,
   replaceReasons,
-} from "../../../provider/resources/job-normalize";
+} from "../../../provider/resources/job/normalize";
 
 describe("checkJobInputs", () => {
   it("accepts a jobspec alone", () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job-inputs";
+import type { JobInputs } from "../../../provider/resources/job/inputs";
 import { captureStderr, checked, createJob, startHarness, type Harness, type Stated } from "./job-harness";
 
 let h: Harness;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../../provider/resources/common";
-import { formatPlan } from "../../../provider/resources/job-preview";
+import { formatPlan } from "../../../provider/resources/job/text";
 import {
   NO_SECRETS,
   isSensitiveField,
@@ -12,7 +12,7 @@ import {
   maskText,
   secretMaskOf,
   variableValues,
-} from "../../../provider/resources/job-secrets";
+} from "../../../provider/resources/job/secrets";
 import type { PlanResponse } from "../../../provider/schemas/scheduler";
 
 const plan = (

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../../provider/config";
 import { UNKNOWN } from "../../../provider/resources/common";
 import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job-inputs";
+import type { JobInputs } from "../../../provider/resources/job/inputs";
 import {
   applyJob,
   captureStderr,

@@ -6,8 +6,8 @@
  * server's default, so only values that are present are judged. Failure texts never repeat a value.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { jobIdProblem } from "../clients/scheduler/base";
-import { hasForeignPrototype, propertyPath } from "./common";
+import { jobIdProblem } from "../../clients/scheduler/base";
+import { hasForeignPrototype, propertyPath } from "../common";
 
 /** Job types a register accepts (`core` is the server's own). */
 const JOB_TYPES: ReadonlySet<string> = new Set(["service", "batch", "system", "sysbatch"]);

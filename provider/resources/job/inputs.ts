@@ -4,10 +4,10 @@
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { JobSchema } from "../schemas/scheduler";
-import { checkInputs, containsUnknown, copyInputs, requestName, shownKey } from "./common";
-import { checkJobObject } from "./job-validate";
-import { checkPromotionInput } from "./job-promotion";
+import { JobSchema } from "../../schemas/scheduler";
+import { checkInputs, containsUnknown, copyInputs, requestName, shownKey } from "../common";
+import { checkJobObject } from "./validate";
+import { checkPromotionInput } from "./promotion";
 
 /** Defaults of the settings the inputs may leave out. */
 export const JOB_DEFAULTS = Object.freeze({

@@ -6,10 +6,10 @@
  * update fails and goes through `onDeploymentFailure` like any failed deployment.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { SchedulerClient } from "../clients/scheduler";
-import type { Deployment, DeploymentGroupState } from "../schemas/scheduler";
-import { isZeroDuration, parseDurationMs, type JobInputs } from "./job-inputs";
-import type { JobRef } from "./job-rollout";
+import type { SchedulerClient } from "../../clients/scheduler";
+import type { Deployment, DeploymentGroupState } from "../../schemas/scheduler";
+import { isZeroDuration, parseDurationMs, type JobInputs } from "./inputs";
+import type { JobRef } from "./follow";
 
 /** How canaries are promoted. */
 export type PromotionPolicy = { mode: "manual" } | { mode: "auto"; soakMs: number; groups?: readonly string[] };

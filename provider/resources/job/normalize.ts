@@ -3,7 +3,7 @@
  * without formatting, key order, empty lists or server bookkeeping ever showing as a change.
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./common";
+import { canonicalJson } from "../common";
 
 /** A job definition in the API's JSON shape (loose: every field the server knows is kept). */
 export type JobObject = Record<string, unknown>;

@@ -11,8 +11,8 @@ import type {
   ObjectDiff,
   PlanResponse,
   TaskDiff,
-} from "../schemas/scheduler";
-import { NO_SECRETS, SECRET_SHOWN, maskText, masksField, type SecretMask } from "./job-secrets";
+} from "../../schemas/scheduler";
+import { NO_SECRETS, SECRET_SHOWN, maskText, masksField, type SecretMask } from "./secrets";
 
 /** What the formatter needs to know besides the plan. */
 export interface PlanContext {

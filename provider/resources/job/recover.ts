@@ -3,11 +3,11 @@
  * that rollback), or revert to the version that ran before, guarded so a concurrent writer is never
  * overwritten.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import { FEATURE_RELEASES } from "../clients/scheduler/releases";
-import { isApiError } from "../errors";
-import { autoRevertTarget, type Rollback } from "./job-messages";
-import { Deadline, followRollout, waitForVersionDeployment, type JobRef, type RolloutResult } from "./job-rollout";
+import type { SchedulerClient } from "../../clients/scheduler";
+import { FEATURE_RELEASES } from "../../clients/scheduler/releases";
+import { isApiError } from "../../errors";
+import { autoRevertTarget, type Rollback } from "./messages";
+import { Deadline, followRollout, waitForVersionDeployment, type JobRef, type RolloutResult } from "./follow";
 
 /** What recovery needs besides the failure. */
 export interface RecoverContext {

@@ -4,12 +4,12 @@
  * settled here, once, so every request and every comparison uses the same ones.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SchedulerClient } from "../clients/scheduler";
-import type { Job } from "../schemas/scheduler";
-import { canonicalJson } from "./common";
-import { withTriggers } from "./job-batch";
-import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody } from "./job-inputs";
-import { hashOf, identityOf, normalizeJob, type JobIdentity, type JobObject } from "./job-normalize";
+import type { SchedulerClient } from "../../clients/scheduler";
+import type { Job } from "../../schemas/scheduler";
+import { canonicalJson } from "../common";
+import { withTriggers } from "./batch";
+import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody } from "./inputs";
+import { hashOf, identityOf, normalizeJob, type JobIdentity, type JobObject } from "./normalize";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's

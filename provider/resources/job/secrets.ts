@@ -18,8 +18,8 @@
  * State written before `secretInputs` existed has none: it counts as "nothing secret", and `diff` never
  * compares it, so adding it shows no change.
  */
-import { containsUnknown } from "./common";
-import type { JobInputs } from "./job-inputs";
+import { containsUnknown } from "../common";
+import type { JobInputs } from "./inputs";
 
 /** How Pulumi shows a secret value. */
 export const SECRET_SHOWN = "[secret]";

@@ -14,10 +14,10 @@
  * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
  * they see exactly what the user wrote.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import { canonicalJson, containsUnknown } from "./common";
-import { resolveDesired } from "./job-desired";
-import type { JobInputs } from "./job-inputs";
+import type { SchedulerClient } from "../../clients/scheduler";
+import { canonicalJson, containsUnknown } from "../common";
+import { resolveDesired } from "./spec";
+import type { JobInputs } from "./inputs";
 
 /** The Job inputs after `check`: what the user wrote, with the resolved identity. */
 export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; resolvedKeys?: string[] };

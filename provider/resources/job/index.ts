@@ -3,29 +3,29 @@
  * previewed through the scheduler's plan, written with check-and-set, followed to the end of its
  * deployment and rolled back when that deployment fails.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import { schedulerClient as newClient } from "./scheduler-client";
-import { ResourceError, isApiError } from "../errors";
-import type { PlanResponse, WriteResult } from "../schemas/scheduler";
-import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "./common";
-import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./job-desired";
-import { withIdentity, userInputs } from "./job-identity";
-import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./job-inputs";
+import type { SchedulerClient } from "../../clients/scheduler";
+import { schedulerClient as newClient } from "../scheduler-client";
+import { ResourceError, isApiError } from "../../errors";
+import type { PlanResponse, WriteResult } from "../../schemas/scheduler";
+import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
+import { inputsHashMatches, parseStoredJob, resolveDesired, serverJobText, type DesiredJob } from "./spec";
+import { withIdentity, userInputs } from "./identity";
+import { JOB_DEFAULTS, checkJobInputs, deploymentTimeoutMs, type JobInputs } from "./inputs";
 import {
   alreadyExistsMessage,
   changedOutsideMessage,
   formatRolloutFailure,
   replaceNeededMessage,
   type Rollback,
-} from "./job-messages";
-import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./job-normalize";
-import { show, showOnce } from "../log";
-import { formatPlan } from "./job-preview";
-import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./job-secrets";
-import { CanaryPromoter, promotionPolicy } from "./job-promotion";
-import { describeShown, planDrift, planFacts, rememberShownPlan, shownPlanOf } from "./job-plan-drift";
-import { recoverFromFailure } from "./job-recover";
-import { Deadline, followRollout, type JobRef } from "./job-rollout";
+} from "./messages";
+import { hasNoDeployment, identityOf, replaceReasons, type JobIdentity, type ReplaceReason } from "./normalize";
+import { show, showOnce } from "../../log";
+import { formatPlan } from "./text";
+import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./secrets";
+import { CanaryPromoter, promotionPolicy } from "./promotion";
+import { describeShown, planDrift, planFacts, rememberShownPlan, shownPlanOf } from "./plan-drift";
+import { recoverFromFailure } from "./recover";
+import { Deadline, followRollout, type JobRef } from "./follow";
 import {
   NO_DEPLOYMENT,
   buildOutputs,
@@ -34,10 +34,10 @@ import {
   refOf,
   type JobOutputs,
   type Kept,
-} from "./job-state";
-import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./job-write";
-import { preserveOf, scaleBase, scaledNote } from "./job-scale";
-import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./job-batch";
+} from "./state";
+import { evalOfRegister, holdsDesired, registerWithReadBack, type Registered } from "./apply";
+import { preserveOf, scaleBase, scaledNote } from "./scale";
+import { assertBatchSettings, collectedOutputs, keptAsCollected, waitForCompletion } from "./batch";
 
 const SETTINGS = [
   "policyOverride",

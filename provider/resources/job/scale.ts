@@ -5,13 +5,13 @@
  * counts or resources) is not treated as changed outside Pulumi: the update registers with check-and-set on
  * the server's current index instead of failing.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import type { Job } from "../schemas/scheduler";
-import { canonicalJson } from "./common";
-import { CREDENTIAL_FIELDS, parseStoredJob, type DesiredJob } from "./job-desired";
-import type { JobInputs } from "./job-inputs";
-import type { JobObject } from "./job-normalize";
-import type { JobRef } from "./job-rollout";
+import type { SchedulerClient } from "../../clients/scheduler";
+import type { Job } from "../../schemas/scheduler";
+import { canonicalJson } from "../common";
+import { CREDENTIAL_FIELDS, parseStoredJob, type DesiredJob } from "./spec";
+import type { JobInputs } from "./inputs";
+import type { JobObject } from "./normalize";
+import type { JobRef } from "./follow";
 
 /** Task resource fields `preserveResources` keeps (what vertical scaling changes). */
 export const SCALED_RESOURCE_FIELDS: readonly string[] = Object.freeze(["CPU", "Cores", "MemoryMB", "MemoryMaxMB"]);

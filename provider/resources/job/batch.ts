@@ -6,14 +6,14 @@
  * finished batch version whose spec did not change).
  */
 import { createHash } from "node:crypto";
-import type { SchedulerClient } from "../clients/scheduler";
-import type { Allocation, Job } from "../schemas/scheduler";
-import { canonicalJson } from "./common";
-import type { JobInputs } from "./job-inputs";
-import type { JobIdentity, JobObject } from "./job-normalize";
-import { count } from "./job-preview";
-import { followRollout, type Deadline, type JobRef } from "./job-rollout";
-import { NO_DEPLOYMENT, buildOutputs, type JobOutputs } from "./job-state";
+import type { SchedulerClient } from "../../clients/scheduler";
+import type { Allocation, Job } from "../../schemas/scheduler";
+import { canonicalJson } from "../common";
+import type { JobInputs } from "./inputs";
+import type { JobIdentity, JobObject } from "./normalize";
+import { count } from "./text";
+import { followRollout, type Deadline, type JobRef } from "./follow";
+import { NO_DEPLOYMENT, buildOutputs, type JobOutputs } from "./state";
 
 /** The job meta key that carries the hash of `triggers`. */
 export const TRIGGERS_META = "pulumi-triggers";

@@ -2,9 +2,9 @@
  * The Job resource's error texts, as pure functions: a failed deployment (with what was rolled back and
  * what runs now), a refused check-and-set, an existing job, a refused replacement.
  */
-import type { DeploymentGroupState } from "../schemas/scheduler";
-import type { ReplaceReason } from "./job-normalize";
-import { count } from "./job-preview";
+import type { DeploymentGroupState } from "../../schemas/scheduler";
+import type { ReplaceReason } from "./normalize";
+import { count } from "./text";
 
 /** What happened after a rollout failed. */
 export type Rollback =

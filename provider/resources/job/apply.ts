@@ -4,13 +4,13 @@
  * moved past the sent index and holds what was sent (the scheduler's plan of it shows no change) is this
  * register's doing; an unmoved job means it was not applied and the register goes again.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import { ApiError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import type { Job, WriteResult } from "../schemas/scheduler";
-import { backoff } from "./common";
-import type { DesiredJob } from "./job-desired";
-import type { JobInputs } from "./job-inputs";
-import type { JobRef } from "./job-rollout";
+import type { SchedulerClient } from "../../clients/scheduler";
+import { ApiError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../../errors";
+import type { Job, WriteResult } from "../../schemas/scheduler";
+import { backoff } from "../common";
+import type { DesiredJob } from "./spec";
+import type { JobInputs } from "./inputs";
+import type { JobRef } from "./follow";
 
 /** A register the server applied. */
 export interface Registered {

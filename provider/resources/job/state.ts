@@ -9,12 +9,12 @@
  * provider stopped reading allocation IDs into its job resource for the same reason). Scripts that need
  * them read them live with the typed client (`clients`).
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import { isApiError } from "../errors";
-import type { Deployment, Job } from "../schemas/scheduler";
-import { SCHEMA_VERSION, definedDeep } from "./common";
-import type { JobInputs } from "./job-inputs";
-import type { JobRef } from "./job-rollout";
+import type { SchedulerClient } from "../../clients/scheduler";
+import { isApiError } from "../../errors";
+import type { Deployment, Job } from "../../schemas/scheduler";
+import { SCHEMA_VERSION, definedDeep } from "../common";
+import type { JobInputs } from "./inputs";
+import type { JobRef } from "./follow";
 
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {

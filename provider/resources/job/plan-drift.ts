@@ -9,9 +9,9 @@
  * normal form, and only counts and group names are kept.
  */
 import { createHash } from "node:crypto";
-import type { PlanResponse } from "../schemas/scheduler";
-import { summarizeFailedPlacements } from "./job-preview";
-import type { JobRef } from "./job-rollout";
+import type { PlanResponse } from "../../schemas/scheduler";
+import { summarizeFailedPlacements } from "./text";
+import type { JobRef } from "./follow";
 
 /** What a plan says that apply must not exceed: destructive updates and failed placements per group. */
 export interface PlanFacts {

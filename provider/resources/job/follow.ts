@@ -3,10 +3,10 @@
  * deployment, then the deployment to a final status, always with blocking queries (the server answers when
  * something changed), never with sleeps. Placement failures end the wait at once.
  */
-import type { SchedulerClient } from "../clients/scheduler";
-import type { Deployment, Evaluation } from "../schemas/scheduler";
-import { summarizeFailedPlacements } from "./job-preview";
-import { manualPromotionNote, unpromotedCanaryGroups, type CanaryPromoter } from "./job-promotion";
+import type { SchedulerClient } from "../../clients/scheduler";
+import type { Deployment, Evaluation } from "../../schemas/scheduler";
+import { summarizeFailedPlacements } from "./text";
+import { manualPromotionNote, unpromotedCanaryGroups, type CanaryPromoter } from "./promotion";
 
 /** Where a job lives, for every request. */
 export interface JobRef {
