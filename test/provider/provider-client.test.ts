@@ -11,7 +11,7 @@ import { closeConnections } from "../../provider/http/core";
 import { ConfigError } from "../../provider/errors";
 import { job } from "../../provider/resources/job";
 import type { JobOutputs } from "../../provider/resources/job/state";
-import { createJob, startHarness, type Harness } from "./resources/job-harness";
+import { createJob, startHarness, type Harness } from "./resources/job/harness";
 
 let made = 0;
 const scheduler = () =>

@@ -5,7 +5,7 @@
  * showed before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
+import { job } from "../../../../provider/resources/job";
 import {
   applyJob,
   captureStderr,
@@ -15,7 +15,7 @@ import {
   startHarness,
   type Harness,
   type Stated,
-} from "./job-harness";
+} from "./harness";
 
 const SPEC = `
 variable "db_password" {

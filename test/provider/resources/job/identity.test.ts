@@ -5,8 +5,8 @@
  * `up` never made; `stables` from `diff` would not help: the dynamic-provider host drops them).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
-import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job-harness";
+import { job } from "../../../../provider/resources/job";
+import { applyJob, countRequests, createJob, startHarness, type Harness } from "./harness";
 
 const spec = (id: string, count: number, namespace?: string) => `
 job "${id}" {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
-import { applyJob, checked, countRequests, createJob, registers, startHarness, type Harness } from "./job-harness";
+import { job } from "../../../../provider/resources/job";
+import { applyJob, checked, countRequests, createJob, registers, startHarness, type Harness } from "./harness";
 
 /** One kind of job, as HCL and as a job object, with a change that updates and one that replaces. */
 interface Kind {

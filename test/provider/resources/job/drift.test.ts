@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stripServerManagedFields } from "../../../provider/clients/scheduler";
-import { setStackConfig } from "../../../provider/config";
-import { isApiError } from "../../../provider/errors";
-import { job } from "../../../provider/resources/job";
-import type { Deployment } from "../../../provider/schemas/scheduler";
+import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
+import { setStackConfig } from "../../../../provider/config";
+import { isApiError } from "../../../../provider/errors";
+import { job } from "../../../../provider/resources/job";
+import type { Deployment } from "../../../../provider/schemas/scheduler";
 import {
   applyJob,
   captureStderr,
@@ -14,7 +14,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 const spec = (id: string, image: string) => `
 job "${id}" {

@@ -3,14 +3,14 @@
  * loopback sits between the provider and the devserver; what the server holds is read around the proxy.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../../devserver";
-import { SchedulerClient } from "../../../provider/clients/scheduler";
-import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
-import { job as jobImpl } from "../../../provider/resources/job";
-import type { ProviderImpl } from "../../../provider/resources/common";
-import { upStep, type Stated } from "../../helpers/engine-steps";
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { SPEC } from "../../helpers/jobspecs";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import { SchedulerClient } from "../../../../provider/clients/scheduler";
+import { setConnectionOverrides, setStackConfig } from "../../../../provider/config";
+import { job as jobImpl } from "../../../../provider/resources/job";
+import type { ProviderImpl } from "../../../../provider/resources/common";
+import { upStep, type Stated } from "../../../helpers/engine-steps";
+import { startFaultProxy, type FaultProxy } from "../../../helpers/fault-proxy";
+import { SPEC } from "../../../helpers/jobspecs";
 
 const job = jobImpl as unknown as ProviderImpl;
 

@@ -4,9 +4,9 @@
  * operation's exact requests are pinned here, so a change that adds one fails and has to say why.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job/inputs";
-import { captureStderr, checked, createJob, startHarness, type Harness, type Stated } from "./job-harness";
+import { job } from "../../../../provider/resources/job";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
+import { captureStderr, checked, createJob, startHarness, type Harness, type Stated } from "./harness";
 
 let h: Harness;
 

@@ -3,9 +3,9 @@
  * that completes or fails, and the forced garbage collection of finished jobs).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StartedDevServer } from "../../../devserver";
-import { job } from "../../../provider/resources/job";
-import { TRIGGERS_META } from "../../../provider/resources/job/batch";
+import type { StartedDevServer } from "../../../../devserver";
+import { job } from "../../../../provider/resources/job";
+import { TRIGGERS_META } from "../../../../provider/resources/job/batch";
 import {
   applyJob,
   captureStderr,
@@ -16,7 +16,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 const BATCH = (id: string, opts: { failTask?: boolean; type?: string } = {}) => `
 job "${id}" {

@@ -3,8 +3,8 @@
  * dimension of a group is shown, from the devserver's plan, not only the first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
-import { captureStderr, checked, createJob, startHarness, type Harness } from "./job-harness";
+import { job } from "../../../../provider/resources/job";
+import { captureStderr, checked, createJob, startHarness, type Harness } from "./harness";
 
 const BATCH = (constraints: string, memory: number) => `
 job "report" {

@@ -4,9 +4,9 @@ import {
   changedOutsideMessage,
   failedGroups,
   formatRolloutFailure,
-} from "../../../provider/resources/job/messages";
-import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../provider/resources/job/text";
-import type { PlanResponse } from "../../../provider/schemas/scheduler";
+} from "../../../../provider/resources/job/messages";
+import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../../provider/resources/job/text";
+import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 
 const ctx = { jobId: "web", namespace: "default" };
 

@@ -4,12 +4,12 @@
  * than version tags) reverts nothing and says why. Against the devserver over real HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSchedulerService, startDevServer, type DevServer } from "../../../devserver";
-import { setStackConfig } from "../../../provider/config";
-import { ResourceInitError } from "../../../provider/resources/common";
-import { recoverFromFailure } from "../../../provider/resources/job/recover";
-import type { JobOutputs } from "../../../provider/resources/job/state";
-import { applyJob, countRequests, createJob, rejection, startHarness, type Harness } from "./job-harness";
+import { createSchedulerService, startDevServer, type DevServer } from "../../../../devserver";
+import { setStackConfig } from "../../../../provider/config";
+import { ResourceInitError } from "../../../../provider/resources/common";
+import { recoverFromFailure } from "../../../../provider/resources/job/recover";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
+import { applyJob, countRequests, createJob, rejection, startHarness, type Harness } from "./harness";
 
 const spec = (id: string, image: string) => `
 job "${id}" {

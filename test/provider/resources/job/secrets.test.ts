@@ -3,8 +3,8 @@
  * and of the plan text with it.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../provider/resources/common";
-import { formatPlan } from "../../../provider/resources/job/text";
+import { UNKNOWN } from "../../../../provider/resources/common";
+import { formatPlan } from "../../../../provider/resources/job/text";
 import {
   NO_SECRETS,
   isSensitiveField,
@@ -12,8 +12,8 @@ import {
   maskText,
   secretMaskOf,
   variableValues,
-} from "../../../provider/resources/job/secrets";
-import type { PlanResponse } from "../../../provider/schemas/scheduler";
+} from "../../../../provider/resources/job/secrets";
+import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 
 const plan = (
   extra: { taskFields?: NonNullable<PlanResponse["Diff"]>["Fields"]; warnings?: string } = {},

@@ -6,12 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job } from "../../../provider/resources/job";
-import { desiredInputsHash, inputsHashMatches } from "../../../provider/resources/job/spec";
-import type { JobInputs } from "../../../provider/resources/job/inputs";
-import { canonicalJson } from "../../../provider/resources/common";
-import { userInputs } from "../../../provider/resources/job/identity";
-import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./job-harness";
+import { job } from "../../../../provider/resources/job";
+import { desiredInputsHash, inputsHashMatches } from "../../../../provider/resources/job/spec";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
+import { canonicalJson } from "../../../../provider/resources/common";
+import { userInputs } from "../../../../provider/resources/job/identity";
+import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./harness";
 
 /** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
 const checked = async (inputs: Parameters<typeof checkedWithIdentity>[0]): Promise<JobInputs> =>

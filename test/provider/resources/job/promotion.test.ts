@@ -4,10 +4,10 @@
  * fails the update and goes through `onDeploymentFailure`. Against the devserver over real HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSchedulerService } from "../../../devserver";
-import { ResourceInitError } from "../../../provider/resources/common";
-import { job } from "../../../provider/resources/job";
-import type { JobOutputs } from "../../../provider/resources/job/state";
+import { createSchedulerService } from "../../../../devserver";
+import { ResourceInitError } from "../../../../provider/resources/common";
+import { job } from "../../../../provider/resources/job";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
 import {
   applyJob,
   captureStderr,
@@ -16,7 +16,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 /** A service job whose groups each run `count` allocations and place one canary per update. */
 const spec = (id: string, image: string, groups: string[] = ["web"]) => `

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../provider/resources/common";
+import { UNKNOWN } from "../../../../provider/resources/common";
 import {
   checkJobInputs,
   deploymentTimeoutMs,
@@ -7,14 +7,14 @@ import {
   renderVarFile,
   submissionOf,
   variablesText,
-} from "../../../provider/resources/job/inputs";
+} from "../../../../provider/resources/job/inputs";
 import {
   canonicalJobText,
   hasNoDeployment,
   identityOf,
   normalizeJob,
   replaceReasons,
-} from "../../../provider/resources/job/normalize";
+} from "../../../../provider/resources/job/normalize";
 
 describe("checkJobInputs", () => {
   it("accepts a jobspec alone", () => {

@@ -4,8 +4,8 @@
  * the scaled values, without a refresh; any other change made outside Pulumi is still refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StartedDevServer } from "../../../devserver";
-import { job } from "../../../provider/resources/job";
+import type { StartedDevServer } from "../../../../devserver";
+import { job } from "../../../../provider/resources/job";
 import {
   applyJob,
   captureStderr,
@@ -16,7 +16,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 const SPEC = (id: string, image: string, count = 2, cpu = 100) => `
 job "${id}" {

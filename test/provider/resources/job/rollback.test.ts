@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSchedulerService } from "../../../devserver";
-import { ResourceInitError } from "../../../provider/resources/common";
-import { job } from "../../../provider/resources/job";
-import { recoverFromFailure } from "../../../provider/resources/job/recover";
-import type { JobOutputs } from "../../../provider/resources/job/state";
+import { createSchedulerService } from "../../../../devserver";
+import { ResourceInitError } from "../../../../provider/resources/common";
+import { job } from "../../../../provider/resources/job";
+import { recoverFromFailure } from "../../../../provider/resources/job/recover";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
 import {
   applyJob,
   captureStderr,
@@ -14,7 +14,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 const spec = (id: string, image: string, opts: { autoRevert?: boolean; memory?: number } = {}) => `
 job "${id}" {

@@ -3,12 +3,12 @@
  * update or delete-and-create), against a devserver started on port 0, and counts the requests it sees.
  */
 import { vi } from "vitest";
-import { setStackConfig } from "../../../provider/config";
-import { SchedulerClient } from "../../../provider/clients/scheduler";
-import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job/inputs";
-import type { JobOutputs } from "../../../provider/resources/job/state";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../../devserver";
+import { setStackConfig } from "../../../../provider/config";
+import { SchedulerClient } from "../../../../provider/clients/scheduler";
+import { job } from "../../../../provider/resources/job";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
+import { startDevServer, type DevServer, type DevServerOptions } from "../../../../devserver";
 
 /** A running devserver with the providers pointed at it. */
 export interface Harness {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setStackConfig } from "../../../provider/config";
-import { UNKNOWN } from "../../../provider/resources/common";
-import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job/inputs";
+import { setStackConfig } from "../../../../provider/config";
+import { UNKNOWN } from "../../../../provider/resources/common";
+import { job } from "../../../../provider/resources/job";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import {
   applyJob,
   captureStderr,
@@ -13,7 +13,7 @@ import {
   rejection,
   startHarness,
   type Harness,
-} from "./job-harness";
+} from "./harness";
 
 const SERVICE = (image: string, count = 2) => `
 job "web" {
