@@ -30,7 +30,7 @@ describe("module loading in the provider host", () => {
     const inputs = checked.inputs as Parameters<typeof job.diff>[2];
     const hash = (await import("../../provider/resources/job/spec.js")).desiredInputsHash;
     const { SchedulerClient } = await import("../../provider/clients/scheduler/index.js");
-    const { userInputs } = await import("../../provider/resources/job/identity.js");
+    const { userInputs } = await import("../../provider/resources/job/spec.js");
     const olds = {
       jobId: "lazy",
       namespace: "default",

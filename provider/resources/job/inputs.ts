@@ -1,13 +1,14 @@
 /**
  * The Job resource's inputs: their schema, `check`, and the pure helpers that turn them into what a
- * register sends (durations, var-file text, the submission). No network here.
+ * register sends (durations, var-file text, the submission) or how it runs (promotion policy, preserved
+ * scale, batch-only settings). No network here.
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../../schemas/scheduler";
-import { checkInputs, containsUnknown, copyInputs, requestName, shownKey } from "../common";
+import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
+import type { JobIdentity } from "./spec";
 import { checkJobObject } from "./validate";
-import { checkPromotionInput } from "./promotion";
 
 /** Defaults of the settings the inputs may leave out. */
 export const JOB_DEFAULTS = Object.freeze({
@@ -75,7 +76,7 @@ export const JobInputsSchema = z.strictObject({
   adopt: z.boolean().optional(),
   /**
    * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
-   * `variables.<name>`), so the provider keeps their values out of the text it shows (job-secrets.ts).
+   * `variables.<name>`), so the provider keeps their values out of the text it shows (secrets.ts).
    * Never compared by `diff`.
    */
   secretInputs: z.array(z.string()).optional(),
@@ -245,6 +246,67 @@ export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variab
   return { Source: JSON.stringify(inputs.job ?? {}, null, 2), Format: "json" };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
+/** How canaries are promoted. */
+export type PromotionPolicy = { mode: "manual" } | { mode: "auto"; soakMs: number; groups?: readonly string[] };
+
+/** Returns the policy of the inputs (default "manual"). */
+export function promotionPolicy(inputs: Pick<JobInputs, "promotion">): PromotionPolicy {
+  const p = inputs.promotion;
+  if (p === undefined || p === "manual") return { mode: "manual" };
+  if (p === "auto") return { mode: "auto", soakMs: 0 };
+  const soakMs = isZeroDuration(p.soak) ? 0 : (parseDurationMs(p.soak) ?? 0);
+  return { mode: "auto", soakMs, ...(p.groups !== undefined ? { groups: [...new Set(p.groups)] } : {}) };
+}
+
+/** Check failures of a `promotion` input the schema let through (a soak that is no duration). */
+export function checkPromotionInput(v: unknown, unknown: boolean): dynamic.CheckFailure[] {
+  if (unknown || v === null || typeof v !== "object" || Array.isArray(v)) return [];
+  const soak = (v as Record<string, unknown>).soak;
+  if (
+    (typeof soak === "number" || typeof soak === "string") &&
+    parseDurationMs(soak) === undefined &&
+    !isZeroDuration(soak)
+  ) {
+    return [{ property: "promotion.soak", reason: 'is not a duration: use seconds (600) or a Go duration ("10m")' }];
+  }
+  return [];
+}
+
+/** Which scaled values the inputs keep. */
+export interface Preserve {
+  counts: boolean;
+  resources: boolean;
+}
+
+/** Returns what the inputs ask to keep; undefined when neither `preserveCounts` nor `preserveResources` is set. */
+export function preserveOf(inputs: Pick<JobInputs, "preserveCounts" | "preserveResources">): Preserve | undefined {
+  const p = { counts: inputs.preserveCounts === true, resources: inputs.preserveResources === true };
+  return p.counts || p.resources ? p : undefined;
+}
+
+/** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
+export function batchSettingsProblem(
+  identity: JobIdentity,
+  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
+): string | undefined {
+  const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
+  if (used.length === 0) return undefined;
+  const batch = identity.type === "batch" || identity.type === "sysbatch";
+  if (batch && !identity.periodic && !identity.parameterized) return undefined;
+  const kind = identity.periodic
+    ? `periodic ${identity.type}`
+    : identity.parameterized
+      ? `parameterized ${identity.type}`
+      : identity.type;
+  return (
+    `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
+    (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
+    "."
+  );
+}
+
+/** Throws the problem of {@link batchSettingsProblem}, if any. */
+export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
+  const problem = batchSettingsProblem(identity, inputs);
+  if (problem !== undefined) throw new Error(problem);
 }

@@ -1,15 +1,14 @@
 /**
- * Turns Job inputs into the job to send and its normal form: a jobspec is parsed (and canonicalized) by
- * the scheduler itself, a job object is taken as written. The namespace and region the job lands in are
- * settled here, once, so every request and every comparison uses the same ones.
+ * The job a Job resource describes: its inputs turned into the job to send and its normal form (a jobspec
+ * is parsed and canonicalized by the scheduler itself, a job object is taken as written), the hash of what
+ * it was derived from, its identity and the replacement rules. The namespace and region the job lands in
+ * are settled here, once, so every request and every comparison uses the same ones.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { SchedulerClient } from "../../clients/scheduler";
 import type { Job } from "../../schemas/scheduler";
-import { canonicalJson } from "../common";
-import { withTriggers } from "./batch";
-import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody } from "./inputs";
-import { hashOf, identityOf, normalizeJob, type JobIdentity, type JobObject } from "./normalize";
+import { canonicalJson, containsUnknown, isRecord } from "../common";
+import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody, type Preserve } from "./inputs";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -142,4 +141,295 @@ function str(v: unknown): string | undefined {
 
 function notDefault(v: string | undefined, dflt: string): boolean {
   return v !== undefined && v !== "" && v !== dflt;
+}
+
+/*
+ * Normal form of a job definition, so that what the user wrote can be compared with what state holds
+ * without formatting, key order, empty lists or server bookkeeping ever showing as a change.
+ */
+
+/** A job definition in the API's JSON shape (loose: every field the server knows is kept). */
+export type JobObject = Record<string, unknown>;
+
+/**
+ * Top-level fields the server manages. They are masked when the server compares specs and must never be
+ * sent back: a stale `VersionTag` would duplicate a tag, `Dispatched` is read-only, the indexes belong to
+ * check-and-set only.
+ */
+export const SERVER_MANAGED_FIELDS: readonly string[] = Object.freeze([
+  "Version",
+  "VersionTag",
+  "Stable",
+  "Status",
+  "StatusDescription",
+  "CreateIndex",
+  "ModifyIndex",
+  "JobModifyIndex",
+  "SubmitTime",
+  "Dispatched",
+]);
+
+/**
+ * Returns the normal form of a job: server-managed fields removed, and at every level `null` values and
+ * empty lists dropped (the server treats `[]`, `null` and a missing list alike, yet a stored `[]` would
+ * otherwise look like a change; see the scheduler's issue 20497). Empty objects are kept: for the server
+ * an empty block is not the same as no block.
+ */
+export function normalizeJob(job: JobObject): JobObject {
+  const out: JobObject = {};
+  for (const [k, v] of Object.entries(job)) {
+    if (SERVER_MANAGED_FIELDS.includes(k)) continue;
+    const n = normalizeValue(v);
+    if (n !== undefined) out[k] = n;
+  }
+  return out;
+}
+
+function normalizeValue(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return undefined;
+    // Elements keep their place (a null element is still an element).
+    return v.map((x) => (x === null ? null : normalizeValue(x)));
+  }
+  if (typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const n = normalizeValue(x);
+      if (n !== undefined) out[k] = n;
+    }
+    return out;
+  }
+  return v;
+}
+
+/** Returns the canonical text of a job's normal form: equal texts mean equal specs. */
+export function canonicalJobText(job: JobObject): string {
+  return canonicalJson(normalizeJob(job));
+}
+
+/** Returns a short stable hash of any value's canonical JSON text. */
+export function hashOf(v: unknown): string {
+  return createHash("sha256").update(canonicalJson(v)).digest("hex").slice(0, 32);
+}
+
+/** What makes a job a different job, or one the server refuses to turn into the other. */
+export interface JobIdentity {
+  id: string;
+  namespace: string;
+  region: string;
+  type: string;
+  periodic: boolean;
+  parameterized: boolean;
+}
+
+/** Returns a job's identity; the server's defaults fill what the job leaves out. */
+export function identityOf(job: JobObject): JobIdentity {
+  return {
+    id: typeof job.ID === "string" ? job.ID : "",
+    namespace: typeof job.Namespace === "string" && job.Namespace !== "" ? job.Namespace : "default",
+    region: typeof job.Region === "string" && job.Region !== "" ? job.Region : "global",
+    type: typeof job.Type === "string" && job.Type !== "" ? job.Type : "service",
+    periodic: isRecord(job.Periodic),
+    parameterized: isRecord(job.ParameterizedJob),
+  };
+}
+
+/** One reason why a change needs a new job instead of an update. */
+export interface ReplaceReason {
+  field: keyof JobIdentity;
+  old: string;
+  new: string;
+}
+
+/**
+ * Lists why going from one job to another needs a replacement. A different ID, namespace or region is a
+ * different job (an update would leave the old one running); the server refuses to change a job's type or
+ * to switch periodic or parameterized on or off, so those must be decided at preview, never at apply.
+ */
+export function replaceReasons(olds: JobIdentity, news: JobIdentity): ReplaceReason[] {
+  const out: ReplaceReason[] = [];
+  const fields: Array<keyof JobIdentity> = ["id", "namespace", "region", "type", "periodic", "parameterized"];
+  for (const f of fields) {
+    if (olds[f] !== news[f]) out.push({ field: f, old: String(olds[f]), new: String(news[f]) });
+  }
+  return out;
+}
+
+/**
+ * True when the server runs no deployment for jobs of this kind, so there is nothing to wait for
+ * (periodic and parameterized jobs do not even get an evaluation until they launch).
+ */
+export function hasNoDeployment(identity: JobIdentity): boolean {
+  return identity.periodic || identity.parameterized || identity.type === "batch" || identity.type === "sysbatch";
+}
+
+/*
+ * The Job's identity (ID, namespace, region, type) as checked inputs, so that a preview knows it.
+ *
+ * In a preview the engine does not call the dynamic provider's `update`: it takes the checked inputs as the
+ * resource's outputs, and every output that is not among them is unknown. So a Job update showed its `jobId`
+ * as unknown, and a JobVersionTag built on it showed `jobId: "web" => [unknown]` and counted as an update
+ * that `up` never made. (`stables` from `diff` would be the usual answer, but the Node dynamic-provider host
+ * drops them and the engine does not use them for previews.) The identity only changes with a replacement,
+ * so `check` resolves it and adds it to the inputs: then those outputs stay known.
+ *
+ * A later `check` reuses the identity in the old inputs when the sources are the same (no request, and no
+ * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise, except when
+ * old inputs from an earlier release (no identity in them) equal the new ones: nothing changes then. `resolvedKeys`
+ * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
+ * they see exactly what the user wrote.
+ */
+
+/** The Job inputs after `check`: what the user wrote, with the resolved identity. */
+export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; resolvedKeys?: string[] };
+
+const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
+
+/**
+ * Returns the inputs with the job's identity added. The user's own `namespace` and `region` stay as written;
+ * when the user left them out, the resolved ones are added (they are what the job lands in either way).
+ * Unknown sources at preview, or a jobspec the server cannot parse, leave the inputs as they are: `diff` and
+ * `create` report the problem.
+ */
+export async function withIdentity(
+  client: SchedulerClient,
+  olds: Record<string, unknown>,
+  inputs: JobInputs,
+): Promise<CheckedJobInputs> {
+  if (SOURCE_KEYS.some((k) => containsUnknown(inputs[k]))) return inputs;
+  // State from a release before `check` added the identity: when the inputs are exactly the old ones there is
+  // no change, so the engine keeps the old outputs and needs no identity from here (no parse at preview).
+  if (!Array.isArray(olds.resolvedKeys) && sameInputs(olds, inputs)) return inputs;
+  let identity: { jobId: string; namespace: string; region: string; type: string };
+  if (sameSources(client, olds, inputs) && isIdentity(olds)) {
+    identity = { jobId: olds.jobId, namespace: olds.namespace, region: olds.region, type: olds.type };
+  } else {
+    try {
+      const d = await resolveDesired(client, inputs);
+      if (d.identity.id === "") return inputs;
+      identity = {
+        jobId: d.identity.id,
+        namespace: d.identity.namespace,
+        region: d.identity.region,
+        type: d.identity.type,
+      };
+    } catch {
+      return inputs;
+    }
+  }
+  const resolvedKeys = ["jobId", "type", ...(["namespace", "region"] as const).filter((k) => inputs[k] === undefined)];
+  return { ...inputs, ...identity, resolvedKeys };
+}
+
+/**
+ * True when the old inputs were checked from the same sources: the same jobspec, job and variables, and the
+ * same namespace and region as the user wrote them. A namespace or region that was resolved (not written) is
+ * reused only when it is what the connection's default gives, so a changed default resolves again (a job
+ * that names its own namespace or region in the jobspec is then parsed again too: one request).
+ */
+function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inputs: JobInputs): boolean {
+  if (!Array.isArray(olds.resolvedKeys)) return false;
+  const conn = client.core.connection;
+  const resolved = olds.resolvedKeys as unknown[];
+  if (resolved.includes("namespace") && olds.namespace !== (conn.namespace ?? "default")) return false;
+  if (resolved.includes("region") && olds.region !== (conn.region ?? "global")) return false;
+  const before = userInputs(olds as CheckedJobInputs);
+  return SOURCE_KEYS.every((k) => canonicalJson(before[k] ?? null) === canonicalJson(inputs[k] ?? null));
+}
+
+/** True when the old inputs hold exactly these inputs (the provider text aside). */
+function sameInputs(olds: Record<string, unknown>, inputs: JobInputs): boolean {
+  const before: Record<string, unknown> = { ...olds };
+  delete before.__provider;
+  const now: Record<string, unknown> = { ...inputs };
+  delete now.__provider;
+  return canonicalJson(before) === canonicalJson(now);
+}
+
+/** Returns the inputs without what `check` added: what the user wrote. */
+export function userInputs<T extends CheckedJobInputs>(inputs: T): JobInputs {
+  const out: Record<string, unknown> = { ...inputs };
+  for (const k of inputs.resolvedKeys ?? []) delete out[k];
+  delete out.jobId;
+  delete out.type;
+  delete out.resolvedKeys;
+  return out as JobInputs;
+}
+
+function isIdentity(
+  o: Record<string, unknown>,
+): o is { jobId: string; namespace: string; region: string; type: string } {
+  return (
+    typeof o.jobId === "string" &&
+    typeof o.namespace === "string" &&
+    typeof o.region === "string" &&
+    typeof o.type === "string"
+  );
+}
+
+/** The job meta key that carries the hash of `triggers`. */
+export const TRIGGERS_META = "pulumi-triggers";
+
+/** Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). */
+export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined): JobObject {
+  if (triggers === undefined || Object.keys(triggers).length === 0) return job;
+  const hash = createHash("sha256").update(canonicalJson(triggers)).digest("hex").slice(0, 16);
+  const meta =
+    job.Meta !== null && typeof job.Meta === "object" && !Array.isArray(job.Meta)
+      ? (job.Meta as Record<string, unknown>)
+      : {};
+  return { ...job, Meta: { ...meta, [TRIGGERS_META]: hash } };
+}
+
+/** Task resource fields `preserveResources` keeps (what vertical scaling changes). */
+export const SCALED_RESOURCE_FIELDS: readonly string[] = Object.freeze(["CPU", "Cores", "MemoryMB", "MemoryMaxMB"]);
+
+function named(list: unknown): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (Array.isArray(list)) for (const x of list) if (isRecord(x) && typeof x.Name === "string") out.set(x.Name, x);
+  return out;
+}
+
+/**
+ * Returns `job` with the counts (and task resources) of the groups and tasks `server` also has, taken from
+ * `server`. Groups or tasks only one side has are left as they are; nothing else changes.
+ */
+export function withServerScale(job: JobObject, server: Job, how: Preserve): JobObject {
+  if (!Array.isArray(job.TaskGroups)) return job;
+  const serverGroups = named(server.TaskGroups);
+  const groups = job.TaskGroups.map((g: unknown) => {
+    if (!isRecord(g) || typeof g.Name !== "string") return g;
+    const sg = serverGroups.get(g.Name);
+    if (sg === undefined) return g;
+    let out: Record<string, unknown> = g;
+    if (how.counts && typeof sg.Count === "number") out = { ...out, Count: sg.Count };
+    if (how.resources && Array.isArray(g.Tasks)) {
+      const serverTasks = named(sg.Tasks);
+      out = {
+        ...out,
+        Tasks: g.Tasks.map((t: unknown) => {
+          if (!isRecord(t) || typeof t.Name !== "string") return t;
+          const sr = serverTasks.get(t.Name)?.Resources;
+          if (!isRecord(sr)) return t;
+          const resources: Record<string, unknown> = isRecord(t.Resources) ? { ...t.Resources } : {};
+          for (const f of SCALED_RESOURCE_FIELDS) {
+            if (sr[f] !== undefined && sr[f] !== null) resources[f] = sr[f];
+            else delete resources[f];
+          }
+          return { ...t, Resources: resources };
+        }),
+      };
+    }
+    return out;
+  });
+  return { ...job, TaskGroups: groups };
+}
+
+/** Returns the desired job with the server's scaled values kept (its state text recomputed). */
+export function desiredWithServerScale(d: DesiredJob, server: Job, how: Preserve): DesiredJob {
+  const job = withServerScale(d.job as JobObject, server, how);
+  const stored: JobObject = { ...job };
+  for (const k of CREDENTIAL_FIELDS) delete stored[k];
+  return { ...d, job: job as Job, text: canonicalJson(stored) };
 }

@@ -9,12 +9,37 @@
  * provider stopped reading allocation IDs into its job resource for the same reason). Scripts that need
  * them read them live with the typed client (`clients`).
  */
+/** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 import type { SchedulerClient } from "../../clients/scheduler";
 import { isApiError } from "../../errors";
 import type { Deployment, Job } from "../../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "../common";
-import type { JobInputs } from "./inputs";
-import type { JobRef } from "./follow";
+import { JOB_DEFAULTS, type JobInputs } from "./inputs";
+import type { SecretMask } from "./secrets";
+import type { DesiredJob } from "./spec";
+
+/** Where the requests about one job go: the client, and the job's ID, namespace and region. */
+export interface JobAt {
+  readonly client: SchedulerClient;
+  readonly ref: JobRef;
+}
+
+/**
+ * One operation on one job, built once per `diff`, `create` or `update` and passed down: where the job is,
+ * what the user wrote, the job those inputs describe, and what of it is secret.
+ */
+export interface JobOp extends JobAt {
+  readonly inputs: JobInputs;
+  readonly desired: DesiredJob;
+  readonly mask: SecretMask;
+}
+
+/** Where a job lives, for every request. */
+export interface JobRef {
+  jobId: string;
+  namespace: string;
+  region: string;
+}
 
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
@@ -216,4 +241,51 @@ export function refOf(id: string, props: Partial<JobOutputs>): JobRef {
 /** Returns the resource ID of a job: `<jobId>@<namespace>` (the form imports use). */
 export function jobResourceId(ref: JobRef): string {
   return `${ref.jobId}@${ref.namespace}`;
+}
+
+/** True when the resource follows its deployments (`waitForDeployment`, the default). */
+export function followsDeployments(inputs: Partial<JobInputs>): boolean {
+  return inputs.waitForDeployment ?? JOB_DEFAULTS.waitForDeployment;
+}
+
+export async function refreshed(
+  { client, ref, inputs }: JobAt & { readonly inputs: JobInputs },
+  kept: Kept,
+  whenGone?: (k: Kept) => JobOutputs | undefined,
+): Promise<JobOutputs> {
+  const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
+  const instead = server === undefined ? whenGone?.(kept) : undefined;
+  if (instead !== undefined) return instead;
+  if (server === undefined)
+    throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
+  return buildOutputs(inputs, ref, server, kept);
+}
+
+/** True when a job gone from the scheduler stays in the stack as done (runOnce on a batch/sysbatch job). */
+export function keptAsCollected(props: Partial<JobOutputs>): boolean {
+  return props.runOnce === true && (props.type === "batch" || props.type === "sysbatch") && props.stopped !== true;
+}
+
+/**
+ * The outputs of a runOnce job the scheduler garbage-collected after it finished: what state knew, with
+ * the settings of `inputs` echoed, status `dead` and `collected` set.
+ */
+export function collectedOutputs(inputs: JobInputs, ref: JobRef, props: Partial<JobOutputs>): JobOutputs {
+  const job: Job = {
+    ID: ref.jobId,
+    Namespace: ref.namespace,
+    Region: props.region ?? ref.region,
+    Type: props.type ?? "batch",
+    Version: props.version ?? 0,
+    JobModifyIndex: props.jobModifyIndex ?? 0,
+    ModifyIndex: props.modifyIndex ?? 0,
+    Status: "dead",
+    StatusDescription: "finished and garbage-collected by the scheduler (runOnce keeps it as done)",
+  };
+  const kept = {
+    evalId: props.evalId ?? "",
+    normalizedJob: props.normalizedJob ?? "",
+    inputsHash: props.inputsHash ?? "",
+  };
+  return { ...buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, kept), collected: true };
 }

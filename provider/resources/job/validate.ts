@@ -7,7 +7,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { jobIdProblem } from "../../clients/scheduler/base";
-import { hasForeignPrototype, propertyPath } from "../common";
+import { hasForeignPrototype, isRecord, propertyPath } from "../common";
 
 /** Job types a register accepts (`core` is the server's own). */
 const JOB_TYPES: ReadonlySet<string> = new Set(["service", "batch", "system", "sysbatch"]);
@@ -27,10 +27,6 @@ const PAYLOAD_RULES: ReadonlySet<string> = new Set(["optional", "required", "for
 const REFUSED_SERVER_FIELDS = ["Dispatched", "Payload"] as const;
 
 type Path = Array<string | number>;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 function present(v: unknown): boolean {
   return v !== undefined && v !== null;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../../devserver";
 import { job } from "../../../../provider/resources/job";
-import { TRIGGERS_META } from "../../../../provider/resources/job/batch";
+import { TRIGGERS_META } from "../../../../provider/resources/job/spec";
 import {
   applyJob,
   captureStderr,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService } from "../../../../devserver";
 import { job } from "../../../../provider/resources/job";
-import { planDrift, planFacts, type ShownPlan } from "../../../../provider/resources/job/plan-drift";
+import { planDrift, planFacts, type ShownPlan } from "../../../../provider/resources/job/text";
 import { captureStderr, checked, createJob, registers, rejection, startHarness, type Harness } from "./harness";
 
 const spec = (id: string, memory: number, image = "app:1") => `

@@ -4,7 +4,7 @@ import {
   changedOutsideMessage,
   failedGroups,
   formatRolloutFailure,
-} from "../../../../provider/resources/job/messages";
+} from "../../../../provider/resources/job/text";
 import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../../provider/resources/job/text";
 import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 

@@ -8,15 +8,7 @@ import { createSchedulerService } from "../../../../devserver";
 import { ResourceInitError } from "../../../../provider/resources/common";
 import { job } from "../../../../provider/resources/job";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
-import {
-  applyJob,
-  captureStderr,
-  countRequests,
-  createJob,
-  rejection,
-  startHarness,
-  type Harness,
-} from "./harness";
+import { applyJob, captureStderr, countRequests, createJob, rejection, startHarness, type Harness } from "./harness";
 
 /** A service job whose groups each run `count` allocations and place one canary per update. */
 const spec = (id: string, image: string, groups: string[] = ["web"]) => `

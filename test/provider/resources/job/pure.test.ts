@@ -14,7 +14,7 @@ import {
   identityOf,
   normalizeJob,
   replaceReasons,
-} from "../../../../provider/resources/job/normalize";
+} from "../../../../provider/resources/job/spec";
 
 describe("checkJobInputs", () => {
   it("accepts a jobspec alone", () => {

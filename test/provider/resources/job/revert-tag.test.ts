@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService, startDevServer, type DevServer } from "../../../../devserver";
 import { setStackConfig } from "../../../../provider/config";
 import { ResourceInitError } from "../../../../provider/resources/common";
-import { recoverFromFailure } from "../../../../provider/resources/job/recover";
+import { recoverFromFailure } from "../../../../provider/resources/job/follow";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
 import { applyJob, countRequests, createJob, rejection, startHarness, type Harness } from "./harness";
 

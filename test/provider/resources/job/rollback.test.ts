@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService } from "../../../../devserver";
 import { ResourceInitError } from "../../../../provider/resources/common";
 import { job } from "../../../../provider/resources/job";
-import { recoverFromFailure } from "../../../../provider/resources/job/recover";
+import { recoverFromFailure } from "../../../../provider/resources/job/follow";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
 import {
   applyJob,

@@ -10,7 +10,7 @@ import { job } from "../../../../provider/resources/job";
 import { desiredInputsHash, inputsHashMatches } from "../../../../provider/resources/job/spec";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import { canonicalJson } from "../../../../provider/resources/common";
-import { userInputs } from "../../../../provider/resources/job/identity";
+import { userInputs } from "../../../../provider/resources/job/spec";
 import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./harness";
 
 /** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
