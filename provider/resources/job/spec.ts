@@ -5,7 +5,7 @@
  * are settled here, once, so every request and every comparison uses the same ones.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SchedulerClient } from "../../clients/scheduler";
+import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import type { Job } from "../../schemas/scheduler";
 import { canonicalJson, containsUnknown, isRecord } from "../common";
 import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody, type Preserve } from "./inputs";
@@ -72,17 +72,67 @@ export function inputsHashMatches(stored: string | undefined, inputs: JobInputs,
   return /^[0-9a-f]{32}$/.test(stored) && hashOf(hashMaterial(inputs, client)) === stored;
 }
 
-/** Resolves the inputs into the job to send; parses a jobspec on the server (one or two parse calls). */
-export async function resolveDesired(client: SchedulerClient, inputs: JobInputs): Promise<DesiredJob> {
+/**
+ * Parse results `check` got, each waiting for the one `diff`, `create` or `update` of the same resource the
+ * engine runs right after it in this process: that call takes the result instead of sending the same parse
+ * again (at preview, one parse per Job instead of two). Keyed by a SHA-256 of the exact request: where it
+ * goes (origin, base path, token, namespace, region) and what it sends (jobspec text, variables,
+ * canonicalize), so a different input or connection never gets another's result. A result is taken once,
+ * failures are never kept, and at most {@link PARSE_MEMO_LIMIT} wait (the oldest go first). Memory of this
+ * process only; nothing of it is ever printed or stored.
+ */
+const parsedByCheck = new Map<string, Job>();
+const PARSE_MEMO_LIMIT = 64;
+
+function parseKey(client: SchedulerClient, body: ParseJobRequest, opts: { namespace?: string }): string {
+  const c = client.core.connection;
+  const where = [c.origin, c.basePath, c.anonymous ? null : (c.token ?? null), c.namespace ?? null, c.region ?? null];
+  return createHash("sha256")
+    .update(canonicalJson({ where, namespace: opts.namespace ?? null, body }))
+    .digest("hex");
+}
+
+/** Sends a parse, or takes the result a `check` got for the same request; `remember` keeps this one for the next. */
+async function parseJob(
+  client: SchedulerClient,
+  body: ParseJobRequest,
+  opts: { namespace?: string },
+  remember: boolean,
+): Promise<Job> {
+  const key = parseKey(client, body, opts);
+  const kept = parsedByCheck.get(key);
+  if (kept !== undefined) {
+    parsedByCheck.delete(key);
+    return kept;
+  }
+  const { value } = await client.jobs.parse(body, opts);
+  if (remember) {
+    parsedByCheck.set(key, structuredClone(value));
+    while (parsedByCheck.size > PARSE_MEMO_LIMIT) parsedByCheck.delete(parsedByCheck.keys().next().value as string);
+  }
+  return value;
+}
+
+/**
+ * Resolves the inputs into the job to send; parses a jobspec on the server (one or two parse calls, or none
+ * when `check` just parsed the same). `remember` (for `check`): keep the parse results for the next call.
+ */
+export async function resolveDesired(
+  client: SchedulerClient,
+  inputs: JobInputs,
+  remember = false,
+): Promise<DesiredJob> {
   const conn = client.core.connection;
   let source: JobObject;
   let written: { namespace?: string; region?: string };
   if (inputs.jobspec !== undefined) {
     const vars = variablesText(inputs.variables);
     const parseOpts = { namespace: inputs.namespace ?? conn.namespace };
-    const { value } = await client.jobs.parse(
+    const value = await parseJob(
+      client,
       { JobHCL: inputs.jobspec, Canonicalize: true, ...(vars !== "" ? { Variables: vars } : {}) },
       parseOpts,
+      remember,
     );
     source = value as JobObject;
     written = { namespace: str(source.Namespace), region: str(source.Region) };
@@ -93,11 +143,13 @@ export async function resolveDesired(client: SchedulerClient, inputs: JobInputs)
     const regionMatters =
       inputs.region === undefined && notDefault(conn.region, "global") && written.region === "global";
     if (nsMatters || regionMatters) {
-      const raw = await client.jobs.parse(
+      const raw = await parseJob(
+        client,
         { JobHCL: inputs.jobspec, Canonicalize: false, ...(vars !== "" ? { Variables: vars } : {}) },
         parseOpts,
+        remember,
       );
-      written = { namespace: str(raw.value.Namespace), region: str(raw.value.Region) };
+      written = { namespace: str(raw.Namespace), region: str(raw.Region) };
     }
   } else {
     source = (inputs.job ?? {}) as JobObject;
@@ -306,7 +358,7 @@ export async function withIdentity(
     identity = { jobId: olds.jobId, namespace: olds.namespace, region: olds.region, type: olds.type };
   } else {
     try {
-      const d = await resolveDesired(client, inputs);
+      const d = await resolveDesired(client, inputs, true);
       if (d.identity.id === "") return inputs;
       identity = {
         jobId: d.identity.id,

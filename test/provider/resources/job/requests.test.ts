@@ -126,7 +126,7 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
 describe("requests per Job operation (jobspec)", () => {
   let state: Stated;
 
-  it("diff with the jobspec unchanged sends none; changed, one parse and one plan", async () => {
+  it("diff with the jobspec unchanged sends none; changed, one plan (check's parse serves it, #23.4)", async () => {
     state = await createJob({ jobspec: JOBSPEC("nginx:1.27"), waitForDeployment: false, purgeOnDestroy: true });
     expect(
       await requestsOf(async () =>
@@ -144,10 +144,7 @@ describe("requests per Job operation (jobspec)", () => {
       { jobspec: JOBSPEC("nginx:1.28"), waitForDeployment: false, purgeOnDestroy: true },
       state.inputs,
     );
-    expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual([
-      "POST /v1/jobs/parse",
-      "POST /v1/job/counted-spec/plan",
-    ]);
+    expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual(["POST /v1/job/counted-spec/plan"]);
     await job.delete(state.id, state.outs);
   });
 });
