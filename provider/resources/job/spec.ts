@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
+import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
 import type { Job } from "../../schemas/scheduler";
 import { canonicalJson, containsUnknown, isRecord } from "../common";
 import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody, type Preserve } from "./inputs";
@@ -203,23 +204,8 @@ function notDefault(v: string | undefined, dflt: string): boolean {
 /** A job definition in the API's JSON shape (loose: every field the server knows is kept). */
 export type JobObject = Record<string, unknown>;
 
-/**
- * Top-level fields the server manages. They are masked when the server compares specs and must never be
- * sent back: a stale `VersionTag` would duplicate a tag, `Dispatched` is read-only, the indexes belong to
- * check-and-set only.
- */
-export const SERVER_MANAGED_FIELDS: readonly string[] = Object.freeze([
-  "Version",
-  "VersionTag",
-  "Stable",
-  "Status",
-  "StatusDescription",
-  "CreateIndex",
-  "ModifyIndex",
-  "JobModifyIndex",
-  "SubmitTime",
-  "Dispatched",
-]);
+/** The fields the normal form leaves out: every server-managed one (the client's list). */
+const SERVER_MANAGED: ReadonlySet<string> = new Set(SERVER_MANAGED_JOB_FIELDS);
 
 /**
  * Returns the normal form of a job: server-managed fields removed, and at every level `null` values and
@@ -230,7 +216,7 @@ export const SERVER_MANAGED_FIELDS: readonly string[] = Object.freeze([
 export function normalizeJob(job: JobObject): JobObject {
   const out: JobObject = {};
   for (const [k, v] of Object.entries(job)) {
-    if (SERVER_MANAGED_FIELDS.includes(k)) continue;
+    if (SERVER_MANAGED.has(k)) continue;
     const n = normalizeValue(v);
     if (n !== undefined) out[k] = n;
   }

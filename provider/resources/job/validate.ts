@@ -7,6 +7,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { jobIdProblem } from "../../clients/scheduler/base";
+import { REGISTER_REFUSED_JOB_FIELDS } from "../../clients/scheduler/jobs";
 import { hasForeignPrototype, isRecord, propertyPath } from "../common";
 
 /** Job types a register accepts (`core` is the server's own). */
@@ -19,12 +20,13 @@ const HEALTH_CHECKS: ReadonlySet<string> = new Set(["checks", "task_states", "ma
 const PAYLOAD_RULES: ReadonlySet<string> = new Set(["optional", "required", "forbidden"]);
 
 /**
- * Fields only the scheduler may set that a register refuses: `Dispatched` ("job can't be submitted with
- * 'Dispatched' set") and `Payload` ("job can't be submitted with a payload, only dispatched"). The other
- * server-managed fields (Status, Version, the indexes, SubmitTime, Stable, VersionTag) the scheduler
- * overwrites, and a register here strips them before sending, so a job copied from a read still works.
+ * Fields only the scheduler may set that a register refuses: the client's REGISTER_REFUSED_JOB_FIELDS
+ * (`Dispatched`: "job can't be submitted with 'Dispatched' set") and `Payload` ("job can't be submitted
+ * with a payload, only dispatched"; not server-managed: a dispatched job keeps what its dispatch sent). The
+ * other server-managed fields (Status, Version, the indexes, SubmitTime, Stable, VersionTag) the scheduler
+ * overwrites, and the normal form a register sends leaves them out, so a job copied from a read still works.
  */
-const REFUSED_SERVER_FIELDS = ["Dispatched", "Payload"] as const;
+const REFUSED_SERVER_FIELDS: readonly string[] = [...REGISTER_REFUSED_JOB_FIELDS, "Payload"];
 
 type Path = Array<string | number>;
 

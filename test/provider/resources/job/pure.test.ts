@@ -1,4 +1,9 @@
 import { describe, expect, it } from "vitest";
+import {
+  REGISTER_REFUSED_JOB_FIELDS,
+  SERVER_MANAGED_JOB_FIELDS,
+  stripServerManagedFields,
+} from "../../../../provider/clients/scheduler";
 import { UNKNOWN } from "../../../../provider/resources/common";
 import {
   checkJobInputs,
@@ -144,6 +149,14 @@ describe("normalizeJob", () => {
       Dispatched: false,
     });
     expect(n).toEqual({ ID: "a" });
+  });
+
+  it("leaves out every field of the client's one server-managed list; the client's strip keeps the refused ones (#23.3)", () => {
+    const job = Object.fromEntries([["ID", "a"], ...SERVER_MANAGED_JOB_FIELDS.map((k) => [k, 1])]);
+    expect(normalizeJob(job)).toEqual({ ID: "a" });
+    // A register refuses `Dispatched` rather than overwriting it: strip leaves it for the server to refuse.
+    expect(REGISTER_REFUSED_JOB_FIELDS).toEqual(["Dispatched"]);
+    expect(stripServerManagedFields(job as never)).toEqual({ ID: "a", Dispatched: 1 });
   });
 
   it("treats empty lists, null and absence alike, but keeps empty blocks", () => {
