@@ -15,24 +15,9 @@ import {
   startHarness,
   type Harness,
 } from "./harness";
+import { SMALL_SPEC } from "../../../helpers/jobspecs";
 
-const spec = (id: string, image: string) => `
-job "${id}" {
-  datacenters = ["dc1"]
-  group "g" {
-    count = 1
-    update {
-      max_parallel = 1
-    }
-    task "t" {
-      driver = "docker"
-      config {
-        image = "${image}"
-      }
-    }
-  }
-}
-`;
+const spec = SMALL_SPEC;
 
 let h: Harness;
 

@@ -2,7 +2,8 @@
  * Drives the Job and JobVersionTag providers the way the engine does (check, then diff, then create,
  * update or delete-and-create), against a devserver started on port 0, and counts the requests it sees.
  */
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
+import { ResourceInitError } from "../../../../provider/resources/common";
 import { setStackConfig } from "../../../../provider/config";
 import { SchedulerClient } from "../../../../provider/clients/scheduler";
 import { job } from "../../../../provider/resources/job";
@@ -111,4 +112,15 @@ export async function rejection(fn: () => Promise<unknown>): Promise<Error & Rec
     return e as Error & Record<string, unknown>;
   }
   throw new Error("expected a rejection");
+}
+
+/** Returns `e` as the init error a failed rollout throws (failing the test when it is not one). */
+export function initError(e: unknown): ResourceInitError & { properties: JobOutputs } {
+  expect(e).toBeInstanceOf(ResourceInitError);
+  return e as ResourceInitError & { properties: JobOutputs };
+}
+
+/** The image the server runs for job `id` (its first group's first task). */
+export async function serverImage(client: SchedulerClient, id: string): Promise<unknown> {
+  return (await client.jobs.info(id)).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image;
 }

@@ -6,28 +6,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService, startDevServer, type DevServer } from "../../../../devserver";
 import { setStackConfig } from "../../../../provider/config";
-import { ResourceInitError } from "../../../../provider/resources/common";
 import { recoverFromFailure } from "../../../../provider/resources/job/follow";
-import type { JobOutputs } from "../../../../provider/resources/job/state";
-import { applyJob, countRequests, createJob, rejection, startHarness, type Harness } from "./harness";
+import { SMALL_SPEC } from "../../../helpers/jobspecs";
+import {
+  applyJob,
+  countRequests,
+  createJob,
+  initError,
+  rejection,
+  serverImage as imageOn,
+  startHarness,
+  type Harness,
+} from "./harness";
 
-const spec = (id: string, image: string) => `
-job "${id}" {
-  datacenters = ["dc1"]
-  group "g" {
-    count = 1
-    update {
-      max_parallel = 1
-    }
-    task "t" {
-      driver = "docker"
-      config {
-        image = "${image}"
-      }
-    }
-  }
-}
-`;
+const spec = SMALL_SPEC;
 
 let h: Harness;
 let sched: ReturnType<typeof createSchedulerService>;
@@ -45,14 +37,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-function initError(e: unknown): ResourceInitError & { properties: JobOutputs } {
-  expect(e).toBeInstanceOf(ResourceInitError);
-  return e as ResourceInitError & { properties: JobOutputs };
-}
-
-async function serverImage(id: string): Promise<unknown> {
-  return (await h.client.jobs.info(id)).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image;
-}
+const serverImage = (id: string): Promise<unknown> => imageOn(h.client, id);
 
 describe("onDeploymentFailure: { revertTo }", () => {
   it("reverts a failed deployment to the tagged version, not the one that ran before", async () => {

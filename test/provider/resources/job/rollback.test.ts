@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService } from "../../../../devserver";
-import { ResourceInitError } from "../../../../provider/resources/common";
 import { job } from "../../../../provider/resources/job";
 import { recoverFromFailure } from "../../../../provider/resources/job/follow";
-import type { JobOutputs } from "../../../../provider/resources/job/state";
 import {
   applyJob,
   captureStderr,
   checked,
   countRequests,
   createJob,
+  initError,
   registers,
   rejection,
+  serverImage as imageOn,
   startHarness,
   type Harness,
 } from "./harness";
@@ -56,14 +56,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-function initError(e: unknown): ResourceInitError & { properties: JobOutputs } {
-  expect(e).toBeInstanceOf(ResourceInitError);
-  return e as ResourceInitError & { properties: JobOutputs };
-}
-
-async function serverImage(id: string): Promise<unknown> {
-  return (await h.client.jobs.info(id)).value.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image;
-}
+const serverImage = (id: string): Promise<unknown> => imageOn(h.client, id);
 
 describe("a failing deployment", () => {
   it("is reverted to the version that ran before; the update fails and state matches the server", async () => {

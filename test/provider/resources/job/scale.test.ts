@@ -17,36 +17,11 @@ import {
   startHarness,
   type Harness,
 } from "./harness";
+import { serviceSpec } from "../../../helpers/jobspecs";
 
-const SPEC = (id: string, image: string, count = 2, cpu = 100) => `
-job "${id}" {
-  datacenters = ["dc1"]
-  type        = "service"
-
-  group "api" {
-    count = ${count}
-
-    update {
-      max_parallel     = 1
-      min_healthy_time = "1s"
-      healthy_deadline = "1m"
-    }
-
-    task "server" {
-      driver = "docker"
-
-      config {
-        image = "${image}"
-      }
-
-      resources {
-        cpu    = ${cpu}
-        memory = 128
-      }
-    }
-  }
-}
-`;
+/** The shared service job with two allocations and 128 MB each (the size autoscaling moves). */
+const SPEC = (id: string, image: string, count = 2, cpu = 100): string =>
+  serviceSpec(id, image, { count, cpu, memory: 128 });
 
 let h: Harness;
 beforeAll(async () => {
