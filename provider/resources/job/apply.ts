@@ -241,13 +241,13 @@ export function unfinishedMessage(ref: JobRef, e: Error): string {
  * state holds the index the server really has.
  */
 export async function rolloutOrInitError(op: JobOp, reg: Registered, before: Before = {}): Promise<JobOutputs> {
-  const { client, ref, inputs, desired: d } = op;
+  const { ref, inputs, desired: d } = op;
   try {
     return await rollout(op, reg.evalId, before);
   } catch (e) {
     if (e instanceof ResourceInitError) throw e;
     const kept: Kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash, incomplete: "rollout" };
-    let server = await readServerState(client, ref, { follow: followsDeployments(inputs) }).catch(() => undefined);
+    let server = await readServerState(op, { follow: followsDeployments(inputs) }).catch(() => undefined);
     if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
       // Reading failed too: what the register's answer said is what state can know.
       server = {
@@ -329,8 +329,12 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
     const registered =
       (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
     const policy = promotionPolicy(inputs);
-    const promoter = policy.mode === "auto" ? new CanaryPromoter(client, ref, policy) : undefined;
-    const result = await followRollout(client, ref, evalId, registered, new Deadline(timeoutMs), promoter);
+    const promoter = policy.mode === "auto" ? new CanaryPromoter(op, policy) : undefined;
+    const result = await followRollout(op, evalId, {
+      deadline: new Deadline(timeoutMs),
+      version: registered,
+      promoter,
+    });
     if (result.ok && result.note) await show(maskText(`Job "${ref.jobId}": ${result.note}.`, mask));
     if (!result.ok) {
       const mode = inputs.onDeploymentFailure ?? JOB_DEFAULTS.onDeploymentFailure;
@@ -340,7 +344,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
         mode,
         timeoutMs,
       });
-      const server = await readServerState(client, ref, { follow: true });
+      const server = await readServerState(op, { follow: true });
       const dep = result.kind === "deployment" || result.kind === "timeout" ? result.deployment : undefined;
       const message = formatRolloutFailure({
         jobId: ref.jobId,
@@ -373,10 +377,10 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
     }
   }
   if (inputs.waitForCompletion === true && evalId !== "") {
-    const done = await waitForCompletion(client, ref, evalId, new Deadline(deploymentTimeoutMs(inputs)));
+    const done = await waitForCompletion(op, evalId, new Deadline(deploymentTimeoutMs(inputs)));
     if (done.ok) await show(maskText(`Job "${ref.jobId}": ${done.note}.`, mask));
     else {
-      const server = await readServerState(client, ref, { follow: false });
+      const server = await readServerState(op, { follow: false });
       if (server === undefined) throw new Error(done.message);
       const props: JobOutputs = {
         ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }),

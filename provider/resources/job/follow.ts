@@ -10,7 +10,7 @@ import { FEATURE_RELEASES } from "../../clients/scheduler/releases";
 import { isApiError } from "../../errors";
 import type { Allocation, Deployment, DeploymentGroupState, Evaluation, Job } from "../../schemas/scheduler";
 import type { PromotionPolicy } from "./inputs";
-import type { JobRef } from "./state";
+import type { JobAt, JobRef } from "./state";
 import { autoRevertTarget, count, summarizeFailedPlacements, type Rollback } from "./text";
 
 /** How a rollout ended. */
@@ -48,17 +48,21 @@ export class Deadline {
   }
 }
 
-/**
- * Follows evaluation `evalId` to its deployment and that deployment to a final status. `version` is the
- * job version the registration produced: it finds the deployment when an evaluation does not name it.
- */
+/** How a rollout is followed. */
+export interface Follow {
+  /** Shared by every blocking read of the wait. */
+  deadline: Deadline;
+  /** The job version the registration produced: it finds the deployment when an evaluation does not name it. */
+  version?: number;
+  /** Promotes canaries waiting for promotion (promotion "auto" or a soak); without it they are left to a person. */
+  promoter?: CanaryPromoter;
+}
+
+/** Follows evaluation `evalId` to its deployment and that deployment to a final status. */
 export async function followRollout(
-  client: SchedulerClient,
-  ref: JobRef,
+  { client, ref }: JobAt,
   evalId: string,
-  version: number | undefined,
-  deadline: Deadline,
-  promoter?: CanaryPromoter,
+  { deadline, version, promoter }: Follow,
 ): Promise<RolloutResult> {
   const opts = { namespace: ref.namespace, region: ref.region };
   let current = evalId;
@@ -105,7 +109,7 @@ export async function followRollout(
     }
     return { ok: true, evalId };
   }
-  return watchDeployment(client, ref, evalId, deploymentId ?? "", deadline, promoter);
+  return watchDeployment({ client, ref }, evalId, deploymentId ?? "", { deadline, promoter });
 }
 
 /**
@@ -113,12 +117,10 @@ export async function followRollout(
  * a `promoter` (promotion "auto" or a soak), canaries waiting for promotion are promoted by it instead.
  */
 export async function watchDeployment(
-  client: SchedulerClient,
-  ref: JobRef,
+  { client, ref }: JobAt,
   evalId: string,
   deploymentId: string,
-  deadline: Deadline,
-  promoter?: CanaryPromoter,
+  { deadline, promoter }: Follow,
 ): Promise<RolloutResult> {
   const opts = { namespace: ref.namespace, region: ref.region };
   let index: number | undefined;
@@ -170,8 +172,7 @@ export async function watchDeployment(
  * started) to end; resolves to it, or to the last seen when the deadline passed first.
  */
 export async function waitForVersionDeployment(
-  client: SchedulerClient,
-  ref: JobRef,
+  { client, ref }: JobAt,
   version: number,
   skipId: string,
   deadline: Deadline,
@@ -244,12 +245,17 @@ export class CanaryPromoter {
   private healthySince: number | undefined;
   private readonly promoted: string[] = [];
 
+  private readonly client: SchedulerClient;
+  private readonly ref: JobRef;
+
   constructor(
-    private readonly client: SchedulerClient,
-    private readonly ref: JobRef,
+    at: JobAt,
     private readonly policy: Extract<PromotionPolicy, { mode: "auto" }>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.client = at.client;
+    this.ref = at.ref;
+  }
 
   /** What the soak had reached, for a timeout message ("" when no soak was running). */
   progress(): string {
@@ -374,8 +380,7 @@ export async function recoverFromFailure(
       // The server re-registers the stable version as a new version and deploys it: wait for that.
       const after = (failedVersion ?? -1) + 1;
       const d = await waitForVersionDeployment(
-        client,
-        ref,
+        { client, ref },
         after,
         failure.deployment.ID ?? "",
         new Deadline(ctx.timeoutMs),
@@ -393,7 +398,8 @@ export async function recoverFromFailure(
     if (m) declined = m[1];
   }
   if (ctx.mode === "fail") return { kind: "none", reason: "fail-mode" };
-  if (typeof ctx.mode === "object") return revertToTag(client, ref, ctx.mode.revertTo, failedVersion, ctx.timeoutMs);
+  if (typeof ctx.mode === "object")
+    return revertToTag({ client, ref }, ctx.mode.revertTo, failedVersion, ctx.timeoutMs);
   if (ctx.priorVersion === undefined || failedVersion === undefined) {
     return declined !== undefined
       ? { kind: "none", reason: "server-declined", detail: declined }
@@ -414,26 +420,30 @@ export async function recoverFromFailure(
     const reason = e.serverErrors.length > 0 ? e.serverErrors.join("; ") : e.message;
     return { kind: "refused", toVersion: ctx.priorVersion, reason };
   }
-  return { kind: "pulumi", toVersion: ctx.priorVersion, ...(await followRevert(client, ref, evalId, ctx.timeoutMs)) };
+  return {
+    kind: "pulumi",
+    toVersion: ctx.priorVersion,
+    ...(await followRevert({ client, ref }, evalId, ctx.timeoutMs)),
+  };
 }
 
 /** Follows the rollout of a revert's evaluation; resolves to the version it registered and its deployment. */
 async function followRevert(
-  client: SchedulerClient,
-  ref: JobRef,
+  at: JobAt,
   evalId: string,
   timeoutMs: number,
 ): Promise<{ newVersion?: number; deploymentId?: string; deploymentStatus?: string }> {
   let deploymentId: string | undefined;
   let deploymentStatus: string | undefined;
   if (evalId !== "") {
-    const r = await followRollout(client, ref, evalId, undefined, new Deadline(timeoutMs));
+    const r = await followRollout(at, evalId, { deadline: new Deadline(timeoutMs) });
     const d = r.ok || r.kind === "deployment" || r.kind === "timeout" ? r.deployment : undefined;
     deploymentId = d?.ID ?? undefined;
     deploymentStatus =
       d?.Status ??
       (r.ok ? undefined : r.kind === "placement" ? "not placed" : r.kind === "timeout" ? "still running" : undefined);
   }
+  const { client, ref } = at;
   const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
   return { newVersion: job?.value.Version ?? undefined, deploymentId, deploymentStatus };
 }
@@ -444,12 +454,12 @@ async function followRevert(
  * number), and the revert keeps check-and-set: it applies only while the failed version is still current.
  */
 async function revertToTag(
-  client: SchedulerClient,
-  ref: JobRef,
+  at: JobAt,
   tag: string,
   failedVersion: number | undefined,
   timeoutMs: number,
 ): Promise<Rollback> {
+  const { client, ref } = at;
   let evalId: string;
   let toVersion: number;
   try {
@@ -472,7 +482,7 @@ async function revertToTag(
         "an older scheduler has none, and fails with `unsupported` when a tag is set)";
     return { kind: "refused", toVersion: undefined, tag, reason };
   }
-  return { kind: "pulumi", toVersion, tag, ...(await followRevert(client, ref, evalId, timeoutMs)) };
+  return { kind: "pulumi", toVersion, tag, ...(await followRevert(at, evalId, timeoutMs)) };
 }
 
 /*
@@ -505,18 +515,14 @@ function awaitingReschedule(a: Allocation): boolean {
  * allocations of the registered version with blocking reads until all finished; fails naming each failed
  * allocation that was not replaced: its ID prefix, group, failed tasks and their last events' messages.
  */
-export async function waitForCompletion(
-  client: SchedulerClient,
-  ref: JobRef,
-  evalId: string,
-  deadline: Deadline,
-): Promise<CompletionResult> {
+export async function waitForCompletion(at: JobAt, evalId: string, deadline: Deadline): Promise<CompletionResult> {
+  const { client, ref } = at;
   const opts = { namespace: ref.namespace, region: ref.region };
   const where = `Job "${ref.jobId}" in namespace "${ref.namespace}"`;
   const job: Job | undefined = (await client.jobs.find(ref.jobId, opts))?.value;
   if (job === undefined) return { ok: false, message: `${where} no longer exists while waiting for it to complete.` };
   const version = job.Version ?? 0;
-  const followed = await followRollout(client, ref, evalId, version, deadline);
+  const followed = await followRollout(at, evalId, { deadline, version });
   if (!followed.ok) {
     if (followed.kind === "placement")
       return { ok: false, message: `${where} version ${version} could not be placed: ${followed.summary}.` };

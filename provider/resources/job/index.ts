@@ -198,7 +198,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   async read(id, props) {
     const client = newClient();
     const ref = refOf(id, props);
-    const server = await readServerState(client, ref, { follow: followsDeployments(props), kept: props });
+    const server = await readServerState({ client, ref }, { follow: followsDeployments(props), kept: props });
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
     // unless runOnce keeps a finished batch job as done (`keptAsCollected` in state.ts).
     if (server === undefined)

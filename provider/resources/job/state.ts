@@ -127,8 +127,7 @@ export interface DeploymentRead {
  * settled job sends one request; when both are needed they are read at once (one round trip).
  */
 export async function readServerState(
-  client: SchedulerClient,
-  ref: JobRef,
+  { client, ref }: JobAt,
   how: DeploymentRead,
 ): Promise<JobServerState | undefined> {
   const opts = { namespace: ref.namespace, region: ref.region };
@@ -253,7 +252,7 @@ export async function refreshed(
   kept: Kept,
   whenGone?: (k: Kept) => JobOutputs | undefined,
 ): Promise<JobOutputs> {
-  const server = await readServerState(client, ref, { follow: followsDeployments(inputs) });
+  const server = await readServerState({ client, ref }, { follow: followsDeployments(inputs) });
   const instead = server === undefined ? whenGone?.(kept) : undefined;
   if (instead !== undefined) return instead;
   if (server === undefined)
