@@ -23,7 +23,7 @@ import {
   unfinishedMessage,
   type Registered,
 } from "./apply";
-import { assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { SETTING_KEYS, SOURCE_KEYS, assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
 import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./secrets";
 import {
   identityOf,
@@ -55,22 +55,6 @@ import {
 } from "./state";
 import { alreadyExistsMessage, rememberShownPlan, replaceNeededMessage, scaledNote } from "./text";
 
-const SETTINGS = [
-  "policyOverride",
-  "preserveCounts",
-  "evalPriority",
-  "waitForDeployment",
-  "deploymentTimeout",
-  "onDeploymentFailure",
-  "promotion",
-  "allowPlanDrift",
-  "purgeOnDestroy",
-  "adopt",
-] as const;
-/** Settings of issue 21 items 3 and 4 (batch completion, run once, triggers, kept resources). */
-const BATCH_SCALE_SETTINGS = ["preserveResources", "waitForCompletion", "runOnce", "triggers"] as const;
-const SOURCES = ["jobspec", "job", "variables", "namespace", "region"] as const;
-
 /** The Job provider, before secret values are masked out of its errors. */
 const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   async check(olds, news) {
@@ -92,11 +76,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     if (olds.incomplete !== undefined) return { changes: true };
     const news = userInputs(checked);
     // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
-    const settingsChanged = [...SETTINGS, ...BATCH_SCALE_SETTINGS].some(
-      (k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null),
-    );
+    const settingsChanged = SETTING_KEYS.some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
-    if (SOURCES.some((k) => containsUnknown(news[k]))) return { changes: true };
+    if (SOURCE_KEYS.some((k) => containsUnknown(news[k]))) return { changes: true };
     const client = newClient();
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
@@ -106,9 +88,10 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     const desired = await resolveDesired(client, news);
     assertBatchSettings(desired.identity, news);
+    const op = opOf(client, news, desired);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
-      const mask = secretMaskOf(news); // (no JobOp yet: a replacement plans nothing)
+      const { mask } = op;
       const what = reasons
         .map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`)
         .join(", ");
@@ -116,7 +99,6 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
     }
     if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
-    const op = opOf(client, news, desired);
     const base = await scaleBase(op, olds);
     const how = preserveOf(news);
     if (base.scaledFrom !== undefined && how !== undefined)

@@ -85,6 +85,30 @@ export const JobInputsSchema = z.strictObject({
 /** The Job inputs as the provider receives them. */
 export type JobInputs = z.infer<typeof JobInputsSchema>;
 
+/** The inputs the job is derived from: a change of one resolves the job again. */
+export const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
+
+/**
+ * The settings inputs: how the job is written, followed and deleted (everything but the sources and
+ * `secretInputs`). Outputs echo them and `diff` compares them.
+ */
+export const SETTING_KEYS = [
+  "policyOverride",
+  "preserveCounts",
+  "preserveResources",
+  "waitForCompletion",
+  "runOnce",
+  "triggers",
+  "evalPriority",
+  "waitForDeployment",
+  "deploymentTimeout",
+  "onDeploymentFailure",
+  "promotion",
+  "allowPlanDrift",
+  "purgeOnDestroy",
+  "adopt",
+] as const satisfies ReadonlyArray<keyof JobInputs>;
+
 /** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
 export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResult<JobInputs> {
   const { inputs, failures } = checkInputs(JobInputsSchema, raw, "Job");

@@ -9,7 +9,14 @@ import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
 import type { Job } from "../../schemas/scheduler";
 import { canonicalJson, containsUnknown, isRecord } from "../common";
-import { submissionOf, variablesText, type JobInputs, type JobSubmissionBody, type Preserve } from "./inputs";
+import {
+  SOURCE_KEYS,
+  submissionOf,
+  variablesText,
+  type JobInputs,
+  type JobSubmissionBody,
+  type Preserve,
+} from "./inputs";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -321,8 +328,6 @@ export function hasNoDeployment(identity: JobIdentity): boolean {
 
 /** The Job inputs after `check`: what the user wrote, with the resolved identity. */
 export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; resolvedKeys?: string[] };
-
-const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 /**
  * Returns the inputs with the job's identity added. The user's own `namespace` and `region` stay as written;

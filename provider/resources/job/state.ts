@@ -14,7 +14,7 @@ import type { SchedulerClient } from "../../clients/scheduler";
 import { isApiError } from "../../errors";
 import type { Deployment, Job } from "../../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "../common";
-import { JOB_DEFAULTS, type JobInputs } from "./inputs";
+import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
 import type { DesiredJob } from "./spec";
 
@@ -178,35 +178,19 @@ function goneAs<T>(value: T): (e: unknown) => T {
   };
 }
 
-/**
- * The settings inputs echoed into outputs: diff compares them, delete reads `purgeOnDestroy`. The sources
- * (`jobspec`, `job`, `variables`) are not echoed: no operation reads them back (`inputsHash` and
- * `normalizedJob` stand for them), the engine keeps the inputs in state anyway, and echoing them made the
- * source the largest part of every Job's outputs. State written before this still carries them; nothing
- * depends on them being there or not.
+/*
+ * The settings inputs (SETTING_KEYS) are echoed into outputs: diff compares them, delete reads
+ * `purgeOnDestroy`. The sources (`jobspec`, `job`, `variables`) are not echoed: no operation reads them back
+ * (`inputsHash` and `normalizedJob` stand for them), the engine keeps the inputs in state anyway, and
+ * echoing them made the source the largest part of every Job's outputs. State written before this still
+ * carries them; nothing depends on them being there or not.
  */
-const ECHOED: ReadonlyArray<keyof JobInputs> = [
-  "policyOverride",
-  "preserveCounts",
-  "preserveResources",
-  "waitForCompletion",
-  "runOnce",
-  "triggers",
-  "evalPriority",
-  "waitForDeployment",
-  "deploymentTimeout",
-  "onDeploymentFailure",
-  "promotion",
-  "allowPlanDrift",
-  "purgeOnDestroy",
-  "adopt",
-];
 
 /** Builds the outputs from the inputs, the server's report and the normal form to keep. */
 export function buildOutputs(inputs: JobInputs, ref: JobRef, server: JobServerState, kept: Kept): JobOutputs {
   const job = server.job;
   const echoed: Record<string, unknown> = {};
-  for (const k of ECHOED) if (inputs[k] !== undefined) echoed[k] = inputs[k];
+  for (const k of SETTING_KEYS) if (inputs[k] !== undefined) echoed[k] = inputs[k];
   const out: JobOutputs = {
     ...(echoed as Partial<JobInputs>),
     jobId: ref.jobId,
