@@ -24,6 +24,13 @@ import {
  */
 export const CREDENTIAL_FIELDS: readonly string[] = Object.freeze(["SecretsToken", "DiscoveryToken"]);
 
+/** Returns the text state keeps of a job already in normal form: its canonical JSON without credentials. */
+function stateText(normal: JobObject): string {
+  const stored: JobObject = { ...normal };
+  for (const k of CREDENTIAL_FIELDS) delete stored[k];
+  return canonicalJson(stored);
+}
+
 /** The job the inputs describe, ready to plan or register. */
 export interface DesiredJob {
   /** The body's job: normal form with the settled namespace and region, credentials included. */
@@ -166,11 +173,9 @@ export async function resolveDesired(
   const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
   const region = inputs.region ?? written.region ?? conn.region ?? "global";
   const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
-  const stored: JobObject = { ...normal };
-  for (const k of CREDENTIAL_FIELDS) delete stored[k];
   return {
     job: normal as Job,
-    text: canonicalJson(stored),
+    text: stateText(normal),
     identity: identityOf(normal),
     submission: submissionOf(inputs),
     inputsHash: desiredInputsHash(inputs, client),
@@ -179,9 +184,7 @@ export async function resolveDesired(
 
 /** Returns the canonical normal-form text of a job as the server holds it (credentials left out). */
 export function serverJobText(job: Job): string {
-  const normal: JobObject = normalizeJob(job as JobObject);
-  for (const k of CREDENTIAL_FIELDS) delete normal[k];
-  return canonicalJson(normal);
+  return stateText(normalizeJob(job as JobObject));
 }
 
 /** Parses a stored normal-form text back into a job; undefined when state holds none. */
@@ -472,7 +475,5 @@ export function withServerScale(job: JobObject, server: Job, how: Preserve): Job
 /** Returns the desired job with the server's scaled values kept (its state text recomputed). */
 export function desiredWithServerScale(d: DesiredJob, server: Job, how: Preserve): DesiredJob {
   const job = withServerScale(d.job as JobObject, server, how);
-  const stored: JobObject = { ...job };
-  for (const k of CREDENTIAL_FIELDS) delete stored[k];
-  return { ...d, job: job as Job, text: canonicalJson(stored) };
+  return { ...d, job: job as Job, text: stateText(job) };
 }
