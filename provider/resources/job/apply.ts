@@ -435,7 +435,8 @@ export function sourceInputsOf(olds: JobOutputs, news: JobInputs): JobInputs {
  * and task resources the scheduler runs now are kept over the spec's, and a job whose JobModifyIndex moved
  * only because of such changes (`POST /v1/job/:id/scale`, an autoscaler, a register that changed only
  * counts or resources) is not treated as changed outside Pulumi: the update registers with check-and-set on
- * the server's current index instead of failing.
+ * the server's current index instead of failing. (The job with the server's values is `desiredWithServerScale`
+ * in spec.ts.)
  */
 
 /** What an update of a job that keeps scaled values registers against. */

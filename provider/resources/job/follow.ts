@@ -490,7 +490,8 @@ async function revertToTag(
  * finished and fails naming the failed ones; `runOnce` keeps a finished job the scheduler garbage-collected
  * in the stack as done (no re-run); `triggers` runs the job again when the map changes (its hash goes into
  * the job's meta, so the scheduler sees a new version and places the work again: it never re-runs a
- * finished batch version whose spec did not change).
+ * finished batch version whose spec did not change). The wait is here; `runOnce` is `keptAsCollected` in
+ * state.ts, `triggers` is `withTriggers` in spec.ts.
  */
 
 /** How waiting for a batch job ended. */

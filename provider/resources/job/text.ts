@@ -428,7 +428,7 @@ function formatMs(ms: number): string {
 /*
  * Apply matches preview (input `allowPlanDrift`). The engine calls `diff` for a resource right before it
  * calls `update` on it, in the same provider process and the same `pulumi up`; `diff` plans the job and
- * shows that plan. This module remembers, per job and desired spec, what that plan said (destructive
+ * shows that plan. What follows remembers, per job and desired spec, what that plan said (destructive
  * updates and failed placements per group); `update` plans again right before its register and refuses
  * when the new plan has destructive updates or failed placements beyond what was shown.
  *
