@@ -24,6 +24,7 @@ import {
   buildOutputs,
   followsDeployments,
   jobResourceId,
+  placeOf,
   readServerState,
   refreshed,
   type JobAt,
@@ -56,14 +57,14 @@ export async function holdsDesired({ client, ref, desired, inputs }: JobOp): Pro
   const { value } = await client.jobs.plan(
     ref.jobId,
     { Job: desired.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
-    { namespace: ref.namespace, region: ref.region },
+    placeOf(ref),
   );
   return value.Diff?.Type === "None";
 }
 
 /** Returns the evaluation a register at `jobModifyIndex` created ("" when none is listed). */
 export async function evalOfRegister({ client, ref }: JobAt, jobModifyIndex: number): Promise<string> {
-  const { value } = await client.records.evaluations(ref.jobId, { namespace: ref.namespace, region: ref.region });
+  const { value } = await client.records.evaluations(ref.jobId, placeOf(ref));
   const mine = value
     .filter((e) => e.JobModifyIndex === jobModifyIndex && (e.TriggeredBy ?? "job-register") === "job-register")
     .sort((a, b) => (a.CreateIndex ?? 0) - (b.CreateIndex ?? 0))[0];
@@ -75,7 +76,7 @@ type ReadBack = { applied: true; job: Job } | { applied: false; moved: boolean }
 
 async function readBack(op: JobOp, index: number): Promise<ReadBack> {
   const { client, ref } = op;
-  const job = (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value;
+  const job = (await client.jobs.find(ref.jobId, placeOf(ref)))?.value;
   if (job === undefined) return { applied: false, moved: false };
   const moved = index === 0 ? true : (job.JobModifyIndex ?? 0) !== index;
   if (!moved) return { applied: false, moved: false };
@@ -147,7 +148,7 @@ export async function planChange(
     const { value } = await client.jobs.plan(
       ref.jobId,
       { Job: op.desired.job, Diff: true, ...(inputs.policyOverride ? { PolicyOverride: true } : {}) },
-      { namespace: ref.namespace, region: ref.region },
+      placeOf(ref),
     );
     const text = formatPlan(value, {
       jobId: ref.jobId,
@@ -225,7 +226,7 @@ async function registerOnce({ client, ref, desired, inputs }: JobOp, index: numb
       ...(inputs.preserveCounts ? { PreserveCounts: true } : {}),
       ...(inputs.evalPriority !== undefined ? { EvalPriority: inputs.evalPriority } : {}),
     },
-    { namespace: ref.namespace, region: ref.region },
+    placeOf(ref),
   );
   return value;
 }
@@ -274,7 +275,7 @@ export async function rolloutOrInitError(op: JobOp, reg: Registered, before: Bef
  */
 export async function finishIncomplete(op: JobOp, olds: JobOutputs): Promise<JobOutputs | undefined> {
   const { client, ref, inputs: news } = op;
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   const job = (await client.jobs.find(ref.jobId, opts))?.value;
   const stateIndex = olds.jobModifyIndex ?? 0;
   if (olds.incomplete === "rollout") {
@@ -326,8 +327,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
   const { client, ref, inputs, desired: d, mask } = op;
   if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
-    const registered =
-      (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region }))?.value.Version ?? undefined;
+    const registered = (await client.jobs.find(ref.jobId, placeOf(ref)))?.value.Version ?? undefined;
     const policy = promotionPolicy(inputs);
     const promoter = policy.mode === "auto" ? new CanaryPromoter(op, policy) : undefined;
     const result = await followRollout(op, evalId, {
@@ -465,7 +465,7 @@ export async function scaleBase(
   const base: ScaleBase = { desired: d, index: olds.jobModifyIndex ?? 0, priorVersion: olds.version };
   const how = preserveOf(inputs);
   if (how === undefined) return base;
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   const server = (await client.jobs.find(ref.jobId, opts))?.value;
   if (server === undefined) return base;
   const desired = desiredWithServerScale(d, server, how);

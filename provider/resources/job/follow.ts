@@ -10,7 +10,7 @@ import { FEATURE_RELEASES } from "../../clients/scheduler/releases";
 import { isApiError } from "../../errors";
 import type { Allocation, Deployment, DeploymentGroupState, Evaluation, Job } from "../../schemas/scheduler";
 import type { PromotionPolicy } from "./inputs";
-import type { JobAt, JobRef } from "./state";
+import { placeOf, type JobAt, type JobRef } from "./state";
 import { autoRevertTarget, count, summarizeFailedPlacements, type Rollback } from "./text";
 
 /** How a rollout ended. */
@@ -64,7 +64,7 @@ export async function followRollout(
   evalId: string,
   { deadline, version, promoter }: Follow,
 ): Promise<RolloutResult> {
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   let current = evalId;
   let index: number | undefined;
   let deploymentId: string | undefined;
@@ -122,7 +122,7 @@ export async function watchDeployment(
   deploymentId: string,
   { deadline, promoter }: Follow,
 ): Promise<RolloutResult> {
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   let index: number | undefined;
   let last: Deployment | undefined;
   let capMs: number | undefined;
@@ -177,7 +177,7 @@ export async function waitForVersionDeployment(
   skipId: string,
   deadline: Deadline,
 ): Promise<Deployment | undefined> {
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   let index: number | undefined;
   let last: Deployment | undefined;
   for (;;) {
@@ -307,20 +307,14 @@ export class CanaryPromoter {
     }
     const names = targets.map(([n]) => n);
     const all = wanted === undefined;
-    await this.client.deployments.promote(d.ID ?? "", all ? { All: true } : { Groups: names }, {
-      namespace: this.ref.namespace,
-      region: this.ref.region,
-    });
+    await this.client.deployments.promote(d.ID ?? "", all ? { All: true } : { Groups: names }, placeOf(this.ref));
     this.promoted.push(...names);
     return { kind: "wait" };
   }
 
   /** Lists the canaries of the groups that are no longer running ("" when all run). */
   private async failedCanaries(d: Deployment, groups: readonly string[]): Promise<string> {
-    const { value } = await this.client.records.allocations(this.ref.jobId, {
-      namespace: this.ref.namespace,
-      region: this.ref.region,
-    });
+    const { value } = await this.client.records.allocations(this.ref.jobId, placeOf(this.ref));
     const bad = value.filter(
       (a) =>
         a.DeploymentID === d.ID &&
@@ -337,7 +331,7 @@ export class CanaryPromoter {
 
   /** Marks the deployment failed (the server's auto_revert then applies) and reads it back. */
   private async markFailed(d: Deployment): Promise<Deployment | undefined> {
-    const opts = { namespace: this.ref.namespace, region: this.ref.region };
+    const opts = placeOf(this.ref);
     await this.client.deployments.fail(d.ID ?? "", opts);
     const { value } = await this.client.records.deployments(this.ref.jobId, opts);
     return value.find((x) => x.ID === d.ID);
@@ -385,7 +379,7 @@ export async function recoverFromFailure(
         failure.deployment.ID ?? "",
         new Deadline(ctx.timeoutMs),
       );
-      const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
+      const job = await client.jobs.find(ref.jobId, placeOf(ref));
       return {
         kind: "auto",
         toVersion: target,
@@ -412,7 +406,7 @@ export async function recoverFromFailure(
     const res = await client.versions.revert(
       ref.jobId,
       { JobVersion: ctx.priorVersion, EnforcePriorVersion: failedVersion },
-      { namespace: ref.namespace, region: ref.region },
+      placeOf(ref),
     );
     evalId = res.value.EvalID ?? "";
   } catch (e) {
@@ -444,7 +438,7 @@ async function followRevert(
       (r.ok ? undefined : r.kind === "placement" ? "not placed" : r.kind === "timeout" ? "still running" : undefined);
   }
   const { client, ref } = at;
-  const job = await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region });
+  const job = await client.jobs.find(ref.jobId, placeOf(ref));
   return { newVersion: job?.value.Version ?? undefined, deploymentId, deploymentStatus };
 }
 
@@ -467,7 +461,7 @@ async function revertToTag(
       ref.jobId,
       tag,
       failedVersion !== undefined ? { enforcePriorVersion: failedVersion } : {},
-      { namespace: ref.namespace, region: ref.region },
+      placeOf(ref),
     );
     evalId = res.value.EvalID ?? "";
     toVersion = res.revertedTo;
@@ -518,7 +512,7 @@ function awaitingReschedule(a: Allocation): boolean {
  */
 export async function waitForCompletion(at: JobAt, evalId: string, deadline: Deadline): Promise<CompletionResult> {
   const { client, ref } = at;
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   const where = `Job "${ref.jobId}" in namespace "${ref.namespace}"`;
   const job: Job | undefined = (await client.jobs.find(ref.jobId, opts))?.value;
   if (job === undefined) return { ok: false, message: `${where} no longer exists while waiting for it to complete.` };

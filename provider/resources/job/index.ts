@@ -44,6 +44,7 @@ import {
   collectedOutputs,
   followsDeployments,
   jobResourceId,
+  placeOf,
   keptAsCollected,
   readServerState,
   refOf,
@@ -117,7 +118,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     assertBatchSettings(d.identity, inputs);
     const op = opOf(client, inputs, d);
     const { ref } = op;
-    const opts = { namespace: ref.namespace, region: ref.region };
+    const opts = placeOf(ref);
     const existing = (await client.jobs.find(ref.jobId, opts))?.value;
     let index = 0;
     let priorVersion: number | undefined;
@@ -249,9 +250,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       await refuseOnPlanDrift(op, before, base.index);
     }
     const gone =
-      runsOnce &&
-      (olds.collected === true ||
-        (await client.jobs.find(ref.jobId, { namespace: ref.namespace, region: ref.region })) === undefined);
+      runsOnce && (olds.collected === true || (await client.jobs.find(ref.jobId, placeOf(ref))) === undefined);
     let reg: Registered;
     try {
       // A runOnce job the scheduler collected is registered anew (it runs again: its spec or triggers changed).

@@ -101,6 +101,11 @@ export const NO_DEPLOYMENT: DeploymentView = Object.freeze({
   deploymentStatusDescription: "",
 });
 
+/** The request options that place a request at the job: its namespace and region. */
+export function placeOf(ref: JobRef): { namespace: string; region: string } {
+  return { namespace: ref.namespace, region: ref.region };
+}
+
 /** What the server reports about a job. */
 export interface JobServerState {
   job: Job;
@@ -130,7 +135,7 @@ export async function readServerState(
   { client, ref }: JobAt,
   how: DeploymentRead,
 ): Promise<JobServerState | undefined> {
-  const opts = { namespace: ref.namespace, region: ref.region };
+  const opts = placeOf(ref);
   const latest = () =>
     client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
   const kept = how.kept;
