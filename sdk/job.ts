@@ -117,7 +117,7 @@ export class Job extends pulumi.dynamic.Resource {
     const props: Record<string, unknown> = {
       ...args,
       // Which sources are secret: the provider host gets secrets unwrapped, and needs this to keep their values
-      // out of the plan it shows (provider/resources/job-secrets.ts). Left out when nothing is secret.
+      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret.
       secretInputs: secretInputsOf(args),
       jobId: undefined,
       namespace: args.namespace,

@@ -285,3 +285,8 @@ function sortDeep(v: unknown): unknown {
   }
   return v;
 }
+
+/** True for a plain record: an object that is not null and not an array. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

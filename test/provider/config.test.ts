@@ -17,8 +17,8 @@ import { SchedulerClient } from "../../provider/clients/scheduler";
 import { closeConnections } from "../../provider/http/core";
 import { ConfigError } from "../../provider/errors";
 import { job } from "../../provider/resources/job";
-import type { JobOutputs } from "../../provider/resources/job-state";
-import { createJob, startHarness, type Harness } from "./resources/job-harness";
+import type { JobOutputs } from "../../provider/resources/job/state";
+import { createJob, startHarness, type Harness } from "./resources/job/harness";
 
 describe("configure and connectionOptions", () => {
   afterEach(() => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ts from "typescript";
 import { readFileSync } from "node:fs";
 import { job } from "../../provider/resources/job";
-import { createJob, startHarness, type Harness } from "./resources/job-harness";
+import { createJob, startHarness, type Harness } from "./resources/job/harness";
 
 const ROOT = join(__dirname, "..", "..");
 

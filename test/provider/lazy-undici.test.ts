@@ -13,7 +13,7 @@ describe("module loading in the provider host", () => {
   it("loads undici only when the first request is sent", async () => {
     for (const k of Object.keys(req.cache)) if (k.includes("/node_modules/undici/")) delete req.cache[k];
     const { configure } = await import("../../provider/config.js");
-    const { job } = await import("../../provider/resources/job.js");
+    const { job } = await import("../../provider/resources/job/index.js");
     await configure({
       config: {
         get: (k: string) =>
@@ -28,9 +28,9 @@ describe("module loading in the provider host", () => {
       { job: { ID: "lazy", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] } },
     );
     const inputs = checked.inputs as Parameters<typeof job.diff>[2];
-    const hash = (await import("../../provider/resources/job-desired.js")).desiredInputsHash;
+    const hash = (await import("../../provider/resources/job/spec.js")).desiredInputsHash;
     const { SchedulerClient } = await import("../../provider/clients/scheduler/index.js");
-    const { userInputs } = await import("../../provider/resources/job-identity.js");
+    const { userInputs } = await import("../../provider/resources/job/spec.js");
     const olds = {
       jobId: "lazy",
       namespace: "default",

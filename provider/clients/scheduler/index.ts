@@ -25,7 +25,13 @@ export {
   type PromoteRequest,
 } from "./deployments";
 export { goDuration, type QueryMeta, type ReadOptions, type Result, type WriteOptions } from "./base";
-export { Jobs, SERVER_MANAGED_JOB_FIELDS, stripServerManagedFields } from "./jobs";
+export {
+  Jobs,
+  REGISTER_REFUSED_JOB_FIELDS,
+  SERVER_MANAGED_JOB_FIELDS,
+  stripServerManagedFields,
+  type ServerManagedJobField,
+} from "./jobs";
 export {
   MAX_DISPATCH_PAYLOAD_BYTES,
   type DispatchJobRequest,

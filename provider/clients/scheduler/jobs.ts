@@ -44,7 +44,11 @@ const JobListSchema = z
   .nullable()
   .transform((v) => v ?? []);
 
-/** Fields the server manages; sending them back creates spurious versions or duplicate tags. */
+/**
+ * The top-level job fields the server manages: the one list (the Job resource's normal form leaves all of
+ * them out, so none ever shows as a change). Sending them back creates spurious versions or duplicate
+ * tags; the indexes belong to check-and-set only.
+ */
 export const SERVER_MANAGED_JOB_FIELDS = Object.freeze([
   "Status",
   "StatusDescription",
@@ -55,12 +59,23 @@ export const SERVER_MANAGED_JOB_FIELDS = Object.freeze([
   "CreateIndex",
   "ModifyIndex",
   "JobModifyIndex",
+  "Dispatched",
 ] as const);
 
-/** Returns a copy of `job` without the server-managed fields, ready to register or plan. */
+/** A field of {@link SERVER_MANAGED_JOB_FIELDS}. */
+export type ServerManagedJobField = (typeof SERVER_MANAGED_JOB_FIELDS)[number];
+
+/**
+ * The server-managed fields a register refuses instead of overwriting ("job can't be submitted with
+ * 'Dispatched' set"): only a dispatch makes a dispatched job. {@link stripServerManagedFields} keeps them,
+ * so a dispatched child job sent back is refused by name instead of being registered as a job of its own.
+ */
+export const REGISTER_REFUSED_JOB_FIELDS: readonly ServerManagedJobField[] = Object.freeze(["Dispatched"]);
+
+/** Returns a copy of `job` without the server-managed fields the server overwrites, ready to register or plan. */
 export function stripServerManagedFields(job: Job): Job {
   const copy: Record<string, unknown> = { ...job };
-  for (const k of SERVER_MANAGED_JOB_FIELDS) delete copy[k];
+  for (const k of SERVER_MANAGED_JOB_FIELDS) if (!REGISTER_REFUSED_JOB_FIELDS.includes(k)) delete copy[k];
   return copy as Job;
 }
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
 import { ApiError, ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
-import { checkJobInputs } from "../../../provider/resources/job-inputs";
+import { checkJobInputs } from "../../../provider/resources/job/inputs";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { connectionOptions, setStackConfig } from "../../../provider/config";
 

@@ -5,7 +5,7 @@ import {
   type JobVersionTagOutputs,
 } from "../../../provider/resources/job-version-tag";
 import { UNKNOWN } from "../../../provider/resources/common";
-import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job-harness";
+import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job/harness";
 
 const spec = (image: string) => `
 job "tagged" {

@@ -12,8 +12,8 @@ import { configure, connectionOptions, setStackConfig } from "../../../provider/
 import { ConfigError, isApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job-inputs";
-import type { JobOutputs } from "../../../provider/resources/job-state";
+import type { JobInputs } from "../../../provider/resources/job/inputs";
+import type { JobOutputs } from "../../../provider/resources/job/state";
 import { serviceJob } from "../clients/scheduler/fixture";
 
 /** A scheduler listener that answers with the token headers it received. */

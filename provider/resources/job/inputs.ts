@@ -1,0 +1,336 @@
+/**
+ * The Job resource's inputs: their schema, `check`, and the pure helpers that turn them into what a
+ * register sends (durations, var-file text, the submission) or how it runs (promotion policy, preserved
+ * scale, batch-only settings). No network here.
+ */
+import { z } from "zod";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { JobSchema } from "../../schemas/scheduler";
+import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
+import type { JobIdentity } from "./spec";
+import { checkJobObject } from "./validate";
+
+/** Defaults of the settings the inputs may leave out. */
+export const JOB_DEFAULTS = Object.freeze({
+  waitForDeployment: true,
+  deploymentTimeout: "5m",
+  onDeploymentFailure: "revert" as const,
+  purgeOnDestroy: false,
+  adopt: false,
+});
+
+/** A variable value the `variables` map may hold; rendered to var-file text. */
+export type JobVariableValue = string | number | boolean;
+
+const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
+export const JobInputsSchema = z.strictObject({
+  jobspec: z
+    .string()
+    .refine((s) => s.trim() !== "", "must not be empty or only whitespace: give HCL2 jobspec text")
+    .optional(),
+  /** A job in the API's JSON shape; unknown fields are kept and sent. */
+  job: JobSchema.optional(),
+  variables: z.union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))]).optional(),
+  namespace: requestName().optional(),
+  region: requestName().optional(),
+  policyOverride: z.boolean().optional(),
+  preserveCounts: z.boolean().optional(),
+  /** Keep the running task resources (CPU, cores, memory) over the spec's, like preserveCounts does counts. */
+  preserveResources: z.boolean().optional(),
+  /** Batch/sysbatch: `up` waits until the job's allocations finished and fails on failed ones. */
+  waitForCompletion: z.boolean().optional(),
+  /** Batch/sysbatch: once the job finished and was garbage-collected, keep it as done instead of running it again. */
+  runOnce: z.boolean().optional(),
+  /** Any change of this map runs the job again (a new version registered). */
+  triggers: z.record(z.string(), z.string()).optional(),
+  /** 1–100; 0 (as the API takes it) means the job's own priority. */
+  evalPriority: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be from 1 to 100 (0: the job's priority)")
+    .max(100, "must be from 1 to 100 (0: the job's priority)")
+    .optional(),
+  waitForDeployment: z.boolean().optional(),
+  deploymentTimeout: z.union([z.number(), z.string()]).optional(),
+  onDeploymentFailure: z
+    .union([z.enum(["revert", "fail"]), z.strictObject({ revertTo: z.string().min(1, "must name a version tag") })])
+    .optional(),
+  /** Canary promotion of a deployment that waits for it: "manual" (default), "auto", or after a soak. */
+  promotion: z
+    .union([
+      z.enum(["manual", "auto"]),
+      z.strictObject({
+        soak: z.union([z.number(), z.string()]),
+        groups: z
+          .array(z.string().min(1, "must not be empty"))
+          .min(1, "must name at least one group; leave it out for every group")
+          .optional(),
+      }),
+    ])
+    .optional(),
+  /** Register even when the plan right before the register differs from the one this `up` showed. */
+  allowPlanDrift: z.boolean().optional(),
+  purgeOnDestroy: z.boolean().optional(),
+  adopt: z.boolean().optional(),
+  /**
+   * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
+   * `variables.<name>`), so the provider keeps their values out of the text it shows (secrets.ts).
+   * Never compared by `diff`.
+   */
+  secretInputs: z.array(z.string()).optional(),
+});
+
+/** The Job inputs as the provider receives them. */
+export type JobInputs = z.infer<typeof JobInputsSchema>;
+
+/** The inputs the job is derived from: a change of one resolves the job again. */
+export const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
+
+/**
+ * The settings inputs: how the job is written, followed and deleted (everything but the sources and
+ * `secretInputs`). Outputs echo them and `diff` compares them.
+ */
+export const SETTING_KEYS = [
+  "policyOverride",
+  "preserveCounts",
+  "preserveResources",
+  "waitForCompletion",
+  "runOnce",
+  "triggers",
+  "evalPriority",
+  "waitForDeployment",
+  "deploymentTimeout",
+  "onDeploymentFailure",
+  "promotion",
+  "allowPlanDrift",
+  "purgeOnDestroy",
+  "adopt",
+] as const satisfies ReadonlyArray<keyof JobInputs>;
+
+/** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
+export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResult<JobInputs> {
+  const { inputs, failures } = checkInputs(JobInputsSchema, raw, "Job");
+  // Own keys only, on a null prototype: nothing below may read an inherited value.
+  const news = copyInputs(raw);
+  const unknown = (k: string): boolean => containsUnknown(news[k]);
+  const given = (k: string): boolean => news[k] !== undefined && news[k] !== null;
+  const extra: dynamic.CheckFailure[] = [];
+
+  if (!unknown("jobspec") && !unknown("job")) {
+    if (given("jobspec") && given("job")) {
+      extra.push({ property: "job", reason: "set exactly one of jobspec (HCL2 text) and job (an object), not both" });
+    } else if (!given("jobspec") && !given("job")) {
+      extra.push({ property: "jobspec", reason: "set exactly one of jobspec (HCL2 text) and job (an object)" });
+    }
+  }
+  if (given("job") && !unknown("job") && isRecord(news.job)) {
+    const body = news.job;
+    if (typeof body.ID !== "string" || body.ID === "") {
+      const hint = isRecord(body.Job) ? ' (this looks like a register body: pass its "Job" object instead)' : "";
+      extra.push({ property: "job.ID", reason: `the job object must have a non-empty string ID${hint}` });
+    }
+    if (!isRecord(body.Job)) extra.push(...checkJobObject(body));
+    if (given("variables") && !unknown("variables")) {
+      extra.push({ property: "variables", reason: "variables apply only to a jobspec; a job object has no variables" });
+    }
+  }
+  if (isRecord(news.variables) && !unknown("variables")) {
+    for (const key of Object.keys(news.variables)) {
+      if (!HCL_IDENT.test(key)) {
+        extra.push({
+          property: `variables.${shownKey(key)}`,
+          reason: "is not a valid variable name: letters, digits, '_' and '-', starting with a letter or '_'",
+        });
+      }
+    }
+  }
+  const timeout = news.deploymentTimeout;
+  if (timeout !== undefined && timeout !== null && !unknown("deploymentTimeout")) {
+    if (
+      (typeof timeout === "number" || typeof timeout === "string") &&
+      parseDurationMs(timeout) === undefined &&
+      !isZeroDuration(timeout)
+    ) {
+      extra.push({
+        property: "deploymentTimeout",
+        reason: 'is not a duration: use seconds (300), a Go duration ("5m", "1h30m"), or 0 for no time limit',
+      });
+    }
+  }
+  extra.push(...checkPromotionInput(news.promotion, unknown("promotion")));
+  if (given("promotion") && news.promotion !== "manual" && news.waitForDeployment === false && !unknown("promotion")) {
+    extra.push({
+      property: "promotion",
+      reason:
+        "promotes canaries while `up` follows the deployment: it needs waitForDeployment (leave it unset or true)",
+    });
+  }
+  const all = [...failures, ...extra];
+  if (all.length > 0) return { failures: all };
+  return { inputs, failures: [] };
+}
+
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go
+ * duration ("90s", "5m", "1h30m"). Returns undefined for anything else, zero or negative values included.
+ */
+export function parseDurationMs(v: number | string): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) && v > 0 ? v * 1000 : undefined;
+  const text = v.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return parseDurationMs(Number(text));
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? 0);
+    matched = re.lastIndex;
+  }
+  if (matched !== text.length || text.length === 0 || total <= 0) return undefined;
+  return total;
+}
+
+/** True for a zero duration (`0`, `"0"`, `"0s"`, `"0h0m"`): no time limit of our own. */
+export function isZeroDuration(v: number | string): boolean {
+  if (typeof v === "number") return v === 0;
+  return /^(?:0+(?:\.0+)?(?:ns|us|µs|μs|ms|s|m|h)?)+$/.test(v.trim());
+}
+
+/**
+ * Returns the deployment timeout of the inputs in milliseconds (default five minutes). Zero means no time
+ * limit of our own (Infinity): the deployment is followed until it ends, and the scheduler's progress
+ * deadline still fails a deployment that stops making progress.
+ */
+export function deploymentTimeoutMs(inputs: Pick<JobInputs, "deploymentTimeout">): number {
+  const v = inputs.deploymentTimeout ?? JOB_DEFAULTS.deploymentTimeout;
+  if (isZeroDuration(v)) return Infinity;
+  return parseDurationMs(v) ?? 300_000;
+}
+
+/**
+ * Renders a variables map as var-file text: one `name = value` line per key, sorted, strings quoted with
+ * HCL's escapes (including `$${` and `%%{`, so a value is never read as a template).
+ */
+export function renderVarFile(vars: Record<string, JobVariableValue>): string {
+  return Object.keys(vars)
+    .sort()
+    .map((k) => `${k} = ${hclValue(vars[k] as JobVariableValue)}\n`)
+    .join("");
+}
+
+function hclValue(v: JobVariableValue): string {
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  // Replacer functions: in a replacement string "$$" would itself mean one "$".
+  return JSON.stringify(v)
+    .replace(/\$\{/g, () => "$${")
+    .replace(/%\{/g, () => "%%{");
+}
+
+/** Returns the var-file text the parse endpoint takes ("" when there are no variables). */
+export function variablesText(variables: JobInputs["variables"]): string {
+  if (variables === undefined) return "";
+  return typeof variables === "string" ? variables : renderVarFile(variables);
+}
+
+/** What a register sends as `Submission`: the source the user wrote, for the UI, reads and reverts. */
+export type JobSubmissionBody = {
+  Source: string;
+  Format: "hcl2" | "json";
+  VariableFlags?: Record<string, string>;
+  Variables?: string;
+};
+
+/** Builds the submission of the inputs: the jobspec text with its variables, or the job object as JSON. */
+export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variables">): JobSubmissionBody {
+  if (inputs.jobspec !== undefined) {
+    const s: JobSubmissionBody = { Source: inputs.jobspec, Format: "hcl2" };
+    const vars = inputs.variables;
+    if (typeof vars === "string") {
+      if (vars !== "") s.Variables = vars;
+    } else if (vars !== undefined) {
+      const flags: Record<string, string> = {};
+      for (const k of Object.keys(vars).sort()) flags[k] = String(vars[k]);
+      s.VariableFlags = flags;
+    }
+    return s;
+  }
+  return { Source: JSON.stringify(inputs.job ?? {}, null, 2), Format: "json" };
+}
+
+/** How canaries are promoted. */
+export type PromotionPolicy = { mode: "manual" } | { mode: "auto"; soakMs: number; groups?: readonly string[] };
+
+/** Returns the policy of the inputs (default "manual"). */
+export function promotionPolicy(inputs: Pick<JobInputs, "promotion">): PromotionPolicy {
+  const p = inputs.promotion;
+  if (p === undefined || p === "manual") return { mode: "manual" };
+  if (p === "auto") return { mode: "auto", soakMs: 0 };
+  const soakMs = isZeroDuration(p.soak) ? 0 : (parseDurationMs(p.soak) ?? 0);
+  return { mode: "auto", soakMs, ...(p.groups !== undefined ? { groups: [...new Set(p.groups)] } : {}) };
+}
+
+/** Check failures of a `promotion` input the schema let through (a soak that is no duration). */
+export function checkPromotionInput(v: unknown, unknown: boolean): dynamic.CheckFailure[] {
+  if (unknown || v === null || typeof v !== "object" || Array.isArray(v)) return [];
+  const soak = (v as Record<string, unknown>).soak;
+  if (
+    (typeof soak === "number" || typeof soak === "string") &&
+    parseDurationMs(soak) === undefined &&
+    !isZeroDuration(soak)
+  ) {
+    return [{ property: "promotion.soak", reason: 'is not a duration: use seconds (600) or a Go duration ("10m")' }];
+  }
+  return [];
+}
+
+/** Which scaled values the inputs keep. */
+export interface Preserve {
+  counts: boolean;
+  resources: boolean;
+}
+
+/** Returns what the inputs ask to keep; undefined when neither `preserveCounts` nor `preserveResources` is set. */
+export function preserveOf(inputs: Pick<JobInputs, "preserveCounts" | "preserveResources">): Preserve | undefined {
+  const p = { counts: inputs.preserveCounts === true, resources: inputs.preserveResources === true };
+  return p.counts || p.resources ? p : undefined;
+}
+
+/** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
+export function batchSettingsProblem(
+  identity: JobIdentity,
+  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
+): string | undefined {
+  const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
+  if (used.length === 0) return undefined;
+  const batch = identity.type === "batch" || identity.type === "sysbatch";
+  if (batch && !identity.periodic && !identity.parameterized) return undefined;
+  const kind = identity.periodic
+    ? `periodic ${identity.type}`
+    : identity.parameterized
+      ? `parameterized ${identity.type}`
+      : identity.type;
+  return (
+    `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
+    (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
+    "."
+  );
+}
+
+/** Throws the problem of {@link batchSettingsProblem}, if any. */
+export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
+  const problem = batchSettingsProblem(identity, inputs);
+  if (problem !== undefined) throw new Error(problem);
+}

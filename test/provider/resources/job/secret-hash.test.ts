@@ -1,0 +1,106 @@
+/**
+ * Job.inputsHash with a secret variable (issue #8, "Also"): the hash is salted and keyed, so a low-entropy
+ * secret cannot be confirmed from state with a quick hash of a guess; no output derived from the secret is
+ * plaintext (the echoed inputs keep their inputs' secretness; the derived ones are listed as secret outputs
+ * by the SDK, which test/sdk/job.test.ts checks).
+ */
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { job } from "../../../../provider/resources/job";
+import { desiredInputsHash, inputsHashMatches } from "../../../../provider/resources/job/spec";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
+import { canonicalJson } from "../../../../provider/resources/common";
+import { userInputs } from "../../../../provider/resources/job/spec";
+import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./harness";
+
+/** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
+const checked = async (inputs: Parameters<typeof checkedWithIdentity>[0]): Promise<JobInputs> =>
+  userInputs(await checkedWithIdentity(inputs));
+
+const PW = "hunter2";
+const SPEC = `
+variable "pw" {
+  type = string
+}
+
+job "hashed" {
+  datacenters = ["dc1"]
+  type        = "batch"
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image = "busybox:1"
+      }
+      env {
+        PASSWORD = var.pw
+      }
+    }
+  }
+}
+`;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ schedulerService: { deploymentMs: 10, evalDelayMs: 1 } });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The unsalted hash older versions stored: what an attacker with the state could recompute from a guess. */
+function unsalted(inputs: JobInputs, pw: string): string {
+  const material = {
+    v: 1,
+    jobspec: inputs.jobspec ?? null,
+    job: null,
+    variables: `pw = ${JSON.stringify(pw)}\n`,
+    namespace: null,
+    region: null,
+    connNamespace: null,
+    connRegion: null,
+  };
+  return createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 32);
+}
+
+describe("Job.inputsHash with a secret variable", () => {
+  it("is salted and keyed: a guess cannot be checked by hashing it, equal inputs give unrelated values, and it still matches its inputs", async () => {
+    const inputs = await checked({ jobspec: SPEC, variables: { pw: PW } });
+    const state = await createJob({ jobspec: SPEC, variables: { pw: PW } });
+    const stored = state.outs.inputsHash;
+    expect(stored).toMatch(/^hmac-sha256\$[A-Za-z0-9_-]{22}\$[0-9a-f]{64}$/);
+    expect(stored).not.toContain(unsalted(inputs, PW));
+    expect(desiredInputsHash(inputs, h.client)).not.toBe(desiredInputsHash(inputs, h.client));
+    expect(inputsHashMatches(stored, inputs, h.client)).toBe(true);
+    expect(inputsHashMatches(stored, await checked({ jobspec: SPEC, variables: { pw: "hunter3" } }), h.client)).toBe(
+      false,
+    );
+    // The same inputs still diff to no change, without asking the server.
+    const from = h.server.requestLog.length;
+    expect((await job.diff(state.id, state.outs, inputs)).changes).toBe(false);
+    expect(h.server.requestLog.length).toBe(from);
+  });
+
+  it("no output derived from the secret is plaintext except those the SDK always keeps secret", async () => {
+    const state = await createJob({ jobspec: SPEC.replace('job "hashed"', 'job "hashed-2"'), variables: { pw: PW } });
+    // Outputs named like an input take that input's secretness; these two are derived and listed as
+    // additionalSecretOutputs by the SDK's Job.
+    const echoed = new Set(["jobspec", "job", "variables"]);
+    const alwaysSecret = new Set(["normalizedJob", "inputsHash"]);
+    const leaking = Object.entries(state.outs).filter(
+      ([k, v]) => JSON.stringify(v).includes(PW) && !echoed.has(k) && !alwaysSecret.has(k),
+    );
+    expect(leaking).toEqual([]);
+    const legacy = unsalted(
+      await checked({ jobspec: SPEC.replace('job "hashed"', 'job "hashed-2"'), variables: { pw: PW } }),
+      PW,
+    );
+    expect(JSON.stringify(state.outs)).not.toContain(legacy);
+  });
+
+  it("state written with the old unsalted hash still shows no change", async () => {
+    const inputs = await checked({ jobspec: SPEC, variables: { pw: PW } });
+    expect(inputsHashMatches(unsalted(inputs, PW), inputs, h.client)).toBe(true);
+    expect(inputsHashMatches(unsalted(inputs, "other"), inputs, h.client)).toBe(false);
+  });
+});
