@@ -5,16 +5,16 @@
  * explicit form: no token even when one is set. The secrets service still needs a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../../devserver";
-import { startServiceHost, type ServiceModule } from "../../../devserver/core";
-import { SchedulerClient } from "../../../provider/clients/scheduler";
-import { configure, connectionOptions, setStackConfig } from "../../../provider/config";
-import { ConfigError, isApiError } from "../../../provider/errors";
-import { HttpCore } from "../../../provider/http/core";
-import { job } from "../../../provider/resources/job";
-import type { JobInputs } from "../../../provider/resources/job/inputs";
-import type { JobOutputs } from "../../../provider/resources/job/state";
-import { serviceJob } from "../clients/scheduler/fixture";
+import { startDevServer, type DevServer } from "../../../../devserver";
+import { startServiceHost, type ServiceModule } from "../../../../devserver/core";
+import { SchedulerClient } from "../../../../provider/clients/scheduler";
+import { configure, connectionOptions, setStackConfig } from "../../../../provider/config";
+import { ConfigError, isApiError } from "../../../../provider/errors";
+import { HttpCore } from "../../../../provider/http/core";
+import { job } from "../../../../provider/resources/job";
+import type { JobInputs } from "../../../../provider/resources/job/inputs";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
+import { serviceJob } from "./fixture";
 
 /** A scheduler listener that answers with the token headers it received. */
 function headerEcho(): ServiceModule {

@@ -5,17 +5,11 @@
  * the same calls against the newest release still work.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setStackConfig } from "../../../provider/config";
-import { FEATURE_RELEASES } from "../../../provider/clients/scheduler";
-import { isApiError, type ApiError } from "../../../provider/errors";
-import { jobVersionTag, type JobVersionTagInputs } from "../../../provider/resources/job-version-tag";
-import {
-  batchJob,
-  serviceJob,
-  startScheduler,
-  withLogLevel,
-  type SchedulerFixture,
-} from "../clients/scheduler/fixture";
+import { setStackConfig } from "../../../../provider/config";
+import { FEATURE_RELEASES } from "../../../../provider/clients/scheduler";
+import { isApiError, type ApiError } from "../../../../provider/errors";
+import { jobVersionTag, type JobVersionTagInputs } from "../../../../provider/resources/job-version-tag";
+import { batchJob, serviceJob, startScheduler, withLogLevel, type SchedulerFixture } from "./fixture";
 
 let old: SchedulerFixture;
 let newest: SchedulerFixture;
