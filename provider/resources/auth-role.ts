@@ -141,7 +141,7 @@ function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly st
 
 /**
  * Checks AuthRole inputs against what the service refuses (name rule, no bound constraint, ttl above
- * max ttl, batch tokens with a period or a use count, negative values); warns on stderr about a role the
+ * max ttl, batch tokens with a period or a use count, negative values); warns (../log.ts) about a role the
  * service saves but that can never log in. Failures name the property.
  */
 export function checkAuthRole(

@@ -132,3 +132,22 @@ describe("plan markers", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
+
+describe("one way to print (issue 23 item 2)", () => {
+  it("no provider module but provider/log.ts writes to the console", () => {
+    const root = join(__dirname, "..", "..", "provider");
+    const offenders: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith(".ts") && p !== join(root, "log.ts")) {
+          const code = readFileSync(p, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+          if (/\bconsole\.(log|error|warn|info|debug)\b|process\.std(out|err)\.write/.test(code)) offenders.push(p);
+        }
+      }
+    };
+    walk(root);
+    expect(offenders).toEqual([]);
+  });
+});

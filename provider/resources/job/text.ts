@@ -1,7 +1,6 @@
 /**
  * The text a Job shows, as pure functions: the preview of a plan (what the scheduler says it would do with
- * the desired job, as lines a person reads in `pulumi preview`; the provider writes it to stderr, which the
- * Pulumi CLI shows), the error texts (a failed deployment, a refused check-and-set, an existing job, a
+ * the desired job, as lines a person reads in `pulumi preview`; shown through ../../log.ts), the error texts (a failed deployment, a refused check-and-set, an existing job, a
  * refused replacement), the notes, and what a preview showed, remembered for apply to compare with.
  */
 import { createHash } from "node:crypto";
