@@ -4,7 +4,10 @@
  * (issue 23 item 4): one parse, not two. Only the very same request shares it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SchedulerClient } from "../../../../provider/clients/scheduler";
 import { job } from "../../../../provider/resources/job";
+import { resolveDesired, userInputs } from "../../../../provider/resources/job/spec";
+import { startDevServer } from "../../../../devserver";
 import { SPEC } from "../../../helpers/jobspecs";
 import { captureStderr, checked, countRequests, createJob, startHarness, type Harness } from "./harness";
 
@@ -74,5 +77,27 @@ describe("parse requests of check and diff (#23.4)", () => {
     await captureStderr(() => job.diff(state.id, state.outs, b));
     expect(parses(from)).toBe(4);
     await job.delete(state.id, state.outs);
+  });
+
+  it("a result serves only the connection it was parsed on", async () => {
+    // The same token on another server: only the address tells the two connections apart.
+    const other = await startDevServer({ scheduler: { rootToken: h.server.rootTokens.scheduler } });
+    try {
+      const there = new SchedulerClient({ address: other.urls.scheduler, token: other.rootTokens.scheduler });
+      const from = h.server.requestLog.length;
+      // check parses on the stack's connection (this harness's server) and keeps the result.
+      // (What diff resolves: the inputs without the identity check added.)
+      const inputs = userInputs(await checked({ jobspec: SPEC("memo-conn", "nginx:1.27"), waitForDeployment: false }));
+      expect(parses(from)).toBe(1);
+      // The same request to another server is sent there, not answered from the first server's parse.
+      const elsewhere = await resolveDesired(there, inputs);
+      expect(countRequests(other, "POST", "/v1/jobs/parse")).toBe(1);
+      expect(elsewhere.job.ID).toBe("memo-conn");
+      // The kept result still waits for its own connection, which takes it without a parse.
+      await resolveDesired(h.client, inputs);
+      expect(parses(from)).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 });
