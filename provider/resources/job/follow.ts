@@ -6,6 +6,7 @@
  * to the end of its allocations.
  */
 import type { SchedulerClient } from "../../clients/scheduler";
+import type { ReadOptions, Result } from "../../clients/scheduler/base";
 import { FEATURE_RELEASES } from "../../clients/scheduler/releases";
 import { isApiError } from "../../errors";
 import type { Allocation, Deployment, DeploymentGroupState, Evaluation, Job } from "../../schemas/scheduler";
@@ -58,26 +59,42 @@ export interface Follow {
   promoter?: CanaryPromoter;
 }
 
+/**
+ * Blocking reads of one of the job's lists until `deadline`: the first read answers at once, each next one
+ * waits on the index the last returned (never on 0, where the server would answer at once), for what is
+ * left of the deadline, capped by `cap()` when it gives a shorter wait. Yields every answer, changed or
+ * not, so the caller can act on time (a soak) as well as on change; ends once the deadline has passed
+ * after the first read.
+ */
+async function* blockingReads<T>(
+  read: (opts: ReadOptions) => Promise<Result<T>>,
+  ref: JobRef,
+  deadline: Deadline,
+  cap: () => number | undefined = () => undefined,
+): AsyncGenerator<T, void, undefined> {
+  const opts = placeOf(ref);
+  let index: number | undefined;
+  for (;;) {
+    if (index !== undefined && deadline.remaining() === 0) return;
+    const waitMs = Math.max(1, Math.min(deadline.waitMs(), cap() ?? Infinity));
+    const res = await read(index === undefined ? opts : { ...opts, waitIndex: index, waitMs });
+    index = Math.max(res.meta.lastIndex ?? 1, 1);
+    yield res.value;
+  }
+}
+
 /** Follows evaluation `evalId` to its deployment and that deployment to a final status. */
 export async function followRollout(
   { client, ref }: JobAt,
   evalId: string,
   { deadline, version, promoter }: Follow,
 ): Promise<RolloutResult> {
-  const opts = placeOf(ref);
+  const watchFrom = (deploymentId: string) =>
+    watchDeployment({ client, ref }, evalId, deploymentId, { deadline, promoter });
   let current = evalId;
-  let index: number | undefined;
-  let deploymentId: string | undefined;
   let seen: Evaluation | undefined;
-  for (;;) {
-    if (index !== undefined && deadline.remaining() === 0)
-      return { ok: false, kind: "timeout", evalId, evaluation: seen, timeoutMs: deadline.ms };
-    const res = await client.records.evaluations(
-      ref.jobId,
-      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
-    );
-    index = Math.max(res.meta.lastIndex ?? 1, 1);
-    const ev = res.value.find((e) => e.ID === current);
+  for await (const evals of blockingReads((o) => client.records.evaluations(ref.jobId, o), ref, deadline)) {
+    const ev = evals.find((e) => e.ID === current);
     if (ev === undefined) continue;
     seen = ev;
     const failed = ev.FailedTGAllocs ?? {};
@@ -95,21 +112,18 @@ export async function followRollout(
       return { ok: false, kind: "evaluation", evalId: current, evaluation: ev };
     }
     if (ev.Status !== "complete") continue;
-    deploymentId = nonEmpty(ev.DeploymentID);
-    if (deploymentId !== undefined) break;
+    const deploymentId = nonEmpty(ev.DeploymentID);
+    if (deploymentId !== undefined) return watchFrom(deploymentId);
     if (nonEmpty(ev.NextEval) !== undefined) {
       current = ev.NextEval as string;
       continue;
     }
     // Some servers do not name the deployment on the evaluation: look for one of this version.
-    const latest = (await client.records.latestDeployment(ref.jobId, opts)).value;
-    if (latest && version !== undefined && latest.JobVersion === version) {
-      deploymentId = latest.ID ?? undefined;
-      break;
-    }
+    const latest = (await client.records.latestDeployment(ref.jobId, placeOf(ref))).value;
+    if (latest && version !== undefined && latest.JobVersion === version) return watchFrom(latest.ID ?? "");
     return { ok: true, evalId };
   }
-  return watchDeployment({ client, ref }, evalId, deploymentId ?? "", { deadline, promoter });
+  return { ok: false, kind: "timeout", evalId, evaluation: seen, timeoutMs: deadline.ms };
 }
 
 /**
@@ -122,30 +136,16 @@ export async function watchDeployment(
   deploymentId: string,
   { deadline, promoter }: Follow,
 ): Promise<RolloutResult> {
-  const opts = placeOf(ref);
-  let index: number | undefined;
   let last: Deployment | undefined;
+  // A soak's next check: one read waits no longer than that, changed or not.
   let capMs: number | undefined;
-  for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) {
-      const soak = promoter?.progress() ?? "";
-      return {
-        ok: false,
-        kind: "timeout",
-        evalId,
-        deployment: last,
-        timeoutMs: deadline.ms,
-        ...(soak !== "" ? { note: soak } : {}),
-      };
-    }
-    const waitMs = Math.max(1, Math.min(deadline.waitMs(), capMs ?? Infinity));
+  const takeCap = () => {
+    const c = capMs;
     capMs = undefined;
-    const res = await client.records.deployments(
-      ref.jobId,
-      index === undefined ? opts : { ...opts, waitIndex: index, waitMs },
-    );
-    index = Math.max(res.meta.lastIndex ?? 1, 1);
-    const d = res.value.find((x) => x.ID === deploymentId);
+    return c;
+  };
+  for await (const list of blockingReads((o) => client.records.deployments(ref.jobId, o), ref, deadline, takeCap)) {
+    const d = list.find((x) => x.ID === deploymentId);
     if (d === undefined) continue;
     last = d;
     const status = d.Status ?? "";
@@ -165,6 +165,15 @@ export async function watchDeployment(
       return { ok: true, evalId, deployment: d, note: manualPromotionNote(d, groups, 'promotion is "manual"') };
     }
   }
+  const soak = promoter?.progress() ?? "";
+  return {
+    ok: false,
+    kind: "timeout",
+    evalId,
+    deployment: last,
+    timeoutMs: deadline.ms,
+    ...(soak !== "" ? { note: soak } : {}),
+  };
 }
 
 /**
@@ -177,23 +186,16 @@ export async function waitForVersionDeployment(
   skipId: string,
   deadline: Deadline,
 ): Promise<Deployment | undefined> {
-  const opts = placeOf(ref);
-  let index: number | undefined;
   let last: Deployment | undefined;
-  for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) return last;
-    const res = await client.records.deployments(
-      ref.jobId,
-      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
-    );
-    index = Math.max(res.meta.lastIndex ?? 1, 1);
-    const d = res.value
+  for await (const list of blockingReads((o) => client.records.deployments(ref.jobId, o), ref, deadline)) {
+    const d = list
       .filter((x) => x.ID !== skipId && (x.JobVersion ?? -1) >= version)
       .sort((a, b) => (b.CreateIndex ?? 0) - (a.CreateIndex ?? 0))[0];
     if (d === undefined) continue;
     last = d;
     if (DEPLOYMENT_DONE.has(d.Status ?? "")) return d;
   }
+  return last;
 }
 
 function placementSummary(ev: Evaluation): string {
@@ -536,22 +538,9 @@ export async function waitForCompletion(at: JobAt, evalId: string, deadline: Dea
       message: `${where} version ${version}: deployment ${followed.deployment.ID ?? ""} ${followed.deployment.Status ?? ""}.`,
     };
   }
-  let index: number | undefined;
   let mine: Allocation[] = [];
-  for (;;) {
-    if (index !== undefined && deadline.remaining() === 0) {
-      const running = mine.filter((a) => !terminal(a)).length;
-      return {
-        ok: false,
-        message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s: ${count(running, "allocation")} still running.`,
-      };
-    }
-    const res = await client.records.allocations(
-      ref.jobId,
-      index === undefined ? opts : { ...opts, waitIndex: index, waitMs: deadline.waitMs() },
-    );
-    index = Math.max(res.meta.lastIndex ?? 1, 1);
-    mine = res.value.filter((a) => (a.JobVersion ?? -1) === version);
+  for await (const allocs of blockingReads((o) => client.records.allocations(ref.jobId, o), ref, deadline)) {
+    mine = allocs.filter((a) => (a.JobVersion ?? -1) === version);
     if (mine.some((a) => !terminal(a) || awaitingReschedule(a))) continue;
     const failed = mine.filter(
       (a) => (a.ClientStatus === "failed" || a.ClientStatus === "lost") && (a.NextAllocation ?? "") === "",
@@ -564,6 +553,11 @@ export async function waitForCompletion(at: JobAt, evalId: string, deadline: Dea
     }
     return { ok: true, note: `version ${version} completed (${count(mine.length, "allocation")})` };
   }
+  const running = mine.filter((a) => !terminal(a)).length;
+  return {
+    ok: false,
+    message: `${where} version ${version} did not finish within ${Math.round(deadline.ms / 1000)}s: ${count(running, "allocation")} still running.`,
+  };
 }
 
 /** "allocation 1a2b3c4d (group "work", task "run": Exit Code: 1, Exceeded allowed attempts ...)". */
