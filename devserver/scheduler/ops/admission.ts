@@ -5,19 +5,13 @@
 import { DevHttpError } from "../../core";
 import { canonicalizeJob } from "../hcl";
 import { isObject, num, obj, objs, str, toJson, type JsonObject } from "../state/json";
+import { MASKED_SPEC_FIELDS } from "../state/spec";
 
-/** Fields the server sets itself; a submitted value is ignored (VersionTag is deliberately not among them). */
-const SERVER_FIELDS = [
-  "Status",
-  "StatusDescription",
-  "Stable",
-  "Version",
-  "CreateIndex",
-  "ModifyIndex",
-  "JobModifyIndex",
-  "SubmitTime",
-  "SvcTokenID",
-];
+/**
+ * Fields the server sets itself; a submitted value is ignored: those a registration's change test masks, and
+ * the caller's token accessor (VersionTag is deliberately not among them).
+ */
+const SERVER_FIELDS: readonly string[] = [...MASKED_SPEC_FIELDS, "SvcTokenID"];
 
 const JOB_TYPES = new Set(["service", "batch", "system", "sysbatch"]);
 

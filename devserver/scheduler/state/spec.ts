@@ -10,7 +10,7 @@ export function isTemplateJob(job: JsonObject): boolean {
 /**
  * Server-managed fields ignored when deciding whether a registration changes the job (reference/scheduler.md §3.2).
  */
-const MASKED = [
+export const MASKED_SPEC_FIELDS: readonly string[] = [
   "Status",
   "StatusDescription",
   "Stable",
@@ -25,7 +25,7 @@ const MASKED = [
 export function specChanged(current: JsonObject, next: JsonObject): boolean {
   const a: JsonObject = { ...current };
   const b: JsonObject = { ...next };
-  for (const k of MASKED) {
+  for (const k of MASKED_SPEC_FIELDS) {
     delete a[k];
     delete b[k];
   }
