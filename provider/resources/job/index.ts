@@ -4,6 +4,7 @@
  * deployment and rolled back when that deployment fails. This file holds the provider's six methods; each
  * builds one operation context (`JobOp`: client, job, inputs, desired job, secret mask) and passes it down.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError, isApiError } from "../../errors";
 import { show, showOnce } from "../../log";
@@ -24,10 +25,18 @@ import {
   type Registered,
 } from "./apply";
 import { SETTING_KEYS, SOURCE_KEYS, assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
-import { SECRET_SHOWN, maskError, maskText, secretMaskOf, type SecretMask } from "./secrets";
+import {
+  SECRET_SHOWN,
+  maskError,
+  maskText,
+  masksAnything,
+  secretMaskOf,
+  type SecretMask,
+} from "./secrets";
 import {
   identityOf,
   inputsHashMatches,
+  jobMask,
   parseStoredJob,
   replaceReasons,
   resolveDesired,
@@ -89,7 +98,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     const desired = await resolveDesired(client, news);
     assertBatchSettings(desired.identity, news);
-    const op = opOf(client, news, desired);
+    const op = await opOf(client, news, desired);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
       const { mask } = op;
@@ -116,7 +125,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const client = newClient();
     const d = await resolveDesired(client, inputs);
     assertBatchSettings(d.identity, inputs);
-    const op = opOf(client, inputs, d);
+    const op = await opOf(client, inputs, d);
     const { ref } = op;
     const opts = placeOf(ref);
     const existing = (await client.jobs.find(ref.jobId, opts))?.value;
@@ -223,7 +232,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     const resolved = await resolveDesired(client, news);
     assertBatchSettings(resolved.identity, news);
-    const resolvedOp: JobOp = { client, ref, inputs: news, desired: resolved, mask: secretMaskOf(news) };
+    const resolvedOp: JobOp = { client, ref, inputs: news, desired: resolved, mask: await maskOf(client, news, resolved) };
     if (olds.incomplete !== undefined) {
       const finished = await finishIncomplete(resolvedOp, olds);
       if (finished !== undefined) return { outs: finished };
@@ -286,20 +295,53 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
 };
 
 /**
- * The Job provider. No error it throws holds a secret variable's value (secrets.ts): the engine prints
- * errors, and the host prints the stacks of failed `check`s and `diff`s.
+ * The Job provider. No error it throws holds a secret value or anything computed from one (secrets.ts): the
+ * engine prints errors, and the host prints the stacks of failed `check`s and `diff`s. An init error (the job
+ * exists but its create or update did not finish) is kept by Pulumi as the resource's `initErrors`, in
+ * plaintext state: when anything is secret, it carries a generic message, and its detail, masked, is printed.
  */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
-  check: (olds, news) => masked(jobImpl.check(olds, news), secretMaskOf(news as Partial<JobInputs>)),
-  diff: (id, olds, news) => masked(jobImpl.diff(id, olds, news), secretMaskOf(news)),
-  create: (inputs) => masked(jobImpl.create(inputs), secretMaskOf(inputs)),
-  read: (id, props) => masked(jobImpl.read(id, props), secretMaskOf(props)),
-  update: (id, olds, news) => masked(jobImpl.update(id, olds, news), secretMaskOf(news)),
-  delete: (id, props) => masked(jobImpl.delete(id, props), secretMaskOf(props)),
+  check: (olds, news) => masked(secretMaskOf(news as Partial<JobInputs>), () => jobImpl.check(olds, news)),
+  diff: (id, olds, news) => masked(secretMaskOf(news), () => jobImpl.diff(id, olds, news)),
+  create: (inputs) => masked(secretMaskOf(inputs), () => jobImpl.create(inputs)),
+  read: (id, props) => masked(secretMaskOf(props), () => jobImpl.read(id, props)),
+  update: (id, olds, news) => masked(secretMaskOf(news), () => jobImpl.update(id, olds, news)),
+  delete: (id, props) => masked(secretMaskOf(props), () => jobImpl.delete(id, props)),
 };
 
-function masked<T>(p: Promise<T>, mask: SecretMask): Promise<T> {
-  return p.catch((e: unknown) => Promise.reject(maskError(e, mask)));
+/** The mask of the running operation: set from the inputs, completed once the job is parsed (`maskOf`). */
+const currentMask = new AsyncLocalStorage<{ mask: SecretMask }>();
+
+function masked<T>(mask: SecretMask, run: () => Promise<T>): Promise<T> {
+  // Nothing secret: no masking work at all.
+  if (!masksAnything(mask)) return run();
+  const scope = { mask };
+  return currentMask.run(scope, run).catch(async (e: unknown) => Promise.reject(await maskFailure(e, scope.mask)));
+}
+
+/** Returns the full mask of an operation on the job `desired` describes, and makes it the one errors get. */
+async function maskOf(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<SecretMask> {
+  const scope = currentMask.getStore();
+  if (scope === undefined || !masksAnything(scope.mask)) return secretMaskOf(inputs);
+  scope.mask = await jobMask(client, inputs, desired);
+  return scope.mask;
+}
+
+/**
+ * Masks a failure. An init error's detail (what the scheduler said, which groups failed, what was reverted)
+ * is printed masked; the error itself, which Pulumi keeps in plaintext state as `initErrors`, says only what
+ * happened to the resource.
+ */
+async function maskFailure(e: unknown, mask: SecretMask): Promise<unknown> {
+  if (!(e instanceof ResourceInitError)) return maskError(e, mask);
+  await show(maskText(e.message, mask));
+  const generic =
+    `Job resource "${e.id}" was written to the scheduler, but the operation did not finish; its detail was printed ` +
+    `above with secret values shown as ${SECRET_SHOWN}. The job is kept in the stack; run \`pulumi up\` again to finish ` +
+    "(or `pulumi refresh` to record what runs now).";
+  const out = new ResourceInitError(generic, e.id, e.properties, [generic]);
+  out.stack = `ResourceInitError: ${generic}`;
+  return out;
 }
 
 /**
@@ -322,13 +364,13 @@ async function noteAfterFailure(
 }
 
 /** The context of one operation on the job `desired` describes. */
-function opOf(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): JobOp {
+async function opOf(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<JobOp> {
   const ref: JobRef = {
     jobId: desired.identity.id,
     namespace: desired.identity.namespace,
     region: desired.identity.region,
   };
-  return { client, ref, inputs, desired, mask: secretMaskOf(inputs) };
+  return { client, ref, inputs, desired, mask: await maskOf(client, inputs, desired) };
 }
 
 function storedIdentity(olds: Partial<JobOutputs>, stored: Record<string, unknown> | undefined): JobIdentity {

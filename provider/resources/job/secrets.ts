@@ -1,6 +1,7 @@
 /**
- * Keeps secret job values out of the text the Job provider shows (the scheduler's plan at preview, notes,
- * error messages).
+ * Keeps secret job values, and what is computed from them, out of the text the Job provider shows (the
+ * scheduler's plan at preview, notes, refusals, error messages) and out of the init errors Pulumi keeps in
+ * plaintext state.
  *
  * The dynamic-provider host receives secret inputs unwrapped (it tells the engine it does not accept
  * secrets), so the provider cannot see which inputs were secret. The program side can: the SDK's `Job`
@@ -8,30 +9,50 @@
  * whole map or var-file text), or `variables.<name>` for one secret value of a variables map. That list
  * holds no value, so it is not secret itself.
  *
- * What is masked, shown as `[secret]` as Pulumi shows secrets:
- * - a secret `jobspec` or `job`: every field value of the plan (anything in it may come from the secret);
- * - a secret variable: every value under Env, Meta, Template, Config, artifacts and getter options, and any
- *   field value holding a secret variable's value; in the whole text (and in errors), every occurrence of a
- *   secret variable's value of 4 or more characters;
+ * Secrecy follows where a value came from, not how it is spelled:
+ * - a secret `jobspec` or `job`: everything in it is secret. Every field value of the plan, every group and
+ *   task name, every map key shown in a field name, the constraints and datacenters of failed placements;
+ *   in free text (notes, errors), every string value and every user-chosen name (map keys) of the job. Only
+ *   the job's identity (ID, namespace, region) stays shown: it is the resource's ID, which Pulumi keeps in
+ *   plaintext anyway. Before the jobspec is parsed (its parse failed), its string literals and every quoted
+ *   text of an error are masked.
+ * - a secret variable: the jobspec is parsed a second time with every secret variable replaced by a value of
+ *   the same type and length whose every character differs (`swapped`); every field of the job whose value
+ *   differs between the two parses came from a secret, whatever functions it went through (`upper`,
+ *   `base64encode`, `substr`, ...), and its value is masked wherever it appears. The values under Env,
+ *   Meta, Template, Config, artifacts and getter options are masked too, and the secret values themselves.
+ *   What does not change with the value (its length, a comparison's result) is not treated as secret. When
+ *   the second parse fails, everything counts as secret.
  * - a `secretInputs` unknown at preview, or one this version does not understand: as a secret jobspec.
+ *
+ * In free text a masked text of 4 or more characters is replaced wherever it appears; a shorter one only
+ * where it stands as a whole word (not inside a longer word), so that a one-letter secret does not wipe
+ * every message while a short value a message quotes is still masked.
+ *
+ * Nothing of this costs anything when nothing is secret: the mask is then {@link NO_SECRETS} and every
+ * function here returns at once.
  *
  * State written before `secretInputs` existed has none: it counts as "nothing secret", and `diff` never
  * compares it, so adding it shows no change.
  */
-import { containsUnknown } from "../common";
-import type { JobInputs } from "./inputs";
+import { containsUnknown, isRecord } from "../common";
+import { renderVarFile, type JobInputs, type JobVariableValue } from "./inputs";
 
 /** How Pulumi shows a secret value. */
 export const SECRET_SHOWN = "[secret]";
 
 /** What of a Job's text must be masked. */
 export interface SecretMask {
-  /** A whole source (jobspec or job) is secret, or which sources are secret is not known: mask every field value. */
+  /** A whole source (jobspec or job) is secret, or which sources are secret is not known: mask every field value and name. */
   readonly everything: boolean;
   /** Some variable is secret: mask the values of the fields that carry configuration (Env, Meta, Template, Config, ...). */
   readonly sensitiveFields: boolean;
-  /** The secret variables' values, as text (longest first). */
+  /** Texts masked wherever they appear: the secret values and every value and name that came from them (longest first). */
   readonly values: readonly string[];
+  /** Texts shown although `everything` is set: the job's identity (ID, namespace, region). */
+  readonly shown?: readonly string[];
+  /** Mask every quoted text in free text too (a secret jobspec not parsed yet: errors quote its source). */
+  readonly quoted?: boolean;
 }
 
 /** Nothing is secret. */
@@ -40,6 +61,11 @@ export const NO_SECRETS: SecretMask = Object.freeze({
   sensitiveFields: false,
   values: Object.freeze([]),
 });
+
+/** True when the mask masks something (a cheap test: callers skip all masking work when it is false). */
+export function masksAnything(mask: SecretMask): boolean {
+  return mask !== NO_SECRETS && (mask.everything || mask.sensitiveFields || mask.values.length > 0);
+}
 
 /** Plan field names (or name parts) whose values carry a task's configuration, where secrets usually go. */
 const SENSITIVE_PARTS = new Set([
@@ -57,17 +83,24 @@ const SENSITIVE_PARTS = new Set([
   "Vars",
 ]);
 
-/** The shortest secret value replaced wherever it appears in a text (shorter ones only in field values). */
+/** The shortest masked text replaced wherever it appears in a text (shorter ones only as whole words). */
 const MIN_TEXT_MASK = 4;
 
-/** Returns what to mask for the inputs of a Job (checked inputs or old ones from state). */
-export function secretMaskOf(inputs: Partial<Pick<JobInputs, "secretInputs" | "variables">> | undefined): SecretMask {
+/** Which variables are secret: all of them, or those of the given keys; undefined when none is. */
+type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
+
+interface Sources {
+  everything: boolean;
+  variables: SecretVariables | undefined;
+}
+
+function secretSources(inputs: Partial<Pick<JobInputs, "secretInputs">> | undefined): Sources | undefined {
   const raw: unknown = inputs?.secretInputs;
-  if (raw === undefined || raw === null) return NO_SECRETS;
+  if (raw === undefined || raw === null) return undefined;
   if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string"))
-    return everythingMask(inputs);
+    return { everything: true, variables: { all: true } };
   const names = raw as string[];
-  if (names.length === 0) return NO_SECRETS;
+  if (names.length === 0) return undefined;
   let everything = false;
   let wholeVariables = false;
   const keys = new Set<string>();
@@ -77,32 +110,389 @@ export function secretMaskOf(inputs: Partial<Pick<JobInputs, "secretInputs" | "v
     else if (n.startsWith("variables.") && n.length > "variables.".length) keys.add(n.slice("variables.".length));
     else everything = true; // a name this version does not know: the safe side
   }
-  const values = variableValues(inputs?.variables, wholeVariables ? undefined : keys);
-  const sensitiveFields = wholeVariables || keys.size > 0;
-  return { everything, sensitiveFields: sensitiveFields || everything, values };
+  const variables: SecretVariables | undefined = wholeVariables
+    ? { all: true }
+    : keys.size > 0
+      ? { all: false, keys }
+      : undefined;
+  return { everything, variables };
 }
 
-function everythingMask(inputs: Partial<Pick<JobInputs, "variables">> | undefined): SecretMask {
-  return { everything: true, sensitiveFields: true, values: variableValues(inputs?.variables, undefined) };
+/**
+ * Returns what to mask for the inputs of a Job (checked inputs or old ones from state), from the inputs
+ * alone: the secret values, and for a secret jobspec or job every value and name in it. {@link maskOfJob}
+ * adds what came from secret variables once the job is parsed.
+ */
+export function secretMaskOf(
+  inputs: Partial<Pick<JobInputs, "secretInputs" | "variables" | "jobspec" | "job">> | undefined,
+): SecretMask {
+  const sources = secretSources(inputs);
+  if (sources === undefined) return NO_SECRETS;
+  const values = new Set(variableValues(inputs?.variables, keysOf(sources.variables)));
+  let quoted = false;
+  let shown: string[] | undefined;
+  if (sources.everything) {
+    if (isRecord(inputs?.job) && !containsUnknown(inputs.job)) {
+      collectJobTexts(inputs.job, values);
+      shown = identityTexts(inputs.job);
+    } else if (typeof inputs?.jobspec === "string") {
+      for (const lit of hclLiterals(inputs.jobspec)) values.add(lit);
+      quoted = true;
+    } else {
+      quoted = true;
+    }
+  }
+  return {
+    everything: sources.everything,
+    sensitiveFields: sources.everything || sources.variables !== undefined,
+    values: sortedTexts(values, shown),
+    ...(shown !== undefined ? { shown } : {}),
+    ...(quoted ? { quoted } : {}),
+  };
+}
+
+function keysOf(v: SecretVariables | undefined): ReadonlySet<string> | undefined | null {
+  if (v === undefined) return null;
+  return v.all ? undefined : v.keys;
+}
+
+/**
+ * Returns the full mask of a job whose inputs gave `base` (see {@link secretMaskOf}), once `job` (the job
+ * as parsed or given) is known. With secret variables of a jobspec, `parse` parses the jobspec with other
+ * variables text (the one extra parse); called only when some variable is secret.
+ */
+export async function maskOfJob(
+  inputs: Partial<Pick<JobInputs, "secretInputs" | "variables" | "jobspec" | "job">>,
+  base: SecretMask,
+  job: Record<string, unknown>,
+  parse: (variables: string) => Promise<unknown>,
+): Promise<SecretMask> {
+  if (!masksAnything(base)) return base;
+  const sources = secretSources(inputs);
+  if (sources === undefined) return base;
+  const values = new Set(base.values);
+  const shown = identityTexts(job);
+  if (!sources.everything && sources.variables !== undefined && inputs.jobspec !== undefined) {
+    const other = swappedVariables(inputs.variables, sources.variables);
+    let alt: unknown;
+    try {
+      alt = other === undefined ? undefined : await parse(other);
+    } catch {
+      alt = undefined;
+    }
+    if (isRecord(alt)) {
+      taintedTexts(job, alt, values);
+      return { ...base, values: sortedTexts(values), quoted: false };
+    }
+    // The second parse failed: what came from the secret cannot be told apart, so all of it is secret.
+  }
+  collectJobTexts(job, values);
+  return { everything: true, sensitiveFields: true, values: sortedTexts(values, shown), shown };
+}
+
+/** The job's identity texts, shown even when everything else is masked. */
+function identityTexts(job: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const k of ["ID", "Namespace", "Region"]) {
+    const v = job[k];
+    if (typeof v === "string" && v !== "") out.push(v);
+  }
+  return out;
+}
+
+function sortedTexts(values: Iterable<string>, shown?: readonly string[]): string[] {
+  const out = new Set(values);
+  out.delete("");
+  for (const s of shown ?? []) out.delete(s);
+  return [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Map fields whose keys the user chooses (their keys are names from the job, masked like values). */
+const USER_KEYED = /(^|\.)(Meta|CanaryMeta|Env|Config|Volumes|TaggedAddresses|Options|GetterOptions|GetterHeaders)$/;
+
+/** Adds every string value of a job, and every name the user chose (map keys), to `out`. */
+function collectJobTexts(v: unknown, out: Set<string>, path = ""): void {
+  if (typeof v === "string") out.add(v);
+  else if (Array.isArray(v)) for (const x of v) collectJobTexts(x, out, path);
+  else if (isRecord(v)) {
+    const userKeyed = USER_KEYED.test(path) || /(^|\.)Config\./.test(path);
+    for (const [k, x] of Object.entries(v)) {
+      if (userKeyed || !/^[A-Z][A-Za-z0-9]*$/.test(k)) out.add(k);
+      collectJobTexts(x, out, path === "" ? k : `${path}.${k}`);
+    }
+  }
+}
+
+/**
+ * Adds to `out` every value of `real` that differs from the value at the same place of `alt` (the job parsed
+ * with the secret variables swapped), and every key only one of them has: what came from a secret.
+ */
+export function taintedTexts(real: unknown, alt: unknown, out: Set<string>): void {
+  if (Array.isArray(real)) {
+    if (!Array.isArray(alt) || alt.length !== real.length) return collectLeaves(real, out);
+    real.forEach((x, i) => taintedTexts(x, alt[i], out));
+  } else if (isRecord(real)) {
+    if (!isRecord(alt)) return collectLeaves(real, out);
+    for (const [k, x] of Object.entries(real)) {
+      if (!Object.hasOwn(alt, k)) {
+        out.add(k);
+        collectLeaves(x, out);
+      } else taintedTexts(x, alt[k], out);
+    }
+  } else if (real !== null && real !== undefined && (alt === null || alt === undefined || String(real) !== String(alt)))
+    out.add(String(real));
+}
+
+function collectLeaves(v: unknown, out: Set<string>): void {
+  if (Array.isArray(v)) for (const x of v) collectLeaves(x, out);
+  else if (isRecord(v))
+    for (const [k, x] of Object.entries(v)) {
+      out.add(k);
+      collectLeaves(x, out);
+    }
+  else if (v !== null && v !== undefined) out.add(String(v));
+}
+
+/**
+ * Returns the character that replaces `c` in a swapped value: another of the same kind (letter of the same
+ * case, digit, punctuation), never a character that would change how HCL reads the text.
+ */
+function swapChar(c: string): string {
+  const code = c.charCodeAt(0);
+  if (c >= "a" && c <= "z") return c === "z" ? "a" : String.fromCharCode(code + 1);
+  if (c >= "A" && c <= "Z") return c === "Z" ? "A" : String.fromCharCode(code + 1);
+  if (c >= "0" && c <= "9") return c === "9" ? "0" : String.fromCharCode(code + 1);
+  if (c === "\n" || c === "\r") return c;
+  return PUNCT_SWAP[c] ?? (c === "x" ? "y" : "x");
+}
+
+const PUNCT_SWAP: Readonly<Record<string, string>> = Object.freeze({
+  "-": "_",
+  _: "-",
+  ".": ",",
+  ",": ".",
+  " ": "_",
+  ":": ";",
+  ";": ":",
+  "/": "|",
+  "|": "/",
+  "=": "+",
+  "+": "=",
+  "@": "#",
+  "#": "@",
+  "!": "?",
+  "?": "!",
+  "\t": " ",
+});
+
+/** Returns `s` with every character replaced by a different one of the same kind (same length). */
+export function swapped(s: string): string {
+  let out = "";
+  for (const c of s) out += swapChar(c);
+  return out;
+}
+
+function swappedValue(v: JobVariableValue): JobVariableValue {
+  if (typeof v === "boolean") return !v;
+  if (typeof v === "number") {
+    const t = swappedNumber(String(v));
+    const n = Number(t);
+    return Number.isFinite(n) && n !== v ? n : v + 1;
+  }
+  return swapped(v);
+}
+
+/** Swaps the digits of a number literal; its first digit never becomes 0 (9 becomes 1). */
+function swappedNumber(t: string): string {
+  let first = true;
+  let out = "";
+  for (const c of t) {
+    if (c >= "0" && c <= "9") {
+      out += first && c === "9" ? "1" : swapChar(c);
+      first = false;
+    } else out += c;
+  }
+  return out;
+}
+
+/**
+ * Returns the variables text with every secret variable's value swapped (see {@link swapped}); undefined
+ * when the variables are not known.
+ */
+export function swappedVariables(
+  variables: JobInputs["variables"] | undefined,
+  secret: SecretVariables,
+): string | undefined {
+  if (variables === undefined || variables === null || containsUnknown(variables)) return undefined;
+  if (typeof variables === "string") return swappedVarFile(variables);
+  const out: Record<string, JobVariableValue> = {};
+  for (const [k, v] of Object.entries(variables))
+    out[k] = secret.all || secret.keys.has(k) ? swappedValue(v as JobVariableValue) : (v as JobVariableValue);
+  return renderVarFile(out);
+}
+
+/** One literal value of an HCL text: where it is, its text as written, and its value. */
+interface Literal {
+  start: number;
+  end: number;
+  kind: "string" | "heredoc" | "number" | "bool";
+  value: string;
+}
+
+/**
+ * Finds the literal values of an HCL text (a var-file, or a jobspec's string literals): quoted strings
+ * (escapes and `$${`/`%%{` read), heredocs, numbers and booleans; comments are skipped, names are not values.
+ */
+function scanLiterals(text: string): Literal[] {
+  const out: Literal[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i] ?? "";
+    if (c === "#" || (c === "/" && text[i + 1] === "/")) {
+      const nl = text.indexOf("\n", i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? n : end + 2;
+    } else if (c === '"') {
+      let j = i + 1;
+      let value = "";
+      while (j < n && text[j] !== '"' && text[j] !== "\n") {
+        if (text[j] === "\\" && j + 1 < n) {
+          value += unescapeChar(text[j + 1] ?? "");
+          j += 2;
+        } else if ((text[j] === "$" || text[j] === "%") && text[j + 1] === text[j] && text[j + 2] === "{") {
+          value += `${text[j]}{`;
+          j += 3;
+        } else {
+          value += text[j];
+          j++;
+        }
+      }
+      out.push({ start: i + 1, end: j, kind: "string", value });
+      i = j + 1;
+    } else if (c === "<" && text[i + 1] === "<") {
+      const m = /^<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n/.exec(text.slice(i, i + 200));
+      if (m === null) {
+        i += 2;
+        continue;
+      }
+      const bodyStart = i + m[0].length;
+      const marker = m[1] ?? "";
+      let j = bodyStart;
+      let end = n;
+      while (j < n) {
+        const nl = text.indexOf("\n", j);
+        const lineEnd = nl < 0 ? n : nl;
+        if (text.slice(j, lineEnd).trim() === marker) {
+          end = j;
+          break;
+        }
+        j = lineEnd + 1;
+      }
+      out.push({ start: bodyStart, end, kind: "heredoc", value: text.slice(bodyStart, end) });
+      i = end >= n ? n : end + marker.length;
+    } else if (c >= "0" && c <= "9" && !/[A-Za-z0-9_-]/.test(text[i - 1] ?? "")) {
+      const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i));
+      const len = m?.[0].length ?? 1;
+      out.push({ start: i, end: i + len, kind: "number", value: text.slice(i, i + len) });
+      i += len;
+    } else if (/[A-Za-z_]/.test(c) && !/[A-Za-z0-9_-]/.test(text[i - 1] ?? "")) {
+      const m = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(text.slice(i));
+      const word = m?.[0] ?? c;
+      if (word === "true" || word === "false") out.push({ start: i, end: i + word.length, kind: "bool", value: word });
+      i += word.length;
+    } else i++;
+  }
+  return out;
+}
+
+function unescapeChar(c: string): string {
+  switch (c) {
+    case "n":
+      return "\n";
+    case "t":
+      return "\t";
+    case "r":
+      return "\r";
+    default:
+      return c;
+  }
+}
+
+/** Returns the string literals and heredoc bodies (and their lines) of an HCL text: what may quote a secret. */
+export function hclLiterals(text: string): string[] {
+  const out = new Set<string>();
+  for (const lit of scanLiterals(text)) {
+    if (lit.kind === "bool") continue;
+    out.add(lit.value);
+    const raw = text.slice(lit.start, lit.end);
+    if (raw !== lit.value) out.add(raw);
+    if (lit.kind === "heredoc") for (const line of lit.value.split(/\r?\n/)) out.add(line.trim());
+  }
+  out.delete("");
+  return [...out];
+}
+
+/** Returns a var-file text with every literal value swapped: strings and heredocs character by character (escapes kept), numbers digit by digit, booleans flipped. */
+export function swappedVarFile(text: string): string {
+  let out = "";
+  let at = 0;
+  for (const lit of scanLiterals(text)) {
+    out += text.slice(at, lit.start);
+    const raw = text.slice(lit.start, lit.end);
+    if (lit.kind === "bool") out += raw === "true" ? "false" : "true";
+    else if (lit.kind === "number") out += swappedNumber(raw);
+    else out += swappedRaw(raw);
+    at = lit.end;
+  }
+  return out + text.slice(at);
+}
+
+/** Swaps the characters of a string or heredoc as written, keeping escapes and `$${`/`%%{` as they are. */
+function swappedRaw(raw: string): string {
+  let out = "";
+  for (let j = 0; j < raw.length; ) {
+    const c = raw[j] ?? "";
+    if (c === "\\" && j + 1 < raw.length) {
+      out += raw.slice(j, j + 2);
+      j += 2;
+    } else if ((c === "$" || c === "%") && raw[j + 1] === c && raw[j + 2] === "{") {
+      out += raw.slice(j, j + 3);
+      j += 3;
+    } else if (c === "$" || c === "%" || c === "{" || c === "}") {
+      out += c;
+      j++;
+    } else {
+      out += swapChar(c);
+      j++;
+    }
+  }
+  return out;
 }
 
 /**
  * Returns the values of the variables as text, longest first: all of them (`keys` undefined), or those of
- * the given keys. Var-file text gives the right-hand side of each `name = value` line, unquoted.
+ * the given keys (`null`: none). Var-file text gives every literal value in it (strings, heredocs and their
+ * lines, numbers), as written and as read.
  */
 export function variableValues(
   variables: JobInputs["variables"] | undefined,
-  keys: ReadonlySet<string> | undefined,
+  keys: ReadonlySet<string> | undefined | null,
 ): string[] {
-  if (variables === undefined || variables === null || containsUnknown(variables)) return [];
+  if (keys === null || variables === undefined || variables === null || containsUnknown(variables)) return [];
   const out = new Set<string>();
   if (typeof variables === "string") {
-    for (const line of variables.split(/\r?\n/)) {
-      const m = /^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$/.exec(line);
-      if (!m || (keys !== undefined && !keys.has(m[1] ?? ""))) continue;
-      const rhs = m[2] ?? "";
-      out.add(rhs);
-      out.add(unquote(rhs));
+    if (keys === undefined) for (const v of hclLiterals(variables)) out.add(v);
+    else {
+      // Only some names of a var-file text: the literals of their own lines.
+      for (const line of variables.split(/\r?\n/)) {
+        const m = /^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$/.exec(line);
+        if (!m || !keys.has(m[1] ?? "")) continue;
+        out.add(m[2] ?? "");
+        for (const v of hclLiterals(m[2] ?? "")) out.add(v);
+      }
     }
   } else if (typeof variables === "object") {
     for (const [k, v] of Object.entries(variables)) {
@@ -110,20 +500,7 @@ export function variableValues(
       out.add(String(v));
     }
   }
-  out.delete("");
-  return [...out].sort((a, b) => b.length - a.length);
-}
-
-function unquote(rhs: string): string {
-  if (rhs.length >= 2 && rhs.startsWith('"') && rhs.endsWith('"')) {
-    try {
-      const v: unknown = JSON.parse(rhs);
-      if (typeof v === "string") return v;
-    } catch {
-      return rhs.slice(1, -1);
-    }
-  }
-  return rhs;
+  return sortedTexts(out);
 }
 
 /** True when a plan field (its full name, e.g. `Env[DB_PASSWORD]`, `Config.args[0]`) carries configuration. */
@@ -139,22 +516,52 @@ export function isSensitiveField(name: string): boolean {
 export function masksField(mask: SecretMask, name: string, value: string): boolean {
   if (mask.everything) return true;
   if (mask.sensitiveFields && isSensitiveField(name)) return true;
-  return mask.values.some((s) => value.includes(s));
+  return mask.values.some((s) => (s.length >= MIN_TEXT_MASK ? value.includes(s) : wordRegex(s).test(value)));
 }
 
-/** Returns `text` with every secret variable value (of 4 or more characters) replaced by `[secret]`. */
+/** Returns a name from the job (a group's, a task's), or `[secret]` when the whole job is secret. */
+export function maskName(name: string, mask: SecretMask): string {
+  return mask.everything ? SECRET_SHOWN : name;
+}
+
+/** Returns a plan field's name with the map keys in it (`Env[KEY]`) masked when the whole job is secret. */
+export function maskFieldName(name: string, mask: SecretMask): string {
+  return mask.everything ? name.replace(/\[[^\]]*\]/g, `[${SECRET_SHOWN}]`) : name;
+}
+
+const PLACEHOLDER = "\u0000";
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function wordRegex(s: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(s)}(?![A-Za-z0-9_])`, "g");
+}
+
+/**
+ * Returns `text` with every masked text replaced by `[secret]`: those of 4 or more characters wherever they
+ * appear, shorter ones where they stand as a whole word; with `quoted`, every quoted text but the job's identity.
+ */
 export function maskText(text: string, mask: SecretMask): string {
+  if (!masksAnything(mask) || text === "") return text;
   let out = text;
-  for (const s of mask.values) {
-    if (s.length < MIN_TEXT_MASK) continue;
-    out = out.split(s).join(SECRET_SHOWN);
+  if (mask.quoted === true) {
+    const shown = new Set(mask.shown ?? []);
+    out = out.replace(/"((?:[^"\\\n]|\\.)*)"/g, (all, inner: string) =>
+      shown.has(inner) ? all : `"${PLACEHOLDER}"`,
+    );
   }
-  return out;
+  for (const s of mask.values) {
+    if (s.length >= MIN_TEXT_MASK) out = out.split(s).join(PLACEHOLDER);
+    else if (out.includes(s)) out = out.replace(wordRegex(s), PLACEHOLDER);
+  }
+  return out.split(PLACEHOLDER).join(SECRET_SHOWN);
 }
 
 /** Masks an error's message, stack and reasons in place (the host prints the stack); returns it. */
 export function maskError(e: unknown, mask: SecretMask): unknown {
-  if (mask.values.length === 0 || e === null || typeof e !== "object") return e;
+  if (!masksAnything(mask) || e === null || typeof e !== "object") return e;
   const err = e as { message?: unknown; stack?: unknown; reasons?: unknown };
   try {
     if (typeof err.message === "string") err.message = maskText(err.message, mask);

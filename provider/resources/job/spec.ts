@@ -17,6 +17,7 @@ import {
   type JobSubmissionBody,
   type Preserve,
 } from "./inputs";
+import { maskOfJob, masksAnything, secretMaskOf, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -41,6 +42,8 @@ export interface DesiredJob {
   submission: JobSubmissionBody;
   /** Hash of everything the job was derived from; equal hashes mean an equal job without asking the server. */
   inputsHash: string;
+  /** The job as parsed from the jobspec (or as given), before its normal form: what secrecy is traced on. */
+  source: JobObject;
 }
 
 /** What a desired job is derived from: the source inputs and the connection's default namespace and region. */
@@ -179,7 +182,26 @@ export async function resolveDesired(
     identity: identityOf(normal),
     submission: submissionOf(inputs),
     inputsHash: desiredInputsHash(inputs, client),
+    source,
   };
+}
+
+/**
+ * Returns what of the job's text is secret (secrets.ts): from the inputs alone, and, when a variable of a
+ * jobspec is secret, from one more parse with the secret variables' values swapped. Nothing is sent and
+ * nothing is computed when nothing is secret.
+ */
+export async function jobMask(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<SecretMask> {
+  const base = secretMaskOf(inputs);
+  if (!masksAnything(base)) return base;
+  const parseOpts = { namespace: inputs.namespace ?? client.core.connection.namespace };
+  return maskOfJob(inputs, base, desired.source, async (variables) => {
+    const { value } = await client.jobs.parse(
+      { JobHCL: inputs.jobspec ?? "", Canonicalize: true, ...(variables !== "" ? { Variables: variables } : {}) },
+      parseOpts,
+    );
+    return value;
+  });
 }
 
 /** Returns the canonical normal-form text of a job as the server holds it (credentials left out). */

@@ -14,7 +14,7 @@ import type {
   PlanResponse,
   TaskDiff,
 } from "../../schemas/scheduler";
-import { NO_SECRETS, SECRET_SHOWN, maskText, masksField, type SecretMask } from "./secrets";
+import { NO_SECRETS, SECRET_SHOWN, maskFieldName, maskName, maskText, masksField, type SecretMask } from "./secrets";
 import type { Preserve } from "./inputs";
 import type { ReplaceReason } from "./spec";
 import type { JobRef } from "./state";
@@ -33,7 +33,9 @@ const MARK: Record<string, string> = { Added: "+", Deleted: "-", Edited: "~", No
 
 /** Returns the preview text of a plan: per group what would be placed, updated, stopped or fail to place. */
 export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
-  const mask = ctx.mask ?? NO_SECRETS;
+  const given = ctx.mask ?? NO_SECRETS;
+  // The job's identity is shown even when everything else is masked (it is the resource's ID).
+  const mask = given.everything ? { ...given, shown: [...(given.shown ?? []), ctx.jobId, ctx.namespace] } : given;
   const lines: string[] = [];
   const diff = plan.Diff ?? undefined;
   const type = diff?.Type ?? "None";
@@ -48,13 +50,13 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
     const g = groupDiffs.get(name);
     const counts = updates[name];
     const gType = g?.Type && g.Type !== "None" ? ` (${g.Type})` : "";
-    lines.push(`  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${name}"${gType}: ${describeUpdates(counts)}`);
+    lines.push(`  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${maskName(name, mask)}"${gType}: ${describeUpdates(counts)}`);
     if (g) {
       pushFields(lines, mask, "      ", g.Fields, g.Objects);
       for (const t of g.Tasks ?? []) pushTask(lines, mask, t);
     }
     const metric = failed[name];
-    if (metric) pushFailure(lines, metric);
+    if (metric) pushFailure(lines, metric, mask);
   }
 
   const blocked = (plan.CreatedEvals ?? []).filter((e) => e.Status === "blocked").length;
@@ -142,7 +144,7 @@ export function describeUpdates(u: DesiredUpdates | undefined): string {
 function pushTask(lines: string[], mask: SecretMask, t: TaskDiff): void {
   if (!t.Type || t.Type === "None") return;
   const notes = (t.Annotations ?? []).length > 0 ? ` [${(t.Annotations ?? []).join(", ")}]` : "";
-  lines.push(`      ${MARK[t.Type] ?? "~"} Task "${t.Name ?? ""}" (${t.Type})${notes}`);
+  lines.push(`      ${MARK[t.Type] ?? "~"} Task "${maskName(t.Name ?? "", mask)}" (${t.Type})${notes}`);
   pushFields(lines, mask, "          ", t.Fields, t.Objects);
 }
 
@@ -157,12 +159,13 @@ function pushFields(
   for (const f of fields ?? []) {
     if (!f.Type || f.Type === "None") continue;
     const name = prefix + (f.Name ?? "");
+    const shownName = maskFieldName(name, mask);
     const notes = (f.Annotations ?? []).length > 0 ? ` (${(f.Annotations ?? []).join(", ")})` : "";
     const shown = (v: string | null | undefined): string => (masksField(mask, name, v ?? "") ? SECRET_SHOWN : quote(v));
     let text: string;
-    if (f.Type === "Added") text = `${name}: ${shown(f.New)}`;
-    else if (f.Type === "Deleted") text = `${name}: ${shown(f.Old)}`;
-    else text = `${name}: ${shown(f.Old)} => ${shown(f.New)}`;
+    if (f.Type === "Added") text = `${shownName}: ${shown(f.New)}`;
+    else if (f.Type === "Deleted") text = `${shownName}: ${shown(f.Old)}`;
+    else text = `${shownName}: ${shown(f.Old)} => ${shown(f.New)}`;
     lines.push(`${indent}${MARK[f.Type] ?? "~"} ${text}${notes}`);
   }
   for (const o of objects ?? []) {
@@ -175,10 +178,10 @@ function quote(v: string | null | undefined): string {
   return JSON.stringify(v ?? "");
 }
 
-function pushFailure(lines: string[], m: AllocMetric): void {
+function pushFailure(lines: string[], m: AllocMetric, mask: SecretMask): void {
   const n = (m.CoalescedFailures ?? 0) + 1;
   lines.push(`      ! Failed placement: ${count(n, "allocation")} could not be placed`);
-  for (const reason of failureReasons(m)) lines.push(`        - ${reason}`);
+  for (const reason of failureReasons(m, mask)) lines.push(`        - ${reason}`);
   const stats: string[] = [];
   if (m.NodesInPool !== undefined && m.NodesInPool !== null) stats.push(`${m.NodesInPool} in pool`);
   if (m.NodesEvaluated !== undefined && m.NodesEvaluated !== null) stats.push(`${m.NodesEvaluated} evaluated`);
@@ -190,15 +193,17 @@ function pushFailure(lines: string[], m: AllocMetric): void {
 /**
  * Returns every reason the metrics of one group give, each on its own (issue 21): no node evaluated, each
  * datacenter without available nodes, each node class and each constraint that filtered nodes, each
- * exhausted dimension and node class, and each quota hit. Sorted by name within each kind.
+ * exhausted dimension and node class, and each quota hit. Sorted by name within each kind. With a secret
+ * job, the constraints and datacenters (which come from it) show as `[secret]`.
  */
-export function failureReasons(m: AllocMetric): string[] {
+export function failureReasons(m: AllocMetric, mask: SecretMask = NO_SECRETS): string[] {
   const out: string[] = [];
   const sorted = (rec: Record<string, number> | null | undefined): [string, number][] =>
     Object.entries(rec ?? {}).sort(([a], [b]) => a.localeCompare(b));
   if (m.NodesEvaluated === 0) out.push("no nodes were eligible for evaluation");
   for (const [dc, available] of sorted(m.NodesAvailable))
-    if (available === 0) out.push(`no nodes are available in datacenter ${JSON.stringify(dc)}`);
+    if (available === 0)
+      out.push(`no nodes are available in datacenter ${mask.everything ? SECRET_SHOWN : JSON.stringify(dc)}`);
   for (const [dim, nodes] of sorted(m.DimensionExhausted)) out.push(`${dim} exhausted on ${count(nodes, "node")}`);
   for (const [cls, nodes] of sorted(m.ClassExhausted))
     out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
@@ -206,7 +211,7 @@ export function failureReasons(m: AllocMetric): string[] {
     // The scheduler skips further nodes of a node class it already found ineligible under this key.
     if (c === "computed class ineligible")
       out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
-    else out.push(`constraint ${c} filtered ${count(nodes, "node")}`);
+    else out.push(`constraint ${mask.everything ? SECRET_SHOWN : c} filtered ${count(nodes, "node")}`);
   }
   for (const [cls, nodes] of sorted(m.ClassFiltered))
     out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);
@@ -220,13 +225,16 @@ export function count(n: number, noun: string): string {
 }
 
 /** Returns a one-line summary of failed placements per group ("web: memory exhausted on 2 nodes"). */
-export function summarizeFailedPlacements(failed: Record<string, AllocMetric> | null | undefined): string {
+export function summarizeFailedPlacements(
+  failed: Record<string, AllocMetric> | null | undefined,
+  mask: SecretMask = NO_SECRETS,
+): string {
   const parts: string[] = [];
   for (const [group, m] of Object.entries(failed ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const n = (m.CoalescedFailures ?? 0) + 1;
-    const why = failureReasons(m);
+    const why = failureReasons(m, mask);
     parts.push(
-      `group "${group}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
+      `group "${maskName(group, mask)}": ${count(n, "allocation")} could not be placed${why.length > 0 ? ` (${why.join("; ")})` : ""}`,
     );
   }
   return parts.join("; ");

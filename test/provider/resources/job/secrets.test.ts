@@ -108,9 +108,10 @@ describe("masking", () => {
       expect(isSensitiveField(n), n).toBe(false);
   });
 
-  it("replaces values of 4+ characters anywhere in a text, and in errors", () => {
+  it("replaces values of 4+ characters anywhere in a text, shorter ones as whole words, and in errors", () => {
     const m = secretMaskOf({ variables: { pw: "hunter22", short: "ab" }, secretInputs: ["variables"] });
-    expect(maskText("x hunter22 y ab", m)).toBe("x [secret] y ab");
+    expect(maskText("x hunter22 y ab", m)).toBe("x [secret] y [secret]");
+    expect(maskText('invalid duration "ab"; about xab', m)).toBe('invalid duration "[secret]"; about xab');
     const e = maskError(new Error("parse failed near hunter22"), m) as Error;
     expect(e.message).toBe("parse failed near [secret]");
     expect(e.stack).not.toContain("hunter22");
@@ -154,7 +155,11 @@ describe("formatPlan with secrets", () => {
       mask: secretMaskOf({ secretInputs: ["jobspec"] }),
     });
     expect(text).toContain("~ Count: [secret] => [secret]");
-    expect(text).toContain('Group "web" (Edited): 1 to place, 2 in-place updates');
+    expect(text).toContain('Scheduler plan for job "web" in namespace "default"');
+    expect(text).toContain('Group "[secret]" (Edited): 1 to place, 2 in-place updates');
+    expect(text).toContain('Task "[secret]" (Edited)');
+    expect(text).toContain("~ Env[[secret]]: [secret] => [secret]");
+    expect(text).not.toMatch(/"app"|DB_PASSWORD|owner/);
     expect(text).not.toMatch(/"(old|new)-pw|"2"|nginx/);
   });
 });
