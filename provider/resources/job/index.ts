@@ -26,10 +26,12 @@ import {
 } from "./apply";
 import { SETTING_KEYS, SOURCE_KEYS, assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
 import {
+  NO_SECRETS,
   SECRET_SHOWN,
   maskError,
   maskText,
   masksAnything,
+  mergeMasks,
   secretMaskOf,
   type SecretMask,
 } from "./secrets";
@@ -98,7 +100,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     const desired = await resolveDesired(client, news);
     assertBatchSettings(desired.identity, news);
-    const op = await opOf(client, news, desired);
+    const op = await opOf(client, news, desired, olds);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
     if (reasons.length > 0) {
       const { mask } = op;
@@ -232,7 +234,13 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     }
     const resolved = await resolveDesired(client, news);
     assertBatchSettings(resolved.identity, news);
-    const resolvedOp: JobOp = { client, ref, inputs: news, desired: resolved, mask: await maskOf(client, news, resolved) };
+    const resolvedOp: JobOp = {
+      client,
+      ref,
+      inputs: news,
+      desired: resolved,
+      mask: await maskOf(client, news, resolved, olds),
+    };
     if (olds.incomplete !== undefined) {
       const finished = await finishIncomplete(resolvedOp, olds);
       if (finished !== undefined) return { outs: finished };
@@ -302,10 +310,10 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
  */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
   check: (olds, news) => masked(secretMaskOf(news as Partial<JobInputs>), () => jobImpl.check(olds, news)),
-  diff: (id, olds, news) => masked(secretMaskOf(news), () => jobImpl.diff(id, olds, news)),
+  diff: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.diff(id, olds, news)),
   create: (inputs) => masked(secretMaskOf(inputs), () => jobImpl.create(inputs)),
   read: (id, props) => masked(secretMaskOf(props), () => jobImpl.read(id, props)),
-  update: (id, olds, news) => masked(secretMaskOf(news), () => jobImpl.update(id, olds, news)),
+  update: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.update(id, olds, news)),
   delete: (id, props) => masked(secretMaskOf(props), () => jobImpl.delete(id, props)),
 };
 
@@ -319,11 +327,25 @@ function masked<T>(mask: SecretMask, run: () => Promise<T>): Promise<T> {
   return currentMask.run(scope, run).catch(async (e: unknown) => Promise.reject(await maskFailure(e, scope.mask)));
 }
 
-/** Returns the full mask of an operation on the job `desired` describes, and makes it the one errors get. */
-async function maskOf(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<SecretMask> {
+/** What a change from `olds` to `news` shows: the old values next to the new ones, so the secrets of both. */
+function changeMask(olds: Partial<JobOutputs>, news: Partial<JobInputs>): SecretMask {
+  return mergeMasks(secretMaskOf(news), secretMaskOf(olds));
+}
+
+/**
+ * Returns the full mask of an operation on the job `desired` describes (and on the job state holds, `olds`),
+ * and makes it the one errors get.
+ */
+async function maskOf(
+  client: SchedulerClient,
+  inputs: JobInputs,
+  desired: DesiredJob,
+  olds?: Partial<JobOutputs>,
+): Promise<SecretMask> {
   const scope = currentMask.getStore();
-  if (scope === undefined || !masksAnything(scope.mask)) return secretMaskOf(inputs);
-  scope.mask = await jobMask(client, inputs, desired);
+  if (scope === undefined || !masksAnything(scope.mask)) return NO_SECRETS;
+  const older = olds === undefined ? [] : [parseStoredJob(olds.normalizedJob)].filter((j) => j !== undefined);
+  scope.mask = await jobMask(client, inputs, desired, scope.mask, older);
   return scope.mask;
 }
 
@@ -364,13 +386,18 @@ async function noteAfterFailure(
 }
 
 /** The context of one operation on the job `desired` describes. */
-async function opOf(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<JobOp> {
+async function opOf(
+  client: SchedulerClient,
+  inputs: JobInputs,
+  desired: DesiredJob,
+  olds?: Partial<JobOutputs>,
+): Promise<JobOp> {
   const ref: JobRef = {
     jobId: desired.identity.id,
     namespace: desired.identity.namespace,
     region: desired.identity.region,
   };
-  return { client, ref, inputs, desired, mask: await maskOf(client, inputs, desired) };
+  return { client, ref, inputs, desired, mask: await maskOf(client, inputs, desired, olds) };
 }
 
 function storedIdentity(olds: Partial<JobOutputs>, stored: Record<string, unknown> | undefined): JobIdentity {

@@ -166,12 +166,14 @@ export async function maskOfJob(
   base: SecretMask,
   job: Record<string, unknown>,
   parse: (variables: string) => Promise<unknown>,
+  older: readonly unknown[] = [],
+  identity: readonly string[] = identityTexts(job),
 ): Promise<SecretMask> {
   if (!masksAnything(base)) return base;
   const sources = secretSources(inputs);
   if (sources === undefined) return base;
   const values = new Set(base.values);
-  const shown = identityTexts(job);
+  const shown = [...identity];
   if (!sources.everything && sources.variables !== undefined && inputs.jobspec !== undefined) {
     const other = swappedVariables(inputs.variables, sources.variables);
     let alt: unknown;
@@ -181,17 +183,33 @@ export async function maskOfJob(
       alt = undefined;
     }
     if (isRecord(alt)) {
-      taintedTexts(job, alt, values);
+      // The same places of an older form of the job (what state holds) came from the secret then.
+      const places = taintedPlaces(job, alt);
+      for (const j of [job, ...older]) textsAt(j, places, values);
       return { ...base, values: sortedTexts(values), quoted: false };
     }
     // The second parse failed: what came from the secret cannot be told apart, so all of it is secret.
   }
-  collectJobTexts(job, values);
+  for (const j of [job, ...older]) collectJobTexts(j, values);
   return { everything: true, sensitiveFields: true, values: sortedTexts(values, shown), shown };
 }
 
+/** Returns one mask that masks what either mask does (the new inputs' and the old ones'). */
+export function mergeMasks(a: SecretMask, b: SecretMask): SecretMask {
+  if (!masksAnything(b)) return a;
+  if (!masksAnything(a)) return b;
+  const shown = [...(a.shown ?? []), ...(b.shown ?? [])];
+  return {
+    everything: a.everything || b.everything,
+    sensitiveFields: a.sensitiveFields || b.sensitiveFields,
+    values: sortedTexts([...a.values, ...b.values]),
+    ...(shown.length > 0 ? { shown } : {}),
+    ...(a.quoted === true || b.quoted === true ? { quoted: true } : {}),
+  };
+}
+
 /** The job's identity texts, shown even when everything else is masked. */
-function identityTexts(job: Record<string, unknown>): string[] {
+export function identityTexts(job: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const k of ["ID", "Namespace", "Region"]) {
     const v = job[k];
@@ -223,24 +241,50 @@ function collectJobTexts(v: unknown, out: Set<string>, path = ""): void {
   }
 }
 
+/** Where in a job a value that came from a secret is: its keys and indexes; `key`: the key itself too. */
+interface TaintedPlace {
+  path: readonly (string | number)[];
+  key: boolean;
+}
+
 /**
- * Adds to `out` every value of `real` that differs from the value at the same place of `alt` (the job parsed
- * with the secret variables swapped), and every key only one of them has: what came from a secret.
+ * Lists the places of `real` whose value differs from the value at the same place of `alt` (the job parsed
+ * with the secret variables swapped), and the keys only `real` has: what came from a secret.
  */
-export function taintedTexts(real: unknown, alt: unknown, out: Set<string>): void {
+export function taintedPlaces(
+  real: unknown,
+  alt: unknown,
+  out: TaintedPlace[] = [],
+  path: (string | number)[] = [],
+): TaintedPlace[] {
   if (Array.isArray(real)) {
-    if (!Array.isArray(alt) || alt.length !== real.length) return collectLeaves(real, out);
-    real.forEach((x, i) => taintedTexts(x, alt[i], out));
+    if (!Array.isArray(alt) || alt.length !== real.length) out.push({ path: [...path], key: false });
+    else real.forEach((x, i) => taintedPlaces(x, alt[i], out, [...path, i]));
   } else if (isRecord(real)) {
-    if (!isRecord(alt)) return collectLeaves(real, out);
-    for (const [k, x] of Object.entries(real)) {
-      if (!Object.hasOwn(alt, k)) {
-        out.add(k);
-        collectLeaves(x, out);
-      } else taintedTexts(x, alt[k], out);
-    }
+    if (!isRecord(alt)) out.push({ path: [...path], key: false });
+    else
+      for (const [k, x] of Object.entries(real)) {
+        if (!Object.hasOwn(alt, k)) out.push({ path: [...path, k], key: true });
+        else taintedPlaces(x, alt[k], out, [...path, k]);
+      }
   } else if (real !== null && real !== undefined && (alt === null || alt === undefined || String(real) !== String(alt)))
-    out.add(String(real));
+    out.push({ path: [...path], key: false });
+  return out;
+}
+
+/** Adds to `out` what `job` holds at the given places (every value under them, and the keys named). */
+export function textsAt(job: unknown, places: readonly TaintedPlace[], out: Set<string>): void {
+  for (const { path, key } of places) {
+    let v: unknown = job;
+    for (const p of path) {
+      v = typeof p === "number" ? (Array.isArray(v) ? v[p] : undefined) : isRecord(v) ? v[p] : undefined;
+      if (v === undefined) break;
+    }
+    if (v === undefined) continue;
+    const last = path[path.length - 1];
+    if (key && typeof last === "string") out.add(last);
+    collectLeaves(v, out);
+  }
 }
 
 function collectLeaves(v: unknown, out: Set<string>): void {
@@ -453,7 +497,7 @@ export function swappedVarFile(text: string): string {
 /** Swaps the characters of a string or heredoc as written, keeping escapes and `$${`/`%%{` as they are. */
 function swappedRaw(raw: string): string {
   let out = "";
-  for (let j = 0; j < raw.length; ) {
+  for (let j = 0; j < raw.length;) {
     const c = raw[j] ?? "";
     if (c === "\\" && j + 1 < raw.length) {
       out += raw.slice(j, j + 2);
@@ -535,8 +579,11 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** What a short masked text must stand between to be masked: whitespace, quotes, brackets, punctuation. */
+const WORD_EDGE = "\\s\"'`,;:.()\\[\\]{}";
+
 function wordRegex(s: string): RegExp {
-  return new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(s)}(?![A-Za-z0-9_])`, "g");
+  return new RegExp(`(?<=^|[${WORD_EDGE}])${escapeRegex(s)}(?=$|[${WORD_EDGE}])`, "g");
 }
 
 /**
@@ -548,9 +595,7 @@ export function maskText(text: string, mask: SecretMask): string {
   let out = text;
   if (mask.quoted === true) {
     const shown = new Set(mask.shown ?? []);
-    out = out.replace(/"((?:[^"\\\n]|\\.)*)"/g, (all, inner: string) =>
-      shown.has(inner) ? all : `"${PLACEHOLDER}"`,
-    );
+    out = out.replace(/"((?:[^"\\\n]|\\.)*)"/g, (all, inner: string) => (shown.has(inner) ? all : `"${PLACEHOLDER}"`));
   }
   for (const s of mask.values) {
     if (s.length >= MIN_TEXT_MASK) out = out.split(s).join(PLACEHOLDER);

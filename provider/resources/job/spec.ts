@@ -17,7 +17,7 @@ import {
   type JobSubmissionBody,
   type Preserve,
 } from "./inputs";
-import { maskOfJob, masksAnything, secretMaskOf, type SecretMask } from "./secrets";
+import { maskOfJob, masksAnything, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -191,17 +191,29 @@ export async function resolveDesired(
  * jobspec is secret, from one more parse with the secret variables' values swapped. Nothing is sent and
  * nothing is computed when nothing is secret.
  */
-export async function jobMask(client: SchedulerClient, inputs: JobInputs, desired: DesiredJob): Promise<SecretMask> {
-  const base = secretMaskOf(inputs);
+export async function jobMask(
+  client: SchedulerClient,
+  inputs: JobInputs,
+  desired: DesiredJob,
+  base: SecretMask,
+  older: readonly unknown[],
+): Promise<SecretMask> {
   if (!masksAnything(base)) return base;
   const parseOpts = { namespace: inputs.namespace ?? client.core.connection.namespace };
-  return maskOfJob(inputs, base, desired.source, async (variables) => {
-    const { value } = await client.jobs.parse(
-      { JobHCL: inputs.jobspec ?? "", Canonicalize: true, ...(variables !== "" ? { Variables: variables } : {}) },
-      parseOpts,
-    );
-    return value;
-  });
+  return maskOfJob(
+    inputs,
+    base,
+    desired.source,
+    async (variables) => {
+      const { value } = await client.jobs.parse(
+        { JobHCL: inputs.jobspec ?? "", Canonicalize: true, ...(variables !== "" ? { Variables: variables } : {}) },
+        parseOpts,
+      );
+      return value;
+    },
+    older,
+    [desired.identity.id, desired.identity.namespace, desired.identity.region],
+  );
 }
 
 /** Returns the canonical normal-form text of a job as the server holds it (credentials left out). */

@@ -50,7 +50,9 @@ export function formatPlan(plan: PlanResponse, ctx: PlanContext): string {
     const g = groupDiffs.get(name);
     const counts = updates[name];
     const gType = g?.Type && g.Type !== "None" ? ` (${g.Type})` : "";
-    lines.push(`  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${maskName(name, mask)}"${gType}: ${describeUpdates(counts)}`);
+    lines.push(
+      `  ${MARK[g?.Type ?? "None"] ?? "~"} Group "${maskName(name, mask)}"${gType}: ${describeUpdates(counts)}`,
+    );
     if (g) {
       pushFields(lines, mask, "      ", g.Fields, g.Objects);
       for (const t of g.Tasks ?? []) pushTask(lines, mask, t);

@@ -142,7 +142,8 @@ describe("a Job with a secret variable", () => {
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
     expect(d.replaces).toBeDefined();
     expect(text).toContain("will be replaced");
-    expect(text).toContain("region global -> [secret]");
+    // The old value sits where the secret now goes, so it is masked too (the safe side).
+    expect(text).toContain("region [secret] -> [secret]");
     expect(text).not.toContain(secretRegion);
   });
 
