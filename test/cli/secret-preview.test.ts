@@ -1,7 +1,8 @@
 /**
  * Issue 20 (1) through the real Pulumi CLI: a Job whose variable is a secret made in the program (so the
  * CLI's own masking of secret stack config does not apply) previews a changed value as `[secret]`, and no
- * output of preview, up or destroy holds the value. Opt-in like test/cli/examples.test.ts
+ * output of preview, up or destroy, and nothing `pulumi stack export` shows (an init error included), holds the
+ * value or what the jobspec computes from it (`upper`, `base64encode`). Opt-in like test/cli/examples.test.ts
  * (EXAMPLES_CLI_RUN=1, `npm run test:cli`), with the same CLI lookup; the program is
  * test/cli/fixtures/secret-job.
  */
@@ -75,10 +76,27 @@ describe("secret job values through the Pulumi CLI", () => {
       expect(output.slice(upFrom).join("")).toContain("[secret]");
       expect((await client.jobs.info("pwjob")).value.Version).toBe(1);
 
+      // An update that fails after the register (the task fails, waitForCompletion reports it) ends in an
+      // init error, which Pulumi keeps in plaintext state: it must hold nothing of the secret.
+      await stack.setConfig("secret-job-preview:failTask", { value: "true" });
+      const failFrom = output.length;
+      const failed = await stack.up({ onOutput }).then(
+        () => "",
+        (e: unknown) => String((e as Error).message),
+      );
+      expect(failed).not.toBe("");
+      output.push(failed);
+      expect(output.slice(failFrom).join("")).toContain("did not finish");
+      const exported = JSON.stringify(await stack.exportStack());
+      expect(exported).toContain("initErrors");
+      output.push(exported);
+
       await stack.destroy({ onOutput });
       const all = output.join("");
-      expect(all).not.toContain(first);
-      expect(all).not.toContain(second);
+      // The secrets, and what the jobspec computes from them (base64encode, upper), nowhere.
+      for (const pw of [first, second])
+        for (const s of [pw, pw.toUpperCase(), Buffer.from(`user:${pw}`).toString("base64")])
+          expect(all, s).not.toContain(s);
       expect(all).not.toContain(dev.rootTokens.scheduler);
       await stack.workspace.removeStack("dev");
     } finally {
