@@ -168,6 +168,41 @@ describe("a secret job object", () => {
   });
 });
 
+describe("a waitForCompletion failure of a secret job", () => {
+  it("names no group or task of it, neither in the error kept in state nor in the printed detail", async () => {
+    const batch = {
+      ID: "waitsecret",
+      Datacenters: ["dc1"],
+      Type: "batch",
+      TaskGroups: [
+        {
+          Name: "grp-Batch-55",
+          Tasks: [
+            {
+              Name: "tsk-Batch-66",
+              Driver: "exec",
+              Config: { command: "/bin/false" },
+              Meta: { "devserver.fail_batch": "true" },
+              Resources: { CPU: 100, MemoryMB: 64 },
+            },
+          ],
+        },
+      ],
+    };
+    const { value: e, text } = await captureStderr(() =>
+      rejection(() => createJob({ job: batch, secretInputs: ["job"], waitForCompletion: true })),
+    );
+    const err = initError(e);
+    expect(err.message).toContain("did not finish");
+    expect(text).toContain('Job "waitsecret"');
+    expect(text).toContain("failed");
+    for (const s of ["grp-Batch-55", "tsk-Batch-66"]) {
+      expect(JSON.stringify({ m: err.message, r: err.reasons, s: err.stack }), s).not.toContain(s);
+      expect(text, s).not.toContain(s);
+    }
+  });
+});
+
 describe("a secret jobspec", () => {
   it("a server error quoting a value of it (time: invalid duration) shows [secret]", async () => {
     const spec = `
