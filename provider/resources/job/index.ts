@@ -46,6 +46,7 @@ import {
   jobResourceId,
   placeOf,
   keptAsCollected,
+  listedServerState,
   readServerState,
   refOf,
   refreshed,
@@ -54,6 +55,7 @@ import {
   type JobRef,
   type Kept,
 } from "./state";
+import { listedJob } from "./listing";
 import { alreadyExistsMessage, rememberShownPlan, replaceNeededMessage, scaledNote } from "./text";
 
 /** The Job provider, before secret values are masked out of its errors. */
@@ -181,7 +183,12 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   async read(id, props) {
     const client = newClient();
     const ref = refOf(id, props);
-    const server = await readServerState({ client, ref }, { follow: followsDeployments(props), kept: props });
+    const follow = followsDeployments(props);
+    // The job list of this host's refresh shows most jobs unchanged: those are not read (listing.ts).
+    const listed = await listedJob(client, ref);
+    const server =
+      (typeof listed === "object" ? await listedServerState({ client, ref }, listed, props, follow) : undefined) ??
+      (await readServerState({ client, ref }, { follow, kept: props }));
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
     // unless runOnce keeps a finished batch job as done (`keptAsCollected` in state.ts).
     if (server === undefined)
