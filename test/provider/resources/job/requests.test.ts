@@ -77,11 +77,14 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     ).toEqual([]);
   });
 
-  it("create: a lookup, the register, then the job", async () => {
+  it("create: the register alone (check-and-set index 0 refuses an existing job; its answer has the index)", async () => {
     const sent = await requestsOf(async () => (state = await createJob({ job: jobOf(id, "nginx:1.27"), ...settings })));
-    expect(sent.slice(0, 2)).toEqual([`GET /v1/job/${id}`, "POST /v1/jobs"]);
-    expect(sent.slice(2)).toEqual(READS(id)); // No deployment is followed, so none is recorded.
-    expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "" });
+    expect(sent).toEqual(["POST /v1/jobs"]);
+    // No deployment is followed, so none is recorded.
+    expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "", version: 0, status: "pending" });
+    const server = (await h.client.jobs.info(id)).value;
+    expect(state.outs.jobModifyIndex).toBe(server.JobModifyIndex);
+    expect(state.outs.version).toBe(server.Version);
   });
 
   it("diff with nothing changed sends none", async () => {
