@@ -182,11 +182,26 @@ export async function secretInputsOf(
 
 async function isSecretInput(v: unknown): Promise<boolean> {
   if (v === undefined || v === null) return false;
+  // A plain value (no Output or promise anywhere inside) is never secret: no output is built for it.
+  if (isPlainValue(v)) return false;
   try {
     return await pulumi.isSecret(pulumi.output(v));
   } catch {
     return true;
   }
+}
+
+/**
+ * True when `v` holds no Output and no promise at any depth (strings, numbers, plain objects and arrays).
+ * Deeper than any job (or a cycle): false, and the slow check decides.
+ */
+function isPlainValue(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v !== "object") return typeof v !== "function";
+  if (depth > 64) return false;
+  if (Array.isArray(v)) return v.every((x) => isPlainValue(x, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(v).every((x) => isPlainValue(x, depth + 1));
 }
 
 function isPlainMap(v: unknown): v is Record<string, unknown> {

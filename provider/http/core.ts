@@ -59,6 +59,11 @@ export interface RequestOptions<T> {
   signal?: AbortSignal;
   /** Added to the attempt timeout (a blocking query's wait). */
   extraTimeoutMs?: number;
+  /**
+   * The request may change what the server holds (default: any method but GET and HEAD); a plan or a
+   * parse sets false. Such a request moves {@link HttpCore.writes}, so kept reads know they may be stale.
+   */
+  mutates?: boolean;
 }
 
 /** Facts about a response, read from its status and headers. */
@@ -163,6 +168,7 @@ export class HttpCore {
   readonly connection: ResolvedConnection;
   private pooled: PoolEntry | undefined;
   private pooledGeneration = -1;
+  private writeCount = 0;
 
   constructor(service: ServiceName, options: ConnectionOptions = {}) {
     this.connection = resolveConnection(service, options);
@@ -221,9 +227,18 @@ export class HttpCore {
     return { [c.headers.token]: c.token };
   }
 
+  /**
+   * How many requests that may change what the server holds this connection has started: a snapshot taken
+   * at one count describes the server only while the count stays the same.
+   */
+  get writes(): number {
+    return this.writeCount;
+  }
+
   /** Sends one request with retries; resolves to the parsed body and meta, or throws ApiError. */
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const c = this.connection;
+    if (opts.mutates ?? (opts.method !== "GET" && opts.method !== "HEAD")) this.writeCount++;
     const headers: Record<string, string> = { accept: "application/json", ...(opts.headers ?? {}) };
     if (opts.auth !== false) Object.assign(headers, this.authHeaders(opts.operation));
     if (c.service === "secrets" && c.namespace !== undefined) headers[c.headers.namespace] = c.namespace;

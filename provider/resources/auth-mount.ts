@@ -7,7 +7,13 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
-import { isMountInUse, isRemountUnsupported, type FoundMount, type SecretsClient } from "../clients/secrets";
+import {
+  isMountInUse,
+  isRemountUnsupported,
+  type FoundMount,
+  type MountList,
+  type SecretsClient,
+} from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import {
@@ -450,11 +456,41 @@ function pluginVersionTune(
   return { plugin_version: news.pluginVersion };
 }
 
+/** A mount list taken for reads: while this connection writes nothing, it serves one read of each mount. */
+interface MountSnapshot {
+  writes: number;
+  list: Promise<MountList>;
+  served: Set<string>;
+}
+
+const mountSnapshots = new WeakMap<SecretsClient, MountSnapshot>();
+
+/**
+ * Finds a mount for `read` through one `sys/auth` list per refresh: the engine reads every mount of a
+ * stack in one host, and the list holds them all. A second read of the same mount, or a read after this
+ * connection sent a write, lists again.
+ */
+async function findForRead(client: SecretsClient, path: string): Promise<FoundMount | undefined> {
+  const p = trimMountPath(path);
+  let snap = mountSnapshots.get(client);
+  if (snap === undefined || snap.writes !== client.http.writes || snap.served.has(p)) {
+    const taken: MountSnapshot = { writes: client.http.writes, list: client.mounts.list(), served: new Set() };
+    mountSnapshots.set(client, taken);
+    taken.list.catch(() => {
+      if (mountSnapshots.get(client) === taken) mountSnapshots.delete(client);
+    });
+    snap = taken;
+  }
+  snap.served.add(p);
+  const entry = (await snap.list)[p + "/"];
+  return entry === undefined ? undefined : { ...entry, path: p };
+}
+
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
   const client = secretsClient();
   const old: Partial<AuthMountOutputs> = props ?? {};
   const path = old.path ?? trimMountPath(id);
-  const found = await client.mounts.find(path);
+  const found = await findForRead(client, path);
   if (found === undefined) return {};
   const tune =
     old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;

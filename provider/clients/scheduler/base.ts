@@ -68,6 +68,8 @@ export interface WriteCall<T> {
   namespaceFallback?: string | null;
   /** Values to keep out of errors (tokens in the body). */
   secrets?: ReadonlyArray<string | undefined>;
+  /** False for a POST that stores nothing (plan, parse). */
+  mutates?: boolean;
 }
 
 /** The request layer the area classes share. */
@@ -138,6 +140,7 @@ export class SchedulerRequester {
       idempotent: call.idempotent || nonEmpty(opts.idempotencyToken) !== undefined,
       secrets: call.secrets,
       signal: opts.signal,
+      mutates: call.mutates,
     });
   }
 }

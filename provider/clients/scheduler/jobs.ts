@@ -186,6 +186,7 @@ export class Jobs {
         body: req,
         schema: JobSchema,
         idempotent: true,
+        mutates: false,
       },
       opts,
     );
@@ -219,6 +220,7 @@ export class Jobs {
         body: req,
         schema: PlanResponseSchema,
         idempotent: true,
+        mutates: false,
         namespaceFallback: req.Job.Namespace,
       },
       opts,

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError, isApiError } from "../../errors";
 import { show, showOnce } from "../../log";
-import type { PlanResponse } from "../../schemas/scheduler";
+import type { Job, PlanResponse } from "../../schemas/scheduler";
 import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
 import { schedulerClient as newClient } from "../scheduler-client";
 import {
@@ -57,6 +57,7 @@ import {
   jobResourceId,
   placeOf,
   keptAsCollected,
+  listedServerState,
   readServerState,
   refOf,
   refreshed,
@@ -65,6 +66,7 @@ import {
   type JobRef,
   type Kept,
 } from "./state";
+import { listedJob } from "./listing";
 import { alreadyExistsMessage, rememberShownPlan, replaceNeededMessage, scaledNote } from "./text";
 
 /** The Job provider, before secret values are masked out of its errors. */
@@ -130,60 +132,67 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     const op = await opOf(client, inputs, d);
     const { ref } = op;
     const opts = placeOf(ref);
-    const existing = (await client.jobs.find(ref.jobId, opts))?.value;
+    // A register with check-and-set index 0 is refused when the job exists: no lookup before it. Only a
+    // refusal looks the job up (a stopped job, adopt, an earlier unconfirmed create, someone else's job).
+    let existing: Job | undefined;
     let index = 0;
     let priorVersion: number | undefined;
-    if (existing !== undefined) {
-      const clash = replaceReasons(identityOf(existing), d.identity).filter(
-        (r) => r.field === "type" || r.field === "periodic" || r.field === "parameterized",
-      );
-      if (existing.Stop === true) {
-        // A stopped job runs nothing (this is also what a delete-before-replace leaves behind). The server
-        // refuses to change its type or periodic/parameterized nature, so such a job is purged first.
-        if (clash.length > 0) await client.jobs.deregister(ref.jobId, { ...opts, purge: true });
-        else index = existing.JobModifyIndex ?? 0;
-      } else if (inputs.adopt === true) {
-        if (clash.length > 0)
-          throw new ResourceError(
-            "replace_needed",
-            `${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`,
-          );
-        index = existing.JobModifyIndex ?? 0;
-        priorVersion = existing.Version ?? undefined;
-      } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(op))) {
-        // Exactly what this resource sends, registered once and never changed: the job an earlier run's
-        // create registered before its answer was lost. Anything else stays someone else's job.
-        await show(
-          `Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`,
+    let reg = await registerOrInitError(op, 0, undefined, "already_exists");
+    if (reg === undefined) {
+      existing = (await client.jobs.find(ref.jobId, opts))?.value;
+      if (existing !== undefined) {
+        const clash = replaceReasons(identityOf(existing), d.identity).filter(
+          (r) => r.field === "type" || r.field === "periodic" || r.field === "parameterized",
         );
-        const jobModifyIndex = existing.JobModifyIndex ?? 0;
-        const reg = { evalId: await evalOfRegister(op, jobModifyIndex), jobModifyIndex };
-        return { id: jobResourceId(ref), outs: await rolloutOrInitError(op, reg) };
-      } else {
-        throw new ResourceError("already_exists", alreadyExistsMessage(ref.jobId, ref.namespace));
+        if (existing.Stop === true) {
+          // A stopped job runs nothing (this is also what a delete-before-replace leaves behind). The server
+          // refuses to change its type or periodic/parameterized nature, so such a job is purged first.
+          if (clash.length > 0) await client.jobs.deregister(ref.jobId, { ...opts, purge: true });
+          else index = existing.JobModifyIndex ?? 0;
+        } else if (inputs.adopt === true) {
+          if (clash.length > 0)
+            throw new ResourceError(
+              "replace_needed",
+              `${replaceNeededMessage(ref.jobId, clash)} It cannot be adopted; stop and purge it first.`,
+            );
+          index = existing.JobModifyIndex ?? 0;
+          priorVersion = existing.Version ?? undefined;
+        } else if ((existing.Version ?? 0) === 0 && clash.length === 0 && (await holdsDesired(op))) {
+          // Exactly what this resource sends, registered once and never changed: the job an earlier run's
+          // create registered before its answer was lost. Anything else stays someone else's job.
+          await show(
+            `Job "${ref.jobId}": continuing with the job an earlier, unconfirmed create of this resource registered (version 0, same spec).`,
+          );
+          const jobModifyIndex = existing.JobModifyIndex ?? 0;
+          const found = { evalId: await evalOfRegister(op, jobModifyIndex), jobModifyIndex };
+          return { id: jobResourceId(ref), outs: await rolloutOrInitError(op, found) };
+        } else {
+          throw new ResourceError("already_exists", alreadyExistsMessage(ref.jobId, ref.namespace));
+        }
       }
-    }
-    let reg: Registered;
-    try {
-      reg = await register(op, index);
-    } catch (e) {
-      if (!ResourceError.is(e, "outcome_unknown")) throw e;
-      // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
-      const job = {
+      // Over the stopped or adopted job at its index; anew when the job is gone since the refusal.
+      reg = (await registerOrInitError(op, index, existing)) as Registered;
+    } else if (
+      !followsDeployments(inputs) &&
+      inputs.waitForCompletion !== true &&
+      !d.identity.periodic &&
+      !d.identity.parameterized
+    ) {
+      // A new job nothing is followed for: the register's answer says what state needs (version 0, its
+      // index; pending until placed, as a refresh then reports), so nothing is read back.
+      const job: Job = {
         ID: ref.jobId,
         Namespace: ref.namespace,
         Region: ref.region,
         Type: d.identity.type,
-        JobModifyIndex: index,
-        ...(existing?.Version != null ? { Version: existing.Version } : {}),
+        Version: 0,
+        JobModifyIndex: reg.jobModifyIndex,
+        ModifyIndex: reg.jobModifyIndex,
+        Status: "pending",
+        StatusDescription: "",
       };
-      const outs = buildOutputs(
-        inputs,
-        ref,
-        { job, deployment: NO_DEPLOYMENT },
-        { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" },
-      );
-      throw new ResourceInitError(unfinishedMessage(ref, e), jobResourceId(ref), { ...outs });
+      const kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash };
+      return { id: jobResourceId(ref), outs: buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, kept) };
     }
     const outs = await rolloutOrInitError(op, reg, { priorVersion });
     return { id: jobResourceId(ref), outs };
@@ -192,7 +201,12 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   async read(id, props) {
     const client = newClient();
     const ref = refOf(id, props);
-    const server = await readServerState({ client, ref }, { follow: followsDeployments(props), kept: props });
+    const follow = followsDeployments(props);
+    // The job list of this host's refresh shows most jobs unchanged: those are not read (listing.ts).
+    const listed = await listedJob(client, ref);
+    const server =
+      (typeof listed === "object" ? await listedServerState({ client, ref }, listed, props, follow) : undefined) ??
+      (await readServerState({ client, ref }, { follow, kept: props }));
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
     // unless runOnce keeps a finished batch job as done (`keptAsCollected` in state.ts).
     if (server === undefined)
@@ -383,6 +397,42 @@ async function noteAfterFailure(
     );
   }
   return result;
+}
+
+/**
+ * Registers a new job with check-and-set on `index`; resolves to undefined when the server refuses it with
+ * `refusal` (the caller looks the job up). A register whose outcome is unknown becomes an init error that
+ * keeps the job in state, marked so the next `up` finds out what the server holds and finishes.
+ */
+async function registerOrInitError(
+  op: JobOp,
+  index: number,
+  existing: Job | undefined,
+  refusal?: "already_exists",
+): Promise<Registered | undefined> {
+  const { ref, inputs, desired: d } = op;
+  try {
+    return await register(op, index);
+  } catch (e) {
+    if (refusal !== undefined && ResourceError.is(e, refusal)) return undefined;
+    if (!ResourceError.is(e, "outcome_unknown")) throw e;
+    // The job may exist now: state keeps its ID, marked so that the next `up` finds out and finishes.
+    const job = {
+      ID: ref.jobId,
+      Namespace: ref.namespace,
+      Region: ref.region,
+      Type: d.identity.type,
+      JobModifyIndex: index,
+      ...(existing?.Version != null ? { Version: existing.Version } : {}),
+    };
+    const outs = buildOutputs(
+      inputs,
+      ref,
+      { job, deployment: NO_DEPLOYMENT },
+      { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" },
+    );
+    throw new ResourceInitError(unfinishedMessage(ref, e as Error), jobResourceId(ref), { ...outs });
+  }
 }
 
 /** The context of one operation on the job `desired` describes. */

@@ -12,7 +12,7 @@
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 import type { SchedulerClient } from "../../clients/scheduler";
 import { isApiError } from "../../errors";
-import type { Deployment, Job } from "../../schemas/scheduler";
+import type { Deployment, Job, JobStub } from "../../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "../common";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
@@ -149,6 +149,51 @@ export async function readServerState(
   if (!how.follow || kept === undefined) return { job, deployment: NO_DEPLOYMENT };
   if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true))
     return { job, deployment: await latest() };
+  return {
+    job,
+    deployment: viewOf({
+      ID: kept.deploymentId,
+      Status: kept.deploymentStatus,
+      StatusDescription: kept.deploymentStatusDescription,
+    }),
+  };
+}
+
+/**
+ * The server state of a job the job list shows unchanged since state was written (the same JobModifyIndex,
+ * not stopped, as state has it), made from its list entry and state without reading the job; undefined
+ * when the job must be read in full. A spec change, a stop, a revert or a scale moves JobModifyIndex, and
+ * the version with it, so state's version still holds. The deployment is read as `readServerState` would.
+ */
+export async function listedServerState(
+  { client, ref }: JobAt,
+  stub: JobStub,
+  kept: Partial<JobOutputs>,
+  follow: boolean,
+): Promise<JobServerState | undefined> {
+  const index = stub.JobModifyIndex ?? undefined;
+  if (index === undefined || index !== kept.jobModifyIndex || stub.Stop === true || kept.stopped === true)
+    return undefined;
+  if (kept.version === undefined || kept.normalizedJob === undefined || kept.normalizedJob === "") return undefined;
+  const job: Job = {
+    ID: ref.jobId,
+    Namespace: ref.namespace,
+    Region: ref.region,
+    Type: stub.Type ?? kept.type,
+    Version: kept.version,
+    JobModifyIndex: index,
+    ModifyIndex: stub.ModifyIndex ?? kept.modifyIndex,
+    Status: stub.Status ?? "",
+    StatusDescription: stub.StatusDescription ?? "",
+    Stop: false,
+  };
+  if (!follow) return { job, deployment: NO_DEPLOYMENT };
+  if (!deploymentSettled(kept)) {
+    const latest = await client.records
+      .latestDeployment(ref.jobId, placeOf(ref))
+      .then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
+    return { job, deployment: latest };
+  }
   return {
     job,
     deployment: viewOf({

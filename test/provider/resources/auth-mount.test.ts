@@ -162,3 +162,29 @@ describe("AuthMount", () => {
     expect(read.id).toBeUndefined();
   });
 });
+
+describe("AuthMount refresh requests", () => {
+  const listsOf = () => env.dev.requestLog.filter((e) => e.method === "GET" && e.path === "/v1/sys/auth").length;
+
+  it("reads every mount of a refresh through one sys/auth list, at once or one after another", async () => {
+    const mounts = [];
+    for (const p of ["r1", "r2", "r3", "r4"]) mounts.push(await created({ path: p }));
+    env.dev.resetLog();
+    const together = await Promise.all(mounts.map((m) => refreshed(m.id, m.outs)));
+    expect(listsOf()).toBe(1);
+    expect(together.map((r) => r.id)).toEqual(["r1", "r2", "r3", "r4"]);
+    env.dev.resetLog();
+    for (const m of mounts) expect((await refreshed(m.id, m.outs)).props).toEqual(m.outs);
+    expect(listsOf()).toBe(1);
+  });
+
+  it("lists again after a write of this connection: a mount disabled since is seen as gone", async () => {
+    const a = await created({ path: "w1" });
+    const b = await created({ path: "w2" });
+    await refreshed(a.id, a.outs); // the list now holds w2 too
+    await authMount.delete(b.id, b.outs);
+    env.dev.resetLog();
+    expect((await refreshed(b.id, b.outs)).id).toBeUndefined();
+    expect(listsOf()).toBe(1);
+  });
+});

@@ -140,10 +140,10 @@ describe("changes made outside Pulumi", () => {
   it("reads the latest deployment again on refresh when the job changed outside Pulumi, and only the job when nothing did", async () => {
     const state = await createJob({ jobspec: spec("redeployed", "app:1") });
     expect(state.outs.deploymentStatus).toBe("successful");
-    // Settled: the job alone is read, and state stays as it was.
+    // Settled: the job list alone is read (it shows the job unchanged), and state stays as it was.
     let from = h.server.requestLog.length;
     const same = await refreshJob(state);
-    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v1/job/redeployed"]);
+    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v1/jobs"]);
     expect(same?.outs).toEqual(state.outs);
 
     await changeOutside("redeployed", "app:hotfix");
@@ -153,10 +153,13 @@ describe("changes made outside Pulumi", () => {
     );
     from = h.server.requestLog.length;
     const moved = await refreshJob(state);
-    expect(h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`)).toEqual([
-      "GET /v1/job/redeployed",
-      "GET /v1/job/redeployed/deployment",
-    ]);
+    // The list shows the job moved: it is read in full, with its latest deployment.
+    expect(
+      h.server.requestLog
+        .slice(from)
+        .map((e) => `${e.method} ${e.path}`)
+        .sort(),
+    ).toEqual(["GET /v1/job/redeployed", "GET /v1/job/redeployed/deployment", "GET /v1/jobs"]);
     expect(moved?.outs).toMatchObject({ version: 1, deploymentId: outside.ID, deploymentStatus: "successful" });
   });
 

@@ -77,11 +77,14 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     ).toEqual([]);
   });
 
-  it("create: a lookup, the register, then the job", async () => {
+  it("create: the register alone (check-and-set index 0 refuses an existing job; its answer has the index)", async () => {
     const sent = await requestsOf(async () => (state = await createJob({ job: jobOf(id, "nginx:1.27"), ...settings })));
-    expect(sent.slice(0, 2)).toEqual([`GET /v1/job/${id}`, "POST /v1/jobs"]);
-    expect(sent.slice(2)).toEqual(READS(id)); // No deployment is followed, so none is recorded.
-    expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "" });
+    expect(sent).toEqual(["POST /v1/jobs"]);
+    // No deployment is followed, so none is recorded.
+    expect(state.outs).toMatchObject({ deploymentId: "", deploymentStatus: "", version: 0, status: "pending" });
+    const server = (await h.client.jobs.info(id)).value;
+    expect(state.outs.jobModifyIndex).toBe(server.JobModifyIndex);
+    expect(state.outs.version).toBe(server.Version);
   });
 
   it("diff with nothing changed sends none", async () => {
@@ -98,8 +101,8 @@ describe("requests per Job operation (typed JSON job, waitForDeployment false)",
     expect(await requestsOf(() => job.diff(state.id, state.outs, next))).toEqual([]);
   });
 
-  it("read (refresh) sends the job alone", async () => {
-    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual([`GET /v1/job/${id}`]);
+  it("read (refresh) sends the job list alone: the job is read only when the list shows it moved", async () => {
+    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/jobs"]);
   });
 
   it("update with the image changed: a plan, the register, then the job", async () => {
@@ -153,18 +156,18 @@ describe("requests per Job operation (waitForDeployment, the default)", () => {
   const id = "counted-wait";
   let state: Stated;
 
-  it("create follows the deployment; then refresh reads the job alone, the deployment being finished", async () => {
+  it("create follows the deployment; then refresh sends the job list alone, the deployment being finished", async () => {
     state = await createJob({ job: jobOf(id, "nginx:1.27"), purgeOnDestroy: true });
     expect(state.outs.deploymentStatus).toBe("successful");
-    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual([`GET /v1/job/${id}`]);
+    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/jobs"]);
   });
 
-  it("refresh reads the job and a deployment state knows of that had not finished, at once", async () => {
+  it("refresh reads the job list and a deployment state knows of that had not finished", async () => {
     const running = { ...state.outs, deploymentStatus: "running" };
     let outs: Stated["outs"] | undefined;
     expect(
       sorted(await requestsOf(async () => (outs = (await job.read(state.id, running)).props as Stated["outs"]))),
-    ).toEqual([`GET /v1/job/${id}`, `GET /v1/job/${id}/deployment`]);
+    ).toEqual([`GET /v1/job/${id}/deployment`, "GET /v1/jobs"]);
     expect(outs?.deploymentStatus).toBe("successful");
     expect(outs?.deploymentId).toBe(state.outs.deploymentId);
     await job.delete(state.id, state.outs);
@@ -172,7 +175,7 @@ describe("requests per Job operation (waitForDeployment, the default)", () => {
 });
 
 describe("requests per Job operation (batch job)", () => {
-  it("refresh sends only the job read: a batch job has no deployment to follow", async () => {
+  it("refresh sends only the job list: a batch job has no deployment to follow", async () => {
     const batch = {
       ID: "counted-batch",
       Type: "batch",
@@ -181,7 +184,7 @@ describe("requests per Job operation (batch job)", () => {
     };
     const state = await createJob({ job: batch, purgeOnDestroy: true });
     expect(state.outs.deploymentId).toBe("");
-    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/job/counted-batch"]);
+    expect(await requestsOf(() => job.read(state.id, state.outs))).toEqual(["GET /v1/jobs"]);
     await job.delete(state.id, state.outs);
   });
 });

@@ -1,0 +1,206 @@
+/**
+ * A refresh reads its Jobs through one job list per namespace and region (listing.ts): counted on the
+ * devserver, with the reads sent the way the engine sends them (all at once, or a few at a time with a
+ * small `--parallel`). A job changed, stopped or purged outside Pulumi is still read in full and seen.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
+import { setStackConfig } from "../../../../provider/config";
+import { job } from "../../../../provider/resources/job";
+import type { JobOutputs } from "../../../../provider/resources/job/state";
+import { checked, createJob, startHarness, type Harness, type Stated } from "./harness";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ schedulerService: { deploymentMs: 20, evalDelayMs: 1 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+function jobOf(id: string, image: string): Record<string, unknown> {
+  return {
+    ID: id,
+    Name: id,
+    Type: "service",
+    Datacenters: ["dc1"],
+    TaskGroups: [{ Name: "web", Count: 1, Tasks: [{ Name: "server", Driver: "docker", Config: { image } }] }],
+  };
+}
+
+/** Creates `n` jobs named `<prefix>-<i>`, and waits until the server's report of them settles. */
+async function createJobs(prefix: string, n: number, extra: Record<string, unknown> = {}): Promise<Stated[]> {
+  const out: Stated[] = [];
+  for (let i = 0; i < n; i++)
+    out.push(await createJob({ job: jobOf(`${prefix}-${i}`, "app:1"), purgeOnDestroy: true, ...extra }));
+  await settle(out);
+  return out;
+}
+
+/** Reads every resource like a refresh, `parallel` at a time; returns the outputs and the requests sent. */
+async function refreshAll(
+  states: Stated[],
+  parallel = states.length,
+): Promise<{ outs: (JobOutputs | undefined)[]; sent: string[] }> {
+  const from = h.server.requestLog.length;
+  const outs: (JobOutputs | undefined)[] = new Array(states.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < states.length) {
+      const i = next++;
+      const s = states[i] as Stated;
+      const r = await job.read(s.id, s.outs);
+      outs[i] = r.id ? (r.props as JobOutputs) : undefined;
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return { outs, sent: h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`) };
+}
+
+/** What a full read of each job reports: state's outputs with the server's status and indexes now. */
+async function fullView(states: Stated[]): Promise<JobOutputs[]> {
+  return Promise.all(
+    states.map(async (s) => {
+      const j = (await h.client.jobs.info(s.outs.jobId, { namespace: s.outs.namespace })).value;
+      return {
+        ...s.outs,
+        version: j.Version ?? 0,
+        jobModifyIndex: j.JobModifyIndex ?? 0,
+        modifyIndex: j.ModifyIndex ?? 0,
+        status: j.Status ?? "",
+        statusDescription: j.StatusDescription ?? "",
+      };
+    }),
+  );
+}
+
+/** Waits until the jobs' status stops changing (the devserver places them shortly after a register). */
+async function settle(states: Stated[]): Promise<void> {
+  let last = JSON.stringify(await fullView(states));
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = JSON.stringify(await fullView(states));
+    if (now === last) return;
+    last = now;
+  }
+}
+
+const lists = (sent: string[]) => sent.filter((l) => l === "GET /v1/jobs").length;
+const others = (sent: string[]) => sent.filter((l) => l !== "GET /v1/jobs");
+
+async function changeOutside(id: string, image: string): Promise<void> {
+  const copy = structuredClone(stripServerManagedFields((await h.client.jobs.info(id)).value));
+  const task = copy.TaskGroups?.[0]?.Tasks?.[0];
+  if (!task) throw new Error("no task");
+  task.Config = { ...(task.Config ?? {}), image };
+  await h.client.jobs.register({ Job: copy });
+}
+
+describe("refresh through one job list", () => {
+  let states: Stated[];
+
+  beforeAll(async () => {
+    states = await createJobs("listed", 12, { waitForDeployment: false });
+  });
+
+  it("sends one list for N unchanged Jobs read at once, and reports what a full read reports", async () => {
+    const { outs, sent } = await refreshAll(states);
+    expect(sent).toEqual(["GET /v1/jobs"]);
+    expect(outs).toEqual(await fullView(states));
+  });
+
+  it("sends at most two lists when the reads come a few at a time, and one each time again", async () => {
+    for (const parallel of [1, 4, 12]) {
+      const { outs, sent } = await refreshAll(states, parallel);
+      expect(others(sent)).toEqual([]);
+      expect(lists(sent)).toBeLessThanOrEqual(parallel === 12 ? 1 : 2);
+      expect(outs).toEqual(await fullView(states));
+    }
+  });
+
+  it("filters the list to the stack's own jobs: other jobs on the cluster are not sent", async () => {
+    await createJobs("other", 3, { waitForDeployment: false });
+    const from = h.server.requestLog.length;
+    await refreshAll(states);
+    const listed = h.server.requestLog.slice(from).filter((e) => e.path === "/v1/jobs");
+    expect(listed).toHaveLength(1);
+    const query = new URLSearchParams(listed[0]?.query);
+    expect(query.get("prefix")).toBe("listed-");
+    expect(query.get("filter")).toContain('ID == "listed-11"');
+    expect(query.get("filter")).not.toContain("other");
+  });
+
+  it("reads in full, once each, only the jobs changed, stopped or purged outside Pulumi, and sees them", async () => {
+    await changeOutside("listed-3", "app:hotfix");
+    await h.client.jobs.deregister("listed-5");
+    await h.client.jobs.deregister("listed-7", { purge: true });
+    const { outs, sent } = await refreshAll(states);
+    expect(lists(sent)).toBe(1);
+    expect(others(sent).sort()).toEqual(["GET /v1/job/listed-3", "GET /v1/job/listed-5", "GET /v1/job/listed-7"]);
+    expect(outs[3]).toMatchObject({ version: 1, inputsHash: "" });
+    expect(outs[3]?.normalizedJob).toContain("app:hotfix");
+    expect(outs[5]).toMatchObject({ stopped: true });
+    expect(outs[7]).toBeUndefined();
+    const same = [0, 1, 2, 4, 6, 8, 9, 10, 11];
+    expect(same.map((i) => outs[i])).toEqual(await fullView(same.map((i) => states[i] as Stated)));
+  });
+});
+
+describe("a list and this host's own writes", () => {
+  it("does not serve a read after a write the connection sent since the list", async () => {
+    const states = await createJobs("own", 3, { waitForDeployment: false });
+    // The first read lists its own job; the second, in a later turn, lists the whole namespace (own-2 too).
+    await job.read(states[0]!.id, states[0]!.outs);
+    await job.read(states[1]!.id, states[1]!.outs);
+    // This host updates own-2: the namespace list taken before no longer describes it.
+    const s2 = states[2]!;
+    const next = await checked({
+      job: jobOf("own-2", "app:2"),
+      purgeOnDestroy: true,
+      waitForDeployment: false,
+      allowPlanDrift: true,
+    });
+    const updated = (await job.update(s2.id, s2.outs, next)).outs as JobOutputs;
+    expect(updated.jobModifyIndex).toBeGreaterThan(s2.outs.jobModifyIndex);
+    // Read with the state written before the update: the job moved, so it is read in full and seen.
+    const from = h.server.requestLog.length;
+    const r = await job.read(s2.id, s2.outs);
+    const sent = h.server.requestLog.slice(from).map((e) => `${e.method} ${e.path}`);
+    expect(sent).toContain("GET /v1/job/own-2");
+    expect((r.props as JobOutputs).jobModifyIndex).toBe(updated.jobModifyIndex);
+  });
+});
+
+describe("lists per namespace", () => {
+  it("sends one list per namespace", async () => {
+    const a = await createJobs("ns-a", 3, { waitForDeployment: false, namespace: "team-a" });
+    const b = await createJobs("ns-b", 3, { waitForDeployment: false, namespace: "team-b" });
+    const { outs, sent } = await refreshAll([...a, ...b]);
+    expect(sent).toEqual(["GET /v1/jobs", "GET /v1/jobs"]);
+    expect(outs).toEqual(await fullView([...a, ...b]));
+    const namespaces = h.server.requestLog
+      .filter((e) => e.path === "/v1/jobs")
+      .slice(-2)
+      .map((e) => new URLSearchParams(e.query).get("namespace"))
+      .sort();
+    expect(namespaces).toEqual(["team-a", "team-b"]);
+  });
+});
+
+describe("a job list the token may not read", () => {
+  it("falls back to reading each job in full", async () => {
+    const states = await createJobs("acl", 2, { waitForDeployment: false });
+    const token = h.server.createToken("scheduler", { capabilities: ["namespace:read-job"] });
+    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: token });
+    try {
+      const { outs, sent } = await refreshAll(states);
+      expect(outs).toEqual(await fullView(states));
+      expect(lists(sent)).toBe(1);
+      expect(others(sent).sort()).toEqual(["GET /v1/job/acl-0", "GET /v1/job/acl-1"]);
+    } finally {
+      setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler });
+    }
+  });
+});
