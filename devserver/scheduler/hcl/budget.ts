@@ -55,9 +55,9 @@ export class Budget {
 
   /** Counts `n` steps. */
   step(n = 1): void {
-    this.steps += n;
-    if (this.steps > this.limits.steps)
+    if (this.steps + n > this.limits.steps)
       throw new BudgetError(`the expressions take more than ${this.limits.steps} evaluation steps.`);
+    this.steps += n;
   }
 
   /** Counts the work of handling a value once (its top-level elements, or its characters in 64s). */

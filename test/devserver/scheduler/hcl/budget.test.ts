@@ -141,6 +141,8 @@ describe("HCL evaluation budgets (property)", () => {
     expr: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
       leaf,
+      fc.constantFrom("10", "1000", "1e5", "1e9").map((n) => `range(${n})`),
+      fc.tuple(fc.constantFrom("10", "1000", "1e5"), tie("expr")).map(([n, b]) => `[for x in range(${n}) : ${b}]`),
       fc
         .tuple(fc.constantFrom(...fns), fc.array(tie("expr"), { minLength: 1, maxLength: 3 }))
         .map(([f, args]) => `${f}(${args.join(", ")})`),
