@@ -1,9 +1,15 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { isLoopbackHost } from "./core";
 import { REAL_HEADER_NAMES, secretsControls, startDevServer, type DevServerOptions } from "./index";
 
 const USAGE = `Usage: node dist/devserver/cli.js [options]
-  --host <addr>             loopback address to bind (default 127.0.0.1)
+  --host <addr>             loopback address to bind (default 127.0.0.1); other addresses are refused
+  --allow-non-loopback      let --host be a non-loopback address. This exposes both services to the network,
+                            over plain HTTP unless --tls-cert: every API to whoever holds a token (the root
+                            tokens are printed at start and kept in --persist), and to anyone the endpoints that
+                            need no token (health, logins; with --no-acl the whole scheduler API). The cloud
+                            metadata service, whose token endpoint needs no authentication, stays on 127.0.0.1.
   --secrets-port <n>        secrets service port (default 8200; 0 = any free port)
   --scheduler-port <n>      scheduler port (default 4646; 0 = any free port)
   --secrets-token <t>       fixed root token of the secrets service (default: random or persisted)
@@ -30,6 +36,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       host: { type: "string" },
+      "allow-non-loopback": { type: "boolean" },
       "secrets-port": { type: "string" },
       "scheduler-port": { type: "string" },
       "secrets-token": { type: "string" },
@@ -59,6 +66,7 @@ async function main(): Promise<void> {
   const caFile = values["tls-ca"];
   const options: DevServerOptions = {
     ...(values.host !== undefined ? { host: values.host } : {}),
+    ...(values["allow-non-loopback"] === true ? { allowNonLoopback: true } : {}),
     acl: values["no-acl"] !== true,
     ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
     secretsService: {
@@ -91,6 +99,13 @@ async function main(): Promise<void> {
       : {}),
   };
   const server = await startDevServer(options);
+  if (values.host !== undefined && !isLoopbackHost(values.host)) {
+    console.warn(
+      `devserver: WARNING: listening on ${values.host}, not loopback: anyone who can reach it can use every endpoint ` +
+        `that needs no token${options.acl === false ? " (with --no-acl: the whole scheduler API)" : ""}, and the root ` +
+        `tokens below give full control${options.tls === undefined ? "; traffic, tokens included, is plain HTTP" : ""}.`,
+    );
+  }
   console.log(`devserver: secrets service at ${server.urls.secrets}, scheduler at ${server.urls.scheduler}`);
   const cloud = (await secretsControls(server)).cloud;
   console.log(

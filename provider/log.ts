@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { privateDir } from "./user-cache";
+import { privateDir, stillPrivate } from "./user-cache";
 
 interface LogClient {
   log(req: unknown, cb: (err: Error | null) => void): void;
@@ -147,7 +147,8 @@ export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env)
   try {
     const st = fs.lstatSync(marker);
     const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
-    return !(st.isFile() && mine && st.size === 0 && Date.now() - st.mtimeMs < MARKER_TTL_MS);
+    // a marker counts only if the directory still passes the checks after this use of it
+    return !(st.isFile() && mine && st.size === 0 && Date.now() - st.mtimeMs < MARKER_TTL_MS && stillPrivate(dir));
   } catch {
     return true;
   }

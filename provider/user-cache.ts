@@ -3,16 +3,20 @@
  * the plan markers of ./log.ts): under the user's cache home, never in a shared temporary
  * directory, and used only when they are provably this user's alone.
  *
- * A directory is used only if, checked with lstat (a link is never followed):
- * - it and `pulumi-secrets-scheduler/` above it are real directories owned by this user;
- * - it can be read, written or entered by nobody else (mode 0700: it is created so), and
- *   `pulumi-secrets-scheduler/` can be written by nobody else;
- * and the cache home itself (which may be a link, to another disk say) is owned by this user or root and
- * writable by no one else unless sticky. Anything else: undefined, and the caller goes without.
+ * The checks follow OpenSSH's StrictModes. The cache home is resolved to its real path first (it may be a
+ * link, to another disk say) and only that path is used afterwards, so a link that changes later changes
+ * nothing. Then every component of it, from the root down, is checked with lstat (a link is never
+ * followed; one found there means the path changed, and the cache is skipped):
+ * - each is a real directory owned by root or this user, writable by no one else unless sticky (like /tmp,
+ *   whose entries only their owner can move; the entry below is again one of root or this user);
+ * - `pulumi-secrets-scheduler/` is a real directory owned by this user that no one else can write;
+ * - the directory handed out is owned by this user and usable by no one else (mode 0700: it is created so).
+ * Nothing is created before the existing part of the path has passed. Anything else: undefined, and the
+ * caller goes without. {@link stillPrivate} repeats the checks after a use.
  */
-import { lstatSync, mkdirSync, statSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
 
 /** The directory under the cache home that holds this library's directories. */
 export const APP_DIR = "pulumi-secrets-scheduler";
@@ -48,11 +52,42 @@ function ours(st: Stats, me: number | undefined, strict: boolean): boolean {
   return st.uid === me && (st.mode & (strict ? 0o077 : 0o022)) === 0;
 }
 
-/** The cache home may be shared with root (a system-wide XDG_CACHE_HOME) but not writable by others unless sticky. */
-function trustedHome(st: Stats, me: number | undefined): boolean {
+/** A directory on the way to the cache home, or the home itself: owned by root or this user, not writable by others unless sticky. */
+function safeAncestor(st: Stats, me: number | undefined): boolean {
   if (!st.isDirectory()) return false;
   if (me === undefined) return true;
   return (st.uid === me || st.uid === 0) && ((st.mode & 0o022) === 0 || (st.mode & 0o1000) !== 0);
+}
+
+/** Checks every component of an absolute real path from the root, by lstat. */
+function safePath(real: string, me: number | undefined): boolean {
+  const { root } = parse(real);
+  let at = root;
+  if (!safeAncestor(lstatSync(at), me)) return false;
+  for (const part of relative(root, real)
+    .split(sep)
+    .filter((p) => p !== "")) {
+    at = join(at, part);
+    if (!safeAncestor(lstatSync(at), me)) return false;
+  }
+  return true;
+}
+
+/** The real path of `path` when every component of it passes {@link safePath}; else undefined. */
+function trustedRealPath(path: string, me: number | undefined): string | undefined {
+  const real = realpathSync(path);
+  return safePath(real, me) ? real : undefined;
+}
+
+/** The cache home's real path, made (0700) if missing once its nearest existing ancestor is trusted. */
+function trustedHome(home: string, me: number | undefined): string | undefined {
+  if (!existsSync(home)) {
+    let ancestor = dirname(home);
+    while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+    if (trustedRealPath(ancestor, me) === undefined) return undefined;
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+  }
+  return trustedRealPath(home, me);
 }
 
 /** mkdir that leaves an existing entry (whatever it is) to the checks. */
@@ -65,25 +100,41 @@ function makeDir(path: string): void {
 }
 
 /**
- * `<cache home>/pulumi-secrets-scheduler/<name>`, made (mode 0700) if needed, when it is this user's
- * alone (see above); else undefined. Never throws.
+ * `<cache home>/pulumi-secrets-scheduler/<name>` (by the home's real path), made (mode 0700) if needed,
+ * when it is this user's alone (see above); else undefined. Never throws.
  */
 export function privateDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const home = cacheHome(env);
   if (home === undefined) return undefined;
-  const app = join(home, APP_DIR);
-  const dir = join(app, name);
   const me = uid();
   try {
     // Each level is checked before anything is made inside it: nothing is created through a planted link.
-    mkdirSync(home, { recursive: true, mode: 0o700 });
-    if (!trustedHome(statSync(home), me)) return undefined;
+    const real = trustedHome(home, me);
+    if (real === undefined) return undefined;
+    const app = join(real, APP_DIR);
     makeDir(app);
     if (!ours(lstatSync(app), me, false)) return undefined;
+    const dir = join(app, name);
     makeDir(dir);
     if (!ours(lstatSync(dir), me, true)) return undefined;
     return dir;
   } catch {
     return undefined;
+  }
+}
+
+/** Repeats the checks of {@link privateDir} on a directory it returned (after using it); false when any fails. Never throws. */
+export function stillPrivate(dir: string): boolean {
+  const me = uid();
+  try {
+    const app = dirname(dir);
+    return (
+      basename(app) === APP_DIR &&
+      safePath(dirname(app), me) &&
+      ours(lstatSync(app), me, false) &&
+      ours(lstatSync(dir), me, true)
+    );
+  } catch {
+    return false;
   }
 }

@@ -72,6 +72,7 @@ export {
   type RouteOptions,
 } from "./router";
 export {
+  isLoopbackHost,
   startServiceHost,
   type DevServer,
   type DevTlsOptions,

@@ -27,8 +27,14 @@ export interface DevTlsOptions {
 /** Options of `startServiceHost`. */
 export interface ServiceHostOptions {
   readonly services?: readonly ServiceModule[];
-  /** Loopback address to bind (default 127.0.0.1). */
+  /** Loopback address to bind (default 127.0.0.1); any other address is refused unless `allowNonLoopback` is set. */
   readonly host?: string;
+  /**
+   * Allow `host` to be a non-loopback address. This exposes both services to the network over plain HTTP
+   * (unless `tls`): the root tokens' APIs to anyone holding a token, and to anyone at all the endpoints that
+   * need none (health, logins, and with `acl: false` the whole scheduler API).
+   */
+  readonly allowNonLoopback?: boolean;
   readonly secrets?: ServiceEndpointOptions;
   readonly scheduler?: ServiceEndpointOptions;
   /** Enforce scheduler ACLs (default true). The secrets service always checks tokens. */

@@ -1,18 +1,28 @@
-import { promises as fs, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
 
-/** Writes a JSON document atomically: temp file, fsync, rename, then fsync of the directory (best effort). */
+/**
+ * Writes a JSON document atomically and privately: a temp file of a random name in the target's directory,
+ * created exclusively (`wx`: fails rather than opening a file or link someone else put there) with mode 0600,
+ * fsync, rename over the target (which so has mode 0600 too), then fsync of the directory (best effort).
+ */
 export async function writeJsonAtomic(file: string, data: unknown): Promise<void> {
   // Serialize before the first await so the file holds one consistent moment of the state.
   const text = JSON.stringify(data);
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const handle = await fs.open(tmp, "w", 0o600);
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(12).toString("hex")}.tmp`);
+  const handle = await fs.open(tmp, "wx", 0o600);
   try {
+    // the mode given to open is reduced by the umask only, never widened; make it exact anyway
+    await handle.chmod(0o600);
     await handle.writeFile(text);
     await handle.sync();
-  } finally {
+  } catch (err) {
     await handle.close();
+    await fs.rm(tmp, { force: true });
+    throw err;
   }
+  await handle.close();
   try {
     await fs.rename(tmp, file);
   } catch (err) {
@@ -34,11 +44,27 @@ export async function writeJsonAtomic(file: string, data: unknown): Promise<void
 /** Reads a JSON file; returns undefined when it does not exist. A corrupt file is an error, not data loss. */
 export function readJsonIfExists(file: string): unknown {
   let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, "utf8");
+    // not through a symbolic link, and checked on the open file itself, not on the name
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if ((err as NodeJS.ErrnoException).code === "ELOOP")
+      throw new Error(`devserver state file ${file} is a symbolic link; refusing to trust it`, { cause: err });
     throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile()) throw new Error(`devserver state file ${file} is not a regular file`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new Error(`devserver state file ${file} belongs to another user (uid ${st.uid}); refusing to trust it`);
+    if ((st.mode & 0o022) !== 0)
+      throw new Error(`devserver state file ${file} is writable by group or others; refusing to trust it`);
+    text = readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
   try {
     return JSON.parse(text) as unknown;

@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import * as net from "node:net";
 import { IndexClock, parseBlockingQuery } from "./blocking";
 import type { ServiceName } from "./errors";
 import { FaultInjector } from "./faults";
@@ -24,12 +24,32 @@ export type {
 
 const SERVICE_NAMES: readonly ServiceName[] = ["secrets", "scheduler"];
 
+/** Returns whether `host` is a loopback address (127.0.0.0/8, ::1, IPv4-mapped 127.x, or `localhost`). */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === "localhost") return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(host);
+  const addr = mapped ? (mapped[1] as string) : host;
+  const family = net.isIP(addr);
+  if (family === 4) return addr.split(".")[0] === "127";
+  if (family === 6) return LOOPBACK_V6.check(addr, "ipv6");
+  return false;
+}
+
+const LOOPBACK_V6 = new net.BlockList();
+LOOPBACK_V6.addAddress("::1", "ipv6");
+
 /**
  * Starts one listener per service on loopback and hosts the given service modules; resolves once both
  * listen. Services without a module answer 404 to everything.
  */
 export async function startServiceHost(options: ServiceHostOptions = {}): Promise<DevServer> {
   const hostAddr = options.host ?? "127.0.0.1";
+  if (!options.allowNonLoopback && !isLoopbackHost(hostAddr)) {
+    throw new Error(
+      `refusing to listen on ${JSON.stringify(hostAddr)}, which is not a loopback address: ` +
+        "it would expose the services to the network (allowNonLoopback / --allow-non-loopback says you mean it)",
+    );
+  }
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const logLimit = options.requestLogLimit ?? 10_000;
   const faults = new FaultInjector();
@@ -135,12 +155,12 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
             onRequest,
           )
         : http.createServer(onRequest);
-      server.on("connection", (socket: Socket) => {
+      server.on("connection", (socket: net.Socket) => {
         host.connections += 1;
         host.sockets.add(socket);
         socket.once("close", () => host.sockets.delete(socket));
       });
-      server.on("upgrade", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+      server.on("upgrade", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
         host.requests += 1;
         let accepted: boolean;
         try {
@@ -154,7 +174,7 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
       server.once("error", reject);
       server.listen(port, hostAddr, () => {
         server.off("error", reject);
-        const addr = server.address() as AddressInfo;
+        const addr = server.address() as net.AddressInfo;
         const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
         host.server = server;
         host.url = `${tls ? "https" : "http"}://${shownHost}:${addr.port}`;

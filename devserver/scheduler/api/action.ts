@@ -11,6 +11,11 @@ import { isObject, objs, str, strs, type JsonObject } from "../state/json";
 import type { Store } from "../state/store";
 import { CLOSE_NORMAL, CLOSE_POLICY_VIOLATION, acceptWebSocket, type WsConnection } from "./ws";
 
+/** Largest handshake frame read from a client that has not authenticated yet (it holds a version and a token). */
+const HANDSHAKE_MAX = 4096;
+/** How long a client that has not authenticated yet may take to send its handshake frame. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** What an action run sees. */
 export interface ActionInvocation {
   readonly namespace: string;
@@ -77,22 +82,29 @@ export function handleActionUpgrade(
     .join("/");
   const q = url.searchParams;
   const namespace = q.get("namespace") || "default";
-  const conn = acceptWebSocket(req, socket, head);
-  if (conn === undefined) return true;
   const headerToken = presentedToken(req, ctx.headerNames.token);
-  const start = (token: string | undefined): void => {
-    const problem = authorize(ctx, token, namespace, store, q, jobId, policyCapabilities);
-    if (problem !== undefined) return conn.close(CLOSE_POLICY_VIOLATION, problem);
-    run(conn, store, q, namespace, jobId, runner);
-  };
+  const problemFor = (token: string | undefined): string | undefined =>
+    authorize(ctx, token, namespace, store, q, jobId, policyCapabilities);
   if (!boolParam(q, "ws_handshake")) {
-    start(headerToken);
+    // Authorized at the upgrade: no frame of the client is read before (nor after: actions take no input).
+    const problem = problemFor(headerToken);
+    const conn = acceptWebSocket(req, socket, Buffer.alloc(0), 0);
+    if (conn === undefined) return true;
+    if (problem !== undefined) conn.close(CLOSE_POLICY_VIOLATION, problem);
+    else run(conn, store, q, namespace, jobId, runner);
     return true;
   }
+  // The token comes in the first frame: until then only one small message is read, within a deadline.
+  const conn = acceptWebSocket(req, socket, head, HANDSHAKE_MAX);
+  if (conn === undefined) return true;
+  const deadline = setTimeout(() => conn.close(CLOSE_POLICY_VIOLATION, "handshake timeout"), HANDSHAKE_TIMEOUT_MS);
+  deadline.unref();
+  conn.onClose(() => clearTimeout(deadline));
   let handshaken = false;
   conn.onMessage((text) => {
     if (handshaken) return;
     handshaken = true;
+    clearTimeout(deadline);
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -103,7 +115,9 @@ export function handleActionUpgrade(
     if (version !== 1) return conn.close(CLOSE_POLICY_VIOLATION, `unexpected handshake value: ${String(version ?? 0)}`);
     const token =
       isObject(msg) && typeof msg.auth_token === "string" && msg.auth_token !== "" ? msg.auth_token : headerToken;
-    start(token);
+    const problem = problemFor(token);
+    if (problem !== undefined) return conn.close(CLOSE_POLICY_VIOLATION, problem);
+    run(conn, store, q, namespace, jobId, runner);
   });
   return true;
 }

@@ -2,6 +2,7 @@
 // record: selectors (`Name`, `Meta.k`, `Meta["k.with.dots"]`; lists are reached only through
 // `contains`/`in`), the operators ==, !=, contains, not contains, in, not in, matches, not matches,
 // is empty, is not empty, combined with and / or / not and parentheses.
+import { RE2JS } from "re2js";
 import { isObject, type Json } from "../state/json";
 
 type Token = { kind: "str" | "num" | "word" | "op" | "lp" | "rp" | "dot" | "lb" | "rb"; text: string };
@@ -249,9 +250,10 @@ export function evalFilter(e: Expr, datum: Json): boolean {
           return !contains(field, v);
         case "matches":
         case "not matches": {
-          let re: RegExp;
+          // RE2 syntax and linear-time matching, as the real scheduler's Go regexp package gives.
+          let re: RE2JS;
           try {
-            re = new RegExp(v);
+            re = RE2JS.compile(v);
           } catch {
             throw new FilterError(`invalid regular expression ${JSON.stringify(v)}`);
           }

@@ -6,8 +6,8 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-/** Largest client message accepted (the action endpoint only receives small JSON frames). */
-const MAX_MESSAGE = 1024 * 1024;
+/** Largest client message (all its frames together) accepted by default; the action endpoint only receives small JSON frames. */
+export const MAX_MESSAGE = 64 * 1024;
 
 /** Close codes used by the action endpoint. */
 export const CLOSE_NORMAL = 1000;
@@ -54,19 +54,31 @@ function frame(opcode: number, payload: Buffer): Buffer {
 export class WsConnection {
   private buffer: Buffer = Buffer.alloc(0);
   private fragments: Buffer[] = [];
+  /** Bytes of the message being assembled, frame headers included (so empty frames count too). */
+  private fragmentBytes = 0;
   private fragmentOpcode = 0;
   private closed = false;
   private readonly messageHandlers: ((text: string) => void)[] = [];
   private readonly closeHandlers: (() => void)[] = [];
 
+  /**
+   * @param maxMessage largest message (all frames of it, headers included) read before closing with 1009;
+   *   changeable later with {@link limitMessages}.
+   */
   constructor(
     private readonly socket: Duplex,
     head: Buffer,
+    private maxMessage = MAX_MESSAGE,
   ) {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("close", () => this.finish());
     socket.on("error", () => this.finish());
     if (head.length > 0) this.onData(head);
+  }
+
+  /** Sets the largest message read from now on (for example a small one until the client has authenticated). */
+  limitMessages(maxMessage: number): void {
+    this.maxMessage = maxMessage;
   }
 
   /** Registers a handler for complete text (or binary, decoded as UTF-8) messages. */
@@ -110,6 +122,8 @@ export class WsConnection {
   }
 
   private onData(chunk: Buffer): void {
+    // after a close nothing more is read (nor buffered) from the client
+    if (this.closed) return;
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
     for (;;) {
       if (this.buffer.length < 2) return;
@@ -127,17 +141,19 @@ export class WsConnection {
       } else if (len === 127) {
         if (this.buffer.length < 10) return;
         const big = this.buffer.readBigUInt64BE(2);
-        if (big > BigInt(MAX_MESSAGE)) return this.close(CLOSE_TOO_BIG, "message too big");
+        if (big > BigInt(this.maxMessage)) return this.close(CLOSE_TOO_BIG, "message too big");
         len = Number(big);
         offset = 10;
       }
       if (!masked) return this.close(1002, "client frames must be masked");
-      if (len > MAX_MESSAGE) return this.close(CLOSE_TOO_BIG, "message too big");
+      // refused from the header alone, before its payload is waited for, and counted with the frames before it
+      if (this.fragmentBytes + offset + 4 + len > this.maxMessage) return this.close(CLOSE_TOO_BIG, "message too big");
       if (this.buffer.length < offset + 4 + len) return;
       const mask = this.buffer.subarray(offset, offset + 4);
       const payload = Buffer.from(this.buffer.subarray(offset + 4, offset + 4 + len));
       for (let i = 0; i < payload.length; i++) payload[i] = (payload[i] as number) ^ (mask[i % 4] as number);
       this.buffer = this.buffer.subarray(offset + 4 + len);
+      if (opcode < 0x8) this.fragmentBytes += offset + 4 + len;
       this.handleFrame(fin, opcode, payload);
       if (this.closed) return;
     }
@@ -154,7 +170,7 @@ export class WsConnection {
       return;
     }
     if (opcode === 0xa) return;
-    if (opcode === 0x1 || opcode === 0x2) {
+    if ((opcode === 0x1 || opcode === 0x2) && this.fragmentOpcode === 0) {
       this.fragments = [payload];
       this.fragmentOpcode = opcode;
     } else if (opcode === 0x0 && this.fragmentOpcode !== 0) {
@@ -166,6 +182,7 @@ export class WsConnection {
     if (!fin) return;
     const text = Buffer.concat(this.fragments).toString("utf8");
     this.fragments = [];
+    this.fragmentBytes = 0;
     this.fragmentOpcode = 0;
     for (const fn of this.messageHandlers) fn(text);
   }
@@ -175,7 +192,12 @@ export class WsConnection {
  * Completes the opening handshake; returns the connection, or undefined after answering 400 when the
  * request is not a valid version 13 upgrade.
  */
-export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer): WsConnection | undefined {
+export function acceptWebSocket(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  maxMessage = MAX_MESSAGE,
+): WsConnection | undefined {
   const key = req.headers["sec-websocket-key"];
   const version = req.headers["sec-websocket-version"];
   const upgrade = String(req.headers.upgrade ?? "").toLowerCase();
@@ -186,5 +208,5 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey(key)}\r\n\r\n`,
   );
-  return new WsConnection(socket, head);
+  return new WsConnection(socket, head, maxMessage);
 }

@@ -2,6 +2,8 @@
 // every non-literal argument arrives as a template string ("${var.image}", "x-${var.a}", "$${literal}").
 // This module only builds syntax trees; eval.ts gives them values.
 
+import { BudgetError, budget } from "./budget";
+
 /** A syntax error inside an expression (the file as a whole was already accepted by the real parser). */
 export class ExprSyntaxError extends Error {}
 
@@ -55,7 +57,19 @@ type Stop = "end" | "else" | "endif" | "endfor";
 
 class Parser {
   i = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
+
+  /** Parses one nesting level deeper, within the evaluation budget's depth. */
+  nested<T>(fn: () => T): T {
+    const limit = budget().limits.depth;
+    if (++this.depth > limit) throw new BudgetError(`expressions are nested more than ${limit} levels deep.`);
+    try {
+      return fn();
+    } finally {
+      this.depth--;
+    }
+  }
 
   fail(what: string): never {
     throw new ExprSyntaxError(`${what} at offset ${this.i} of ${JSON.stringify(this.s)}`);
@@ -216,12 +230,14 @@ class Parser {
   }
 
   expr(): Expr {
-    const c = this.binary(0);
-    if (!this.eat("?")) return c;
-    const a = this.expr();
-    this.expect(":");
-    const b = this.expr();
-    return { t: "cond", c, a, b };
+    return this.nested(() => {
+      const c = this.binary(0);
+      if (!this.eat("?")) return c;
+      const a = this.expr();
+      this.expect(":");
+      const b = this.expr();
+      return { t: "cond", c, a, b };
+    });
   }
 
   binary(level: number): Expr {
@@ -236,8 +252,8 @@ class Parser {
   }
 
   unary(): Expr {
-    if (this.eat("-")) return { t: "unary", op: "-", x: this.unary() };
-    if (this.eat("!")) return { t: "unary", op: "!", x: this.unary() };
+    if (this.eat("-")) return { t: "unary", op: "-", x: this.nested(() => this.unary()) };
+    if (this.eat("!")) return { t: "unary", op: "!", x: this.nested(() => this.unary()) };
     return this.postfix(this.primary());
   }
 

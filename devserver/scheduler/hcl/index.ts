@@ -3,6 +3,7 @@
 // diagnostics, variables come only as var-file text, file functions are off, undeclared var-file values are ignored
 // (non-strict), and failures read "Failed to parse job: <diagnostics>" (or "Job spec is empty").
 
+import { BudgetError, withBudget } from "./budget";
 import { canonicalizeJob } from "./canonicalize";
 import { parseDuration } from "./duration";
 import { hclToJson } from "./engine";
@@ -106,14 +107,16 @@ export function parseJobspec(hcl: string, opts: ParseJobspecOptions = {}): Recor
   try {
     const items = outline(hcl);
     const job = topLevel(main.value, items);
-    const scope = resolveVariables(main.value, items, varFile, FILENAME);
-    const diags: string[] = [];
-    const decoded = decodeJob(job.body, job.items, job.id, { filename: FILENAME, scope, diags });
-    if (diags.length) throw new DiagnosticsError(diags);
-    return opts.canonicalize ? canonicalizeJob(decoded) : decoded;
+    return withBudget(() => {
+      const scope = resolveVariables(main.value, items, varFile, FILENAME);
+      const diags: string[] = [];
+      const decoded = decodeJob(job.body, job.items, job.id, { filename: FILENAME, scope, diags });
+      if (diags.length) throw new DiagnosticsError(diags);
+      return opts.canonicalize ? canonicalizeJob(decoded) : decoded;
+    });
   } catch (e) {
     if (e instanceof DiagnosticsError) throw new JobspecError(`Failed to parse job: ${e.message}`);
-    if (e instanceof EvalError)
+    if (e instanceof EvalError || e instanceof BudgetError)
       throw new JobspecError(`Failed to parse job: ${formatDiag(undefined, e.summary, e.detail)}`);
     throw e;
   }

@@ -5,6 +5,7 @@
 // `${node.unique.id}`, `${node.unique.name}`, `${node.datacenter}`, `${node.pool}`, `${node.class}`,
 // `${attr.unique.hostname}`, `${attr.kernel.name}` (linux), `${attr.cpu.arch}` (amd64); anything else is
 // unset. `distinct_hosts`, `distinct_property` and `version`/`semver` are not simulated (always met).
+import { RE2JS } from "re2js";
 import { objs, str, type JsonObject } from "../state/json";
 import type { Node } from "./types";
 
@@ -98,7 +99,8 @@ function meets(node: Node, c: Constraint): boolean {
       return l === undefined;
     case "regexp":
       try {
-        return both && new RegExp(r).test(l);
+        // RE2 syntax and linear-time matching, as the real scheduler's Go regexp package gives.
+        return both && RE2JS.compile(r).test(l);
       } catch {
         return false;
       }

@@ -1,8 +1,19 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdtempSync,
+  promises as fsp,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { startServiceHost, writeJsonAtomic, type ServiceModule } from "../../../devserver/core";
 
 /** A module that keeps notes in a Map and persists them. */
@@ -112,6 +123,55 @@ describe("persistence", () => {
     await writeJsonAtomic(file, { a: 1 });
     await writeJsonAtomic(file, { a: 2 });
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ a: 2 });
-    expect(readdirSync(dir).filter((f) => f.startsWith("atomic.json."))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
+describe("persistence files are private", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("never writes into a temp file someone else created at a predictable name, and leaves the state file 0600", async () => {
+    const file = join(dir, "shared-state.json");
+    // the former temp name was <file>.<pid>.<Date.now()>.tmp, opened with "w": pre-creating it kept its mode
+    vi.spyOn(Date, "now").mockReturnValue(1_700_000_000_000);
+    const planted = `${file}.${process.pid}.1700000000000.tmp`;
+    writeFileSync(planted, "");
+    chmodSync(planted, 0o666);
+    await writeJsonAtomic(file, { token: "root-secret" });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(planted, "utf8")).toBe("");
+    rmSync(planted);
+  });
+
+  it("creates the temp file exclusively with mode 0600 next to the target", async () => {
+    const file = join(dir, "flags.json");
+    writeFileSync(file, "{}");
+    chmodSync(file, 0o644);
+    const open = vi.spyOn(fsp, "open");
+    await writeJsonAtomic(file, { a: 1 });
+    const [tmp, flags, mode] = open.mock.calls[0] ?? [];
+    expect([flags, mode]).toEqual(["wx", 0o600]);
+    expect(String(tmp).startsWith(join(dir, "."))).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses to load a state file through a symbolic link, writable by others, or owned by another user", async () => {
+    const real = join(dir, "real-state.json");
+    await writeJsonAtomic(real, { version: 99, services: {} });
+    const link = join(dir, "link-state.json");
+    symlinkSync(real, link);
+    await expect(startServiceHost({ persistPath: link })).rejects.toThrow(/symbolic link/);
+    const open = join(dir, "open-state.json");
+    await writeJsonAtomic(open, { version: 99, services: {} });
+    chmodSync(open, 0o666);
+    await expect(startServiceHost({ persistPath: open })).rejects.toThrow(/writable by group or others/);
+    if (process.getuid?.() === 0) {
+      const foreign = join(dir, "foreign-state.json");
+      await writeJsonAtomic(foreign, { version: 99, services: {} });
+      chownSync(foreign, 4242, 4242);
+      await expect(startServiceHost({ persistPath: foreign })).rejects.toThrow(/belongs to another user/);
+    }
   });
 });

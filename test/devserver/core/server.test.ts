@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DevHttpError,
   REAL_HEADER_NAMES,
+  isLoopbackHost,
   startServiceHost,
   type DevServer,
   type ServiceModule,
@@ -588,5 +589,20 @@ describe("lifecycle", () => {
   it("fails to start on a port in use and leaves nothing listening", async () => {
     const port = Number(new URL(server.urls.scheduler).port);
     await expect(startServiceHost({ scheduler: { port } })).rejects.toThrow(/EADDRINUSE/);
+  });
+});
+
+describe("listen address", () => {
+  it("refuses a non-loopback host unless allowNonLoopback says so", async () => {
+    for (const host of ["0.0.0.0", "::", "10.1.2.3", "example.com", "::ffff:10.0.0.1"]) {
+      await expect(startServiceHost({ host })).rejects.toThrow(/not a loopback address/);
+    }
+  });
+
+  it("tells loopback addresses from others", () => {
+    for (const host of ["127.0.0.1", "127.9.9.9", "::1", "localhost", "::ffff:127.0.0.1"])
+      expect([host, isLoopbackHost(host)]).toEqual([host, true]);
+    for (const host of ["0.0.0.0", "::", "192.168.0.1", "128.0.0.1", "example.com", "127.1", ""])
+      expect([host, isLoopbackHost(host)]).toEqual([host, false]);
   });
 });

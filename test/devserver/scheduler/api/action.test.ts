@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import * as net from "node:net";
 import { WebSocket } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { list, serviceJob, startScheduler, type Harness } from "../http";
@@ -124,5 +126,97 @@ describe("action WebSocket", () => {
       ws.addEventListener("error", () => undefined);
     });
     expect(code).toBe(1006);
+  });
+});
+
+/** One masked client frame (RFC 6455): `fin`, opcode, payload; `declared` overrides the length field. */
+function clientFrame(fin: boolean, opcode: number, payload: Buffer, declared = payload.length): Buffer {
+  const head =
+    declared < 126
+      ? Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | declared])
+      : Buffer.concat([Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | 127]), Buffer.alloc(8)]);
+  if (declared >= 126) head.writeBigUInt64BE(BigInt(declared), 2);
+  const mask = randomBytes(4);
+  const body = Buffer.from(payload);
+  for (let i = 0; i < body.length; i++) body[i] = (body[i] as number) ^ (mask[i % 4] as number);
+  return Buffer.concat([head, mask, body]);
+}
+
+/**
+ * Upgrades on a raw socket, writes `frames` once the 101 arrives, and returns the close code of the
+ * server's close frame (undefined when the server sent none before ending the socket).
+ */
+function rawAction(query: string, frames: Buffer[]): Promise<number | undefined> {
+  const { hostname, port } = new URL(h.base);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(port), hostname);
+    let got = Buffer.alloc(0);
+    let upgraded = false;
+    const guard = setTimeout(() => {
+      sock.destroy();
+      reject(new Error("the server neither closed nor ended the connection"));
+    }, 10_000);
+    guard.unref();
+    const closeCode = (): number | undefined => {
+      // server frames are unmasked and short here: [0x88, len, code hi, code lo, ...]
+      for (let i = 0; i + 3 < got.length;) {
+        const len = (got[i + 1] as number) & 0x7f;
+        if (((got[i] as number) & 0x0f) === 0x8) return got.readUInt16BE(i + 2);
+        i += 2 + len;
+      }
+      return undefined;
+    };
+    sock.on("data", (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (!upgraded) {
+        const end = got.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        expect(got.subarray(0, 12).toString()).toBe("HTTP/1.1 101");
+        upgraded = true;
+        got = got.subarray(end + 4);
+        for (const f of frames) sock.write(f);
+      }
+      const code = closeCode();
+      if (code !== undefined) {
+        clearTimeout(guard);
+        sock.destroy();
+        resolve(code);
+      }
+    });
+    sock.on("error", () => undefined);
+    sock.on("close", () => {
+      clearTimeout(guard);
+      resolve(closeCode());
+    });
+    sock.write(
+      `GET /v1/job/act-job/action?${query} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\n` +
+        `Connection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+  });
+}
+
+describe("action WebSocket limits before authentication", () => {
+  const query = () => `action=hello&alloc_id=${allocId}&task=app&ws_handshake=true`;
+
+  it("closes with 1009 once a handshake message assembled from continuation frames outgrows the handshake limit", async () => {
+    const frames = [clientFrame(false, 0x1, Buffer.alloc(1024, 0x20))];
+    for (let i = 0; i < 64; i++) frames.push(clientFrame(false, 0x0, Buffer.alloc(16 * 1024, 0x20)));
+    frames.push(clientFrame(true, 0x0, Buffer.from("{}")));
+    expect(await rawAction(query(), frames)).toBe(1009);
+  });
+
+  it("counts empty continuation frames too", async () => {
+    const frames = [clientFrame(false, 0x1, Buffer.alloc(0))];
+    for (let i = 0; i < 2000; i++) frames.push(clientFrame(false, 0x0, Buffer.alloc(0)));
+    expect(await rawAction(query(), frames)).toBe(1009);
+  });
+
+  it("closes with 1009 on a frame header announcing more than the limit, before its payload arrives", async () => {
+    expect(await rawAction(query(), [clientFrame(true, 0x1, Buffer.alloc(0), 100 * 1024)])).toBe(1009);
+  });
+
+  it("still authenticates with a handshake frame under the limit", async () => {
+    const s = await runAction(query(), { send: [{ version: 1, auth_token: h.root }] });
+    expect([s.closeCode, stdout(s.frames)]).toEqual([1000, "hello world\n"]);
   });
 });
