@@ -104,6 +104,13 @@ export class Deployments {
         UnhealthyAllocs: 0,
       };
     }
+    // Like the real scheduler's reconciler, a deployment that needs its canaries promoted says so from
+    // the moment it is created, before any canary is placed or healthy.
+    const waiting = Object.values(d.TaskGroups).filter((g) => g.DesiredCanaries > 0 && !g.Promoted);
+    if (waiting.length > 0)
+      d.StatusDescription = waiting.every((g) => g.AutoPromote)
+        ? DEPLOYMENT_DESC.autoPromotion
+        : DEPLOYMENT_DESC.needsPromotion;
     this.engine.store.deployments.set(d.ID, d);
     this.engine.store.stamp(index, "deployment");
     return d;
@@ -150,11 +157,8 @@ export class Deployments {
     d.ModifyIndex = index;
     d.ModifyTime = nowNanos();
     if (canaryGroups.length > 0) {
-      if (canaryGroups.every(([, g]) => g.AutoPromote)) {
-        this.promote(d, index);
-      } else {
-        d.StatusDescription = DEPLOYMENT_DESC.needsPromotion;
-      }
+      // The description was set when the deployment was made; only the watcher's auto-promotion acts here.
+      if (canaryGroups.every(([, g]) => g.AutoPromote)) this.promote(d, index);
       return;
     }
     this.end(d, "successful", DEPLOYMENT_DESC.successful, index);
@@ -187,8 +191,9 @@ export class Deployments {
   promote(d: Deployment, index: number, groups?: readonly string[]): Evaluation {
     for (const [name, g] of Object.entries(d.TaskGroups))
       if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
+    // A deployment that no longer needs promotion says it is running; a partial promotion keeps its text.
     const waiting = Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
-    d.StatusDescription = waiting ? DEPLOYMENT_DESC.needsPromotion : DEPLOYMENT_DESC.running;
+    if (!waiting && d.Status === "running") d.StatusDescription = DEPLOYMENT_DESC.running;
     d.ModifyIndex = index;
     const entry = this.engine.store.getJob(d.Namespace, d.JobID);
     return this.engine.createEval(index, {

@@ -267,6 +267,39 @@ describe("deployments", () => {
       expect(allocs.map((a) => a.JobVersion)).toEqual([1, 1]);
     });
 
+    it("says a canary deployment waits for promotion from the moment it is created, as the real scheduler does", async () => {
+      const manual = { Update: { MaxParallel: 1, Canary: 1 } };
+      const auto = { Update: { MaxParallel: 1, Canary: 1, AutoPromote: true } };
+      h.sched.control.setTiming({ deploymentMs: 40 });
+      await register(serviceJob("dep-desc-m", {}, manual));
+      await register(serviceJob("dep-desc-a", {}, auto));
+      await h.sched.control.idle();
+      // Health takes long now: the deployments are read before any canary is healthy.
+      h.sched.control.setTiming({ deploymentMs: 60_000 });
+      await register(withImage(serviceJob("dep-desc-m", {}, manual), "nginx:2"));
+      await register(withImage(serviceJob("dep-desc-a", {}, auto), "nginx:2"));
+      const created = (id: string) =>
+        until(async () => {
+          const d = (await h.call("GET", `/v1/job/${id}/deployment`)).body as Obj | null;
+          const g = (d?.TaskGroups as Obj | undefined)?.web as Obj | undefined;
+          return d?.JobVersion === 1 && (g?.PlacedCanaries as unknown[] | null)?.length === 1 ? d : undefined;
+        }, "canary deployment");
+      const m = await created("dep-desc-m");
+      expect(m).toMatchObject({
+        Status: "running",
+        StatusDescription: "Deployment is running but requires manual promotion",
+        TaskGroups: { web: { DesiredCanaries: 1, HealthyAllocs: 0, Promoted: false } },
+      });
+      const a = await created("dep-desc-a");
+      expect(a).toMatchObject({
+        Status: "running",
+        StatusDescription: "Deployment is running pending automatic promotion",
+        TaskGroups: { web: { DesiredCanaries: 1, HealthyAllocs: 0, Promoted: false, AutoPromote: true } },
+      });
+      for (const d of [m, a]) expect(h.sched.control.failDeployment(String(d.ID))).toBeUndefined();
+      h.sched.control.setTiming({ deploymentMs: 40 });
+    });
+
     it("promotes canaries by itself with auto_promote", async () => {
       const canary = { Update: { MaxParallel: 1, Canary: 1, AutoPromote: true } };
       h.sched.control.setTiming({ deploymentMs: 40 });
