@@ -38,7 +38,8 @@ function task(script: string): string {
 
 /** A service job with one canary per update; `fail` makes its tasks exit (and the devserver fail it). */
 function service(id: string, version: string, opts: { count?: number; fail?: boolean } = {}): string {
-  const script = opts.fail ? `sleep 2; exit 1 # ${version}` : `sleep 3600 # ${version}`;
+  // A failing task exits before it could count as healthy (min_healthy_time 5s).
+  const script = opts.fail ? `sleep 1; exit 1 # ${version}` : `sleep 3600 # ${version}`;
   return `
 job "${id}" {
   datacenters = ["dc1"]
@@ -48,7 +49,7 @@ ${opts.fail ? '  meta = {\n    "devserver.fail_deployment" = "true"\n  }\n' : ""
     update {
       max_parallel      = 1
       canary            = 1
-      min_healthy_time  = "1s"
+      min_healthy_time  = "${opts.fail ? "5s" : "1s"}"
       healthy_deadline  = "20s"
       progress_deadline = "30s"
     }

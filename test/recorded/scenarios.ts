@@ -211,7 +211,8 @@ async function canary(
     await firstVersion(ctx, id, serviceJob(id, RUN, { update }));
     const next =
       mode === "failing"
-        ? serviceJob(id, "sleep 2; exit 1", { update, fail: true })
+        ? // The task exits before the canary could count as healthy (min_healthy_time 5s).
+          serviceJob(id, "sleep 1; exit 1", { update: { ...update, MinHealthyTime: 5e9 }, fail: true })
         : serviceJob(id, `${RUN} # v1`, { update });
     await ctx.client.jobs.register({ Job: next } as never);
     const first = await deploymentOf(ctx, id, 1, () => true);
@@ -305,8 +306,12 @@ async function scale(ctx: ScenarioContext): Promise<Transcript> {
       async () => (await ctx.client.records.allocations(id)).value.filter((a) => a.DesiredStatus === "run"),
       (l) => l.length === 2 && l.every((a) => a.ClientStatus === "running"),
     );
+    // The scale's own deployment (of the version the scale registered) ends before the job is read.
+    const scaleDeployment = await deploymentOf(ctx, id, 1, (d) => ENDED.has(d.Status ?? ""));
+    steps.push({ step: "scale deployment ended", ...deploymentFacts(scaleDeployment) });
     steps.push({ step: "scaled", ...jobFacts((await ctx.client.jobs.info(id)).value) });
-    steps.push({ step: "allocations after scale", allocations: allocFacts(scaled) });
+    const after = (await ctx.client.records.allocations(id)).value.filter((a) => a.DesiredStatus === "run");
+    steps.push({ step: "allocations after scale", allocations: allocFacts(after.length > 0 ? after : scaled) });
     const deps = (await ctx.client.records.deployments(id)).value;
     steps.push({
       step: "deployments after scale",
