@@ -146,7 +146,10 @@ async function remount(ctx: SecretsContext): Promise<SecretsTranscript> {
   }
 }
 
-/** Enables the method with a plugin version the catalog lacks, then with none, and reads what runs. */
+/**
+ * Enables the method with a plugin version the catalog lacks, in `config` and at the top level of the
+ * request, reads what runs, and tunes to that version.
+ */
 async function pluginVersion(ctx: SecretsContext): Promise<SecretsTranscript> {
   const t = ctx.target;
   const path = ctx.name("pv");
@@ -156,10 +159,13 @@ async function pluginVersion(ctx: SecretsContext): Promise<SecretsTranscript> {
     steps.push({ step, ...(sanitize(kept(a, pick), names) as Obj) });
   try {
     add(
-      "enable with an unregistered version",
+      "enable with an unregistered version in config",
+      await call(t, "POST", `sys/auth/${path}`, { type: t.methodType, config: { plugin_version: "v9.9.9" } }),
+    );
+    add(
+      "enable with an unregistered version at the top level",
       await call(t, "POST", `sys/auth/${path}`, { type: t.methodType, plugin_version: "v9.9.9" }),
     );
-    add("enable without a version", await call(t, "POST", `sys/auth/${path}`, { type: t.methodType }));
     const mounts = await call(t, "GET", "sys/auth");
     const listed = ((mounts.body as Obj).data ?? mounts.body) as Obj;
     const m = (listed[`${path}/`] ?? {}) as Obj;
