@@ -6,9 +6,23 @@ import { randomUUID } from "node:crypto";
 import { specChanged } from "../state/spec";
 import { bool, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
 import type { AllocRecord, JobEntry, Store } from "../state/store";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC, type Deployment, type Evaluation } from "../state/types";
+import {
+  ACTIVE_DEPLOYMENT,
+  DEPLOYMENT_DESC,
+  type Deployment,
+  type DeploymentGroupState,
+  type Evaluation,
+} from "../state/types";
 import { finishTaskStates, iso } from "./allocs";
 import type { EvalSpec, GroupPlan, RollbackFn } from "./types";
+
+/**
+ * Moves a group's progress deadline on: the real server sets `RequireProgressBy` to now plus the group's
+ * `ProgressDeadline` when it places an allocation of the deployment and again when one turns healthy.
+ */
+export function progressBy(g: DeploymentGroupState): void {
+  if (g.ProgressDeadline > 0) g.RequireProgressBy = iso(Date.now() + g.ProgressDeadline / 1e6);
+}
 
 /** Job meta key that makes the deployment of that job version fail (value "true"). */
 export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
@@ -151,7 +165,10 @@ export class Deployments {
         r.alloc.DeploymentStatus = { ...r.alloc.DeploymentStatus, Healthy: true, Timestamp: iso(), ModifyIndex: index };
         r.alloc.ModifyIndex = index;
         const g = d.TaskGroups[r.alloc.TaskGroup];
-        if (g) g.HealthyAllocs += 1;
+        if (g) {
+          g.HealthyAllocs += 1;
+          progressBy(g);
+        }
       }
     }
     d.ModifyIndex = index;

@@ -296,6 +296,12 @@ describe("deployments", () => {
         StatusDescription: "Deployment is running pending automatic promotion",
         TaskGroups: { web: { DesiredCanaries: 1, HealthyAllocs: 0, Promoted: false, AutoPromote: true } },
       });
+      // The progress deadline runs from the placement: RequireProgressBy is set, as the real server sets it.
+      const web = (m.TaskGroups as Obj).web as Obj;
+      expect(web.ProgressDeadline).toBeGreaterThan(0);
+      const by = Date.parse(String(web.RequireProgressBy));
+      expect(by).toBeGreaterThan(Date.now());
+      expect(by).toBeLessThanOrEqual(Date.now() + Number(web.ProgressDeadline) / 1e6);
       for (const d of [m, a]) expect(h.sched.control.failDeployment(String(d.ID))).toBeUndefined();
       h.sched.control.setTiming({ deploymentMs: 40 });
     });
