@@ -6,9 +6,23 @@ import { randomUUID } from "node:crypto";
 import { specChanged } from "../state/spec";
 import { bool, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
 import type { AllocRecord, JobEntry, Store } from "../state/store";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC, type Deployment, type Evaluation } from "../state/types";
+import {
+  ACTIVE_DEPLOYMENT,
+  DEPLOYMENT_DESC,
+  type Deployment,
+  type DeploymentGroupState,
+  type Evaluation,
+} from "../state/types";
 import { finishTaskStates, iso } from "./allocs";
 import type { EvalSpec, GroupPlan, RollbackFn } from "./types";
+
+/**
+ * Moves a group's progress deadline on: the real server sets `RequireProgressBy` to now plus the group's
+ * `ProgressDeadline` when it places an allocation of the deployment and again when one turns healthy.
+ */
+export function progressBy(g: DeploymentGroupState): void {
+  if (g.ProgressDeadline > 0) g.RequireProgressBy = iso(Date.now() + g.ProgressDeadline / 1e6);
+}
 
 /** Job meta key that makes the deployment of that job version fail (value "true"). */
 export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
@@ -104,6 +118,13 @@ export class Deployments {
         UnhealthyAllocs: 0,
       };
     }
+    // Like the real scheduler's reconciler, a deployment that needs its canaries promoted says so from
+    // the moment it is created, before any canary is placed or healthy.
+    const waiting = Object.values(d.TaskGroups).filter((g) => g.DesiredCanaries > 0 && !g.Promoted);
+    if (waiting.length > 0)
+      d.StatusDescription = waiting.every((g) => g.AutoPromote)
+        ? DEPLOYMENT_DESC.autoPromotion
+        : DEPLOYMENT_DESC.needsPromotion;
     this.engine.store.deployments.set(d.ID, d);
     this.engine.store.stamp(index, "deployment");
     return d;
@@ -144,17 +165,17 @@ export class Deployments {
         r.alloc.DeploymentStatus = { ...r.alloc.DeploymentStatus, Healthy: true, Timestamp: iso(), ModifyIndex: index };
         r.alloc.ModifyIndex = index;
         const g = d.TaskGroups[r.alloc.TaskGroup];
-        if (g) g.HealthyAllocs += 1;
+        if (g) {
+          g.HealthyAllocs += 1;
+          progressBy(g);
+        }
       }
     }
     d.ModifyIndex = index;
     d.ModifyTime = nowNanos();
     if (canaryGroups.length > 0) {
-      if (canaryGroups.every(([, g]) => g.AutoPromote)) {
-        this.promote(d, index);
-      } else {
-        d.StatusDescription = DEPLOYMENT_DESC.needsPromotion;
-      }
+      // The description was set when the deployment was made; only the watcher's auto-promotion acts here.
+      if (canaryGroups.every(([, g]) => g.AutoPromote)) this.promote(d, index);
       return;
     }
     this.end(d, "successful", DEPLOYMENT_DESC.successful, index);
@@ -187,8 +208,9 @@ export class Deployments {
   promote(d: Deployment, index: number, groups?: readonly string[]): Evaluation {
     for (const [name, g] of Object.entries(d.TaskGroups))
       if (g.DesiredCanaries > 0 && (groups === undefined || groups.includes(name))) g.Promoted = true;
+    // A deployment that no longer needs promotion says it is running; a partial promotion keeps its text.
     const waiting = Object.values(d.TaskGroups).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
-    d.StatusDescription = waiting ? DEPLOYMENT_DESC.needsPromotion : DEPLOYMENT_DESC.running;
+    if (!waiting && d.Status === "running") d.StatusDescription = DEPLOYMENT_DESC.running;
     d.ModifyIndex = index;
     const entry = this.engine.store.getJob(d.Namespace, d.JobID);
     return this.engine.createEval(index, {

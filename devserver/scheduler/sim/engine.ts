@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";
 import { failingTasks } from "./batch";
 import { eligibleNodes, findGroup, nodeUsage, placeAll, type Placement } from "./cluster";
-import { Deployments } from "./deployments";
+import { Deployments, progressBy } from "./deployments";
 import { num, str, nowNanos, type JsonObject } from "../state/json";
 import { ALLOC_NOT_NEEDED, ALLOC_UPDATING, reconcile } from "./reconcile";
 import { isTemplateJob } from "../state/spec";
@@ -299,7 +299,10 @@ export class Engine {
             : {}),
         });
         const tg = d?.TaskGroups[p.name];
-        if (tg) tg.PlacedAllocs += 1;
+        if (tg) {
+          tg.PlacedAllocs += 1;
+          progressBy(tg);
+        }
       }
     }
     if (job === undefined) return freed;
@@ -335,6 +338,7 @@ export class Engine {
       if (tg) {
         tg.PlacedAllocs += 1;
         if (pl.canary) tg.PlacedCanaries = [...(tg.PlacedCanaries ?? []), a.ID];
+        progressBy(tg);
       }
       const t = str(job, "Type");
       if (t === "batch" || t === "sysbatch") batchIds.push(a.ID);

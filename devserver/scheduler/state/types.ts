@@ -206,8 +206,10 @@ export const ACTIVE_DEPLOYMENT: ReadonlySet<string> = new Set([
 export const DEPLOYMENT_DESC = {
   running: "Deployment is running",
   needsPromotion: "Deployment is running but requires manual promotion",
+  autoPromotion: "Deployment is running pending automatic promotion",
   successful: "Deployment completed successfully",
   unhealthy: "Failed due to unhealthy allocations",
+  progressDeadline: "Failed due to progress deadline",
   markedFailed: "Deployment marked as failed",
   newerJob: "Cancelled due to newer version of job",
   stoppedJob: "Cancelled because job is stopped",

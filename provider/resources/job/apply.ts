@@ -325,6 +325,8 @@ export interface Before {
 /** Follows the registration (when asked and when the job kind has deployments) and builds the outputs. */
 async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Before): Promise<JobOutputs> {
   const { client, ref, inputs, desired: d, mask } = op;
+  // Progress while waiting: group names can come from a secret job, so lines are masked like any text.
+  const shower = (line: string) => show(maskText(`Job "${ref.jobId}": ${line}`, mask));
   if (followsDeployments(inputs) && evalId !== "" && !hasNoDeployment(d.identity)) {
     const timeoutMs = deploymentTimeoutMs(inputs);
     const registered = (await client.jobs.find(ref.jobId, placeOf(ref)))?.value.Version ?? undefined;
@@ -334,6 +336,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
       deadline: new Deadline(timeoutMs),
       version: registered,
       promoter,
+      progress: shower,
     });
     if (result.ok && result.note) await show(maskText(`Job "${ref.jobId}": ${result.note}.`, mask));
     if (!result.ok) {
@@ -377,7 +380,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
     }
   }
   if (inputs.waitForCompletion === true && evalId !== "") {
-    const done = await waitForCompletion(op, evalId, new Deadline(deploymentTimeoutMs(inputs)));
+    const done = await waitForCompletion(op, evalId, new Deadline(deploymentTimeoutMs(inputs)), shower);
     if (done.ok) await show(maskText(`Job "${ref.jobId}": ${done.note}.`, mask));
     else {
       const server = await readServerState(op, { follow: false });

@@ -31,6 +31,8 @@ export type RolloutResult =
     };
 
 const MAX_WAIT_MS = 300_000;
+/** Longest wait of one read during a soak: how often the soak's time left is shown. */
+const SOAK_TICK_MS = 30_000;
 const DEPLOYMENT_DONE = new Set(["successful", "failed", "cancelled", "canceled"]);
 
 /** A deadline shared by every blocking read of one wait. */
@@ -57,6 +59,8 @@ export interface Follow {
   version?: number;
   /** Promotes canaries waiting for promotion (promotion "auto" or a soak); without it they are left to a person. */
   promoter?: CanaryPromoter;
+  /** Called with one line of progress whenever what is waited on changes (never called with the same line twice). */
+  progress?: (line: string) => void | Promise<void>;
 }
 
 /**
@@ -87,10 +91,10 @@ async function* blockingReads<T>(
 export async function followRollout(
   { client, ref }: JobAt,
   evalId: string,
-  { deadline, version, promoter }: Follow,
+  { deadline, version, promoter, progress }: Follow,
 ): Promise<RolloutResult> {
   const watchFrom = (deploymentId: string) =>
-    watchDeployment({ client, ref }, evalId, deploymentId, { deadline, promoter });
+    watchDeployment({ client, ref }, evalId, deploymentId, { deadline, promoter, progress });
   let current = evalId;
   let seen: Evaluation | undefined;
   for await (const evals of blockingReads((o) => client.records.evaluations(ref.jobId, o), ref, deadline)) {
@@ -127,15 +131,19 @@ export async function followRollout(
 }
 
 /**
- * Watches one deployment until it is successful, failed or cancelled, or waits for manual promotion. With
- * a `promoter` (promotion "auto" or a soak), canaries waiting for promotion are promoted by it instead.
+ * Watches one deployment until it is successful, failed or cancelled, or until every canary waiting for a
+ * person's promotion is placed and healthy. With a `promoter` (promotion "auto" or a soak), canaries
+ * waiting for promotion are promoted by it instead. Every decision is made from the deployment's status and
+ * its groups' counts, never from its description (the real scheduler says "requires manual promotion" from
+ * the moment it creates a canary deployment, before any canary runs).
  */
 export async function watchDeployment(
   { client, ref }: JobAt,
   evalId: string,
   deploymentId: string,
-  { deadline, promoter }: Follow,
+  { deadline, promoter, progress }: Follow,
 ): Promise<RolloutResult> {
+  const report = changedLines(progress);
   let last: Deployment | undefined;
   // A soak's next check: one read waits no longer than that, changed or not.
   let capMs: number | undefined;
@@ -149,19 +157,25 @@ export async function watchDeployment(
     if (d === undefined) continue;
     last = d;
     const status = d.Status ?? "";
+    const waiting = status === "running" ? unpromotedCanaryGroups(d) : [];
+    const promoting = waiting.length > 0 && promoter !== undefined;
+    // A promoter reports after its step, so a soak that just began shows the time it has left.
+    if (!promoting) await report(deploymentProgress(d));
     if (status === "successful") return { ok: true, evalId, deployment: d };
     if (DEPLOYMENT_DONE.has(status)) return { ok: false, kind: "deployment", evalId, deployment: d };
-    if (status === "running" && promoter !== undefined && unpromotedCanaryGroups(d).length > 0) {
+    if (promoting) {
       const next = await promoter.step(d);
+      if (next.kind !== "fail") await report(deploymentProgress(d, promoter.soakLeftMs()));
       if (next.kind === "done") return { ok: true, evalId, deployment: d, note: next.note };
       if (next.kind === "fail")
         return { ok: false, kind: "deployment", evalId, deployment: next.deployment ?? d, reason: next.reason };
       capMs = next.waitMs;
       continue;
     }
-    if (status === "running" && /requires manual promotion/i.test(d.StatusDescription ?? "")) {
+    if (waiting.length > 0 && waiting.every(([, g]) => canariesHealthy(g))) {
       // Promotion is a human decision (promotion "manual"); waiting for it would only end in the timeout.
-      const groups = unpromotedCanaryGroups(d).map(([n]) => n);
+      // Until the canaries are healthy the wait goes on: one that fails fails the deployment (server side).
+      const groups = waiting.map(([n]) => n);
       return { ok: true, evalId, deployment: d, note: manualPromotionNote(d, groups, 'promotion is "manual"') };
     }
   }
@@ -198,6 +212,63 @@ export async function waitForVersionDeployment(
   return last;
 }
 
+/**
+ * Wraps a progress callback so that it sees a line only when it differs from the last one (a blocking
+ * read that answers with nothing new prints nothing).
+ */
+function changedLines(progress: Follow["progress"]): (line: string) => Promise<void> {
+  let last = "";
+  return async (line) => {
+    if (progress === undefined || line === last) return;
+    last = line;
+    await progress(line);
+  };
+}
+
+/**
+ * One line of a deployment's progress, as the scheduler's own `deployment status` shows it per group:
+ * `deployment 1a2b3c4d running: "web" 1/2 placed, 1 healthy, 0 unhealthy, canaries 1/1; soak 42s left`.
+ */
+export function deploymentProgress(d: Deployment, soakLeftMs?: number): string {
+  const groups = Object.entries(d.TaskGroups ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, g]) => {
+      const parts = [
+        `${g.PlacedAllocs ?? 0}/${g.DesiredTotal ?? 0} placed`,
+        `${g.HealthyAllocs ?? 0} healthy`,
+        `${g.UnhealthyAllocs ?? 0} unhealthy`,
+      ];
+      const want = g.DesiredCanaries ?? 0;
+      if (want > 0)
+        parts.push(`canaries ${g.PlacedCanaries?.length ?? 0}/${want}${g.Promoted === true ? " promoted" : ""}`);
+      return `"${name}" ${parts.join(", ")}`;
+    });
+  const soak = soakLeftMs !== undefined ? `; soak ${Math.ceil(soakLeftMs / 1000)}s left` : "";
+  return `deployment ${(d.ID ?? "").slice(0, 8)} ${d.Status ?? "unknown"}: ${groups.join("; ")}${soak}`;
+}
+
+/** One line of a batch run's progress: its allocations per group by client status. */
+export function batchProgress(version: number, allocs: readonly Allocation[]): string {
+  const byGroup = new Map<string, { running: number; complete: number; failed: number; pending: number }>();
+  for (const a of allocs) {
+    const name = a.TaskGroup ?? "";
+    const c = byGroup.get(name) ?? { running: 0, complete: 0, failed: 0, pending: 0 };
+    const st = a.ClientStatus ?? "pending";
+    if (st === "running") c.running += 1;
+    else if (st === "complete") c.complete += 1;
+    else if (st === "failed" || st === "lost") c.failed += 1;
+    else c.pending += 1;
+    byGroup.set(name, c);
+  }
+  const groups = [...byGroup.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([name, c]) =>
+        `"${name}" ${c.pending > 0 ? `${c.pending} pending, ` : ""}${c.running} running, ${c.complete} complete, ${c.failed} failed`,
+    );
+  return `version ${version} allocations: ${groups.join("; ")}`;
+}
+
 function placementSummary(ev: Evaluation): string {
   const failed = summarizeFailedPlacements(ev.FailedTGAllocs);
   if (failed !== "") return failed;
@@ -224,6 +295,12 @@ export type CanaryStep =
   | { kind: "done"; note: string }
   /** A canary failed: the deployment was marked failed (the deployment as read after that). */
   | { kind: "fail"; reason: string; deployment?: Deployment };
+
+/** Whether all the canaries a group wants are placed and healthy, and none of its allocations is unhealthy. */
+export function canariesHealthy(g: DeploymentGroupState): boolean {
+  const want = g.DesiredCanaries ?? 0;
+  return (g.UnhealthyAllocs ?? 0) === 0 && (g.HealthyAllocs ?? 0) >= want && (g.PlacedCanaries?.length ?? 0) >= want;
+}
 
 /** The groups of a deployment whose canaries are not promoted yet. */
 export function unpromotedCanaryGroups(d: Deployment): [string, DeploymentGroupState][] {
@@ -259,6 +336,12 @@ export class CanaryPromoter {
     this.ref = at.ref;
   }
 
+  /** Milliseconds left of a running soak (undefined when no soak is running). */
+  soakLeftMs(): number | undefined {
+    if (this.policy.soakMs === 0 || this.healthySince === undefined) return undefined;
+    return Math.max(0, this.healthySince + this.policy.soakMs - this.now());
+  }
+
   /** What the soak had reached, for a timeout message ("" when no soak was running). */
   progress(): string {
     if (this.policy.soakMs === 0 || this.healthySince === undefined) return "";
@@ -272,7 +355,8 @@ export class CanaryPromoter {
     const wanted = this.policy.groups;
     const targets = waiting.filter(([name]) => wanted === undefined || wanted.includes(name));
     if (targets.length === 0) {
-      if (waiting.length === 0) return { kind: "wait" };
+      // The groups left to a person: the `up` ends once their canaries are healthy, as with "manual".
+      if (waiting.length === 0 || !waiting.every(([, g]) => canariesHealthy(g))) return { kind: "wait" };
       const done = this.promoted.length > 0 ? `promoted ${this.promoted.map((g) => `"${g}"`).join(", ")}; ` : "";
       return {
         kind: "done",
@@ -283,13 +367,7 @@ export class CanaryPromoter {
         )}`,
       };
     }
-    const healthy = targets.every(([, g]) => {
-      const want = g.DesiredCanaries ?? 0;
-      return (
-        (g.UnhealthyAllocs ?? 0) === 0 && (g.HealthyAllocs ?? 0) >= want && (g.PlacedCanaries?.length ?? 0) >= want
-      );
-    });
-    if (!healthy) {
+    if (!targets.every(([, g]) => canariesHealthy(g))) {
       // Not healthy yet, or unhealthy: the server fails the deployment by its own deadlines.
       this.healthySince = undefined;
       return { kind: "wait" };
@@ -297,7 +375,8 @@ export class CanaryPromoter {
     if (this.policy.soakMs > 0) {
       this.healthySince ??= this.now();
       const left = this.healthySince + this.policy.soakMs - this.now();
-      if (left > 0) return { kind: "wait", waitMs: left };
+      // Read again by the soak's end at the latest, and every SOAK_TICK_MS so its progress line moves on.
+      if (left > 0) return { kind: "wait", waitMs: Math.min(left, SOAK_TICK_MS) };
       const broken = await this.failedCanaries(
         d,
         targets.map(([n]) => n),
@@ -512,8 +591,14 @@ function awaitingReschedule(a: Allocation): boolean {
  * allocations of the registered version with blocking reads until all finished; fails naming each failed
  * allocation that was not replaced: its ID prefix, group, failed tasks and their last events' messages.
  */
-export async function waitForCompletion(at: JobAt, evalId: string, deadline: Deadline): Promise<CompletionResult> {
+export async function waitForCompletion(
+  at: JobAt,
+  evalId: string,
+  deadline: Deadline,
+  progress?: Follow["progress"],
+): Promise<CompletionResult> {
   const { client, ref } = at;
+  const report = changedLines(progress);
   const opts = placeOf(ref);
   const where = `Job "${ref.jobId}" in namespace "${ref.namespace}"`;
   const job: Job | undefined = (await client.jobs.find(ref.jobId, opts))?.value;
@@ -541,6 +626,7 @@ export async function waitForCompletion(at: JobAt, evalId: string, deadline: Dea
   let mine: Allocation[] = [];
   for await (const allocs of blockingReads((o) => client.records.allocations(ref.jobId, o), ref, deadline)) {
     mine = allocs.filter((a) => (a.JobVersion ?? -1) === version);
+    if (mine.length > 0) await report(batchProgress(version, mine));
     if (mine.some((a) => !terminal(a) || awaitingReschedule(a))) continue;
     const failed = mine.filter(
       (a) => (a.ClientStatus === "failed" || a.ClientStatus === "lost") && (a.NextAllocation ?? "") === "",

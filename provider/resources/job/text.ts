@@ -192,6 +192,9 @@ function pushFailure(lines: string[], m: AllocMetric, mask: SecretMask): void {
   if (stats.length > 0) lines.push(`        - nodes: ${stats.join(", ")}`);
 }
 
+/** The key under which the scheduler counts nodes of a node class it already found ineligible. */
+const CLASS_INELIGIBLE = "computed class ineligible";
+
 /**
  * Returns every reason the metrics of one group give, each on its own (issue 21): no node evaluated, each
  * datacenter without available nodes, each node class and each constraint that filtered nodes, each
@@ -209,11 +212,15 @@ export function failureReasons(m: AllocMetric, mask: SecretMask = NO_SECRETS): s
   for (const [dim, nodes] of sorted(m.DimensionExhausted)) out.push(`${dim} exhausted on ${count(nodes, "node")}`);
   for (const [cls, nodes] of sorted(m.ClassExhausted))
     out.push(`node class ${JSON.stringify(cls)} exhausted on ${count(nodes, "node")}`);
-  for (const [c, nodes] of sorted(m.ConstraintFiltered)) {
-    // The scheduler skips further nodes of a node class it already found ineligible under this key.
-    if (c === "computed class ineligible")
-      out.push(`${count(nodes, "more node")} of the same node class skipped (computed class ineligible)`);
-    else out.push(`constraint ${mask.everything ? SECRET_SHOWN : c} filtered ${count(nodes, "node")}`);
+  const constraints = sorted(m.ConstraintFiltered);
+  const named = constraints.some(([c]) => c !== CLASS_INELIGIBLE);
+  for (const [c, nodes] of constraints) {
+    if (c !== CLASS_INELIGIBLE)
+      out.push(`constraint ${mask.everything ? SECRET_SHOWN : c} filtered ${count(nodes, "node")}`);
+    // Next to a named constraint, these are further nodes of a node class already found ineligible.
+    else if (named) out.push(`${count(nodes, "more node")} of the same node class skipped (${CLASS_INELIGIBLE})`);
+    // Alone (a class found ineligible earlier in the evaluation), the server names no constraint: say what it said.
+    else out.push(`${count(nodes, "node")} filtered as "${CLASS_INELIGIBLE}", the server names no constraint`);
   }
   for (const [cls, nodes] of sorted(m.ClassFiltered))
     out.push(`node class ${JSON.stringify(cls)} filtered ${count(nodes, "node")}`);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { FAIL_DEPLOYMENT_META } from "../../../../devserver/scheduler";
 import { batchJob, list, rec, serviceJob, startScheduler, until, type Harness } from "../http";
 
@@ -265,6 +265,50 @@ describe("deployments", () => {
       expect((d.TaskGroups as Obj).web).toMatchObject({ Promoted: true });
       allocs = list(await h.call("GET", "/v1/job/dep-canary/allocations")).filter((a) => a.DesiredStatus === "run");
       expect(allocs.map((a) => a.JobVersion)).toEqual([1, 1]);
+    });
+
+    it("says a canary deployment waits for promotion from the moment it is created, as the real scheduler does", async () => {
+      const manual = { Update: { MaxParallel: 1, Canary: 1 } };
+      const auto = { Update: { MaxParallel: 1, Canary: 1, AutoPromote: true } };
+      h.sched.control.setTiming({ deploymentMs: 40 });
+      await register(serviceJob("dep-desc-m", {}, manual));
+      await register(serviceJob("dep-desc-a", {}, auto));
+      await h.sched.control.idle();
+      // Health takes long now: the deployments are read before any canary is healthy.
+      h.sched.control.setTiming({ deploymentMs: 60_000 });
+      onTestFinished(async () => {
+        // Whatever the test saw, no deployment is left waiting on that slow health for the next tests.
+        h.sched.control.setTiming({ deploymentMs: 40 });
+        for (const id of ["dep-desc-m", "dep-desc-a"])
+          for (const d of await deployments(id))
+            if (d.Status === "running") h.sched.control.failDeployment(String(d.ID));
+      });
+      await register(withImage(serviceJob("dep-desc-m", {}, manual), "nginx:2"));
+      await register(withImage(serviceJob("dep-desc-a", {}, auto), "nginx:2"));
+      const created = (id: string) =>
+        until(async () => {
+          const d = (await h.call("GET", `/v1/job/${id}/deployment`)).body as Obj | null;
+          const g = (d?.TaskGroups as Obj | undefined)?.web as Obj | undefined;
+          return d?.JobVersion === 1 && (g?.PlacedCanaries as unknown[] | null)?.length === 1 ? d : undefined;
+        }, "canary deployment");
+      const m = await created("dep-desc-m");
+      expect(m).toMatchObject({
+        Status: "running",
+        StatusDescription: "Deployment is running but requires manual promotion",
+        TaskGroups: { web: { DesiredCanaries: 1, HealthyAllocs: 0, Promoted: false } },
+      });
+      const a = await created("dep-desc-a");
+      expect(a).toMatchObject({
+        Status: "running",
+        StatusDescription: "Deployment is running pending automatic promotion",
+        TaskGroups: { web: { DesiredCanaries: 1, HealthyAllocs: 0, Promoted: false, AutoPromote: true } },
+      });
+      // The progress deadline runs from the placement: RequireProgressBy is set, as the real server sets it.
+      const web = (m.TaskGroups as Obj).web as Obj;
+      expect(web.ProgressDeadline).toBeGreaterThan(0);
+      const by = Date.parse(String(web.RequireProgressBy));
+      expect(by).toBeGreaterThan(Date.now());
+      expect(by).toBeLessThanOrEqual(Date.now() + Number(web.ProgressDeadline) / 1e6);
     });
 
     it("promotes canaries by itself with auto_promote", async () => {

@@ -65,12 +65,20 @@ async function allocations(
 
 describe("waitForCompletion", () => {
   it("returns once the job's allocations finished", async () => {
+    // The work runs long enough to be seen running before it completes.
+    control().setTiming({ batchMs: 600 });
     const { value: state, text } = await captureStderr(() =>
       createJob({ jobspec: BATCH("report-ok"), waitForCompletion: true }),
-    );
+    ).finally(() => control().setTiming({ batchMs: 150 }));
     expect(state.outs.status).toBe("dead");
     expect((await allocations("report-ok")).map((a) => a.ClientStatus)).toEqual(["complete"]);
     expect(text).toContain('Job "report-ok": version 0 completed (1 allocation)');
+    // Progress while waiting: one line per change of the allocations' client statuses.
+    const running = text.indexOf('Job "report-ok": version 0 allocations: "work" 1 running, 0 complete, 0 failed');
+    const complete = text.indexOf('Job "report-ok": version 0 allocations: "work" 0 running, 1 complete, 0 failed');
+    expect(running).toBeGreaterThanOrEqual(0);
+    expect(complete).toBeGreaterThan(running);
+    expect(text.split("1 complete, 0 failed")).toHaveLength(2);
     // Without it, create returns while the work still runs.
     const quick = await createJob({ jobspec: BATCH("report-quick") });
     expect(quick.outs.status).not.toBe("dead");

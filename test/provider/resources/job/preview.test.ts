@@ -159,6 +159,14 @@ describe("formatPlan", () => {
     expect(summarizeFailedPlacements(classed)).toBe(
       'group "api": 1 allocation could not be placed (constraint ${attr.kernel.name} = windows filtered 1 node; 2 more nodes of the same node class skipped (computed class ineligible))',
     );
+    // Alone, as Nomad 1.6.5 reports a job whose only blocker is a constraint: no constraint is named, and
+    // the text says what the server said rather than "more nodes ... skipped".
+    const classOnly = {
+      api: { NodesEvaluated: 1, NodesFiltered: 1, ConstraintFiltered: { "computed class ineligible": 1 } },
+    };
+    expect(summarizeFailedPlacements(classOnly)).toBe(
+      'group "api": 1 allocation could not be placed (1 node filtered as "computed class ineligible", the server names no constraint)',
+    );
     expect(summarizeFailedPlacements(plan.FailedTGAllocs)).toBe(
       'group "api": 2 allocations could not be placed (no nodes are available in datacenter "dc2"; cpu exhausted on 1 node; memory exhausted on 1 node; ' +
         'node class "large" exhausted on 2 nodes; constraint ${attr.kernel.name} = windows filtered 2 nodes; constraint ${meta.rack} = r1 filtered 1 node; ' +

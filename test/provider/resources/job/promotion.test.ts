@@ -96,6 +96,78 @@ describe("promotion", () => {
     expect(await runningVersions("pm-manual")).toEqual([0, 0, 1]);
   });
 
+  it('"manual": `up` waits until the canary is placed and healthy, and shows its progress on the way', async () => {
+    // The devserver, like the real scheduler, says "requires manual promotion" from the deployment's start;
+    // health comes later. Ending on the description alone would end before the canary is healthy.
+    sched.control.setTiming({ deploymentMs: 20 });
+    const state = await createJob({ jobspec: spec("pm-manual-wait", "app:1") });
+    sched.control.setTiming({ deploymentMs: 400 });
+    const { value: next, text } = await captureStderr(() =>
+      applyJob(state, { jobspec: spec("pm-manual-wait", "app:2") }),
+    );
+    const d = await latestDeployment("pm-manual-wait");
+    expect(next.outs).toMatchObject({ version: 1, deploymentId: d.ID, deploymentStatus: "running" });
+    expect(d.TaskGroups?.web).toMatchObject({ DesiredCanaries: 1, HealthyAllocs: 1, Promoted: false });
+    const id = (d.ID ?? "").slice(0, 8);
+    const waiting = text.indexOf(
+      `Job "pm-manual-wait": deployment ${id} running: "web" 1/2 placed, 0 healthy, 0 unhealthy, canaries 1/1`,
+    );
+    const healthy = text.indexOf(
+      `Job "pm-manual-wait": deployment ${id} running: "web" 1/2 placed, 1 healthy, 0 unhealthy, canaries 1/1`,
+    );
+    const note = text.indexOf("waits for manual promotion");
+    expect(waiting).toBeGreaterThanOrEqual(0);
+    expect(healthy).toBeGreaterThan(waiting);
+    expect(note).toBeGreaterThan(healthy);
+  });
+
+  it("progress lines go through the secret mask: a secret variable's value never shows", async () => {
+    const secretSpec = (image: string) => `
+variable "team" {
+  type = string
+}
+job "pm-mask" {
+  datacenters = ["dc1"]
+  meta = {
+    team = var.team
+  }
+  group "payroll-blue" {
+    count = 1
+    update {
+      max_parallel = 1
+      canary       = 1
+    }
+    task "t" {
+      driver = "docker"
+      config {
+        image = "${image}"
+      }
+    }
+  }
+}
+`;
+    const inputs = { variables: { team: "payroll-blue" }, secretInputs: ["variables"] };
+    const state = await createJob({ jobspec: secretSpec("app:1"), ...inputs });
+    const { text } = await captureStderr(() => applyJob(state, { jobspec: secretSpec("app:2"), ...inputs }));
+    expect(text).toMatch(/Job "pm-mask": deployment \w+ running: "\[secret\]" 1\/1 placed, 1 healthy/);
+    expect(text).not.toContain("payroll-blue");
+  });
+
+  it('"manual": a canary that fails before it is healthy fails `up`, and onDeploymentFailure reverts it', async () => {
+    const state = await createJob({ jobspec: spec("pm-manual-fail", "app:1") });
+    sched.control.failNextDeployment("pm-manual-fail");
+    sched.control.setTiming({ deploymentMs: 200 });
+    const from = h.server.requestLog.length;
+    const e = await rejection(() => applyJob(state, { jobspec: spec("pm-manual-fail", "app:2") }));
+    expect(e).toBeInstanceOf(ResourceInitError);
+    expect(e.message).toContain("version 1 failed: Failed due to unhealthy allocations.");
+    expect(e.message).toContain("Pulumi reverted the job to version 0 (now registered as version 2)");
+    expect(promotes(from)).toBe(0);
+    const server = (await h.client.jobs.info("pm-manual-fail")).value;
+    expect(server.Version).toBe(2);
+    expect(server.TaskGroups?.[0]?.Tasks?.[0]?.Config?.image).toBe("app:1");
+  });
+
   it('"auto": promotes once the canary is healthy; the update ends "successful" on the new version', async () => {
     const state = await createJob({ jobspec: spec("pm-auto", "app:1"), promotion: "auto" });
     expect(state.outs.version).toBe(0);

@@ -1,0 +1,124 @@
+/**
+ * The devserver, acting as the release a transcript was recorded from, answers each rollout scenario with
+ * the same sequence of statuses, descriptions and counts as the real server did, and each secrets-service
+ * scenario (remount, plugin version, workload identity) with the same statuses, errors and fields (test/recorded/record.test.ts
+ * records them; IDs, times and indexes are left out of both).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REAL_HEADER_NAMES, startDevServer, type DevServer } from "../../devserver";
+import { SchedulerClient } from "../../provider/clients/scheduler";
+import { SCENARIOS, type Transcript } from "./scenarios";
+import { SECRETS_SCENARIOS, type SecretsTranscript } from "./secrets-scenarios";
+
+const root = path.join(__dirname, "..", "fixtures", "recorded");
+
+/** Recorded transcripts of scheduler releases: `nomad-<release>/<scenario>.json`. */
+const recorded = readdirSync(root)
+  .filter((d) => d.startsWith("nomad-"))
+  .flatMap((d) =>
+    readdirSync(path.join(root, d))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => ({
+        release: d.slice("nomad-".length),
+        file: `${d}/${f}`,
+        transcript: JSON.parse(readFileSync(path.join(root, d, f), "utf8")) as Transcript,
+      })),
+  );
+
+describe.each([...new Set(recorded.map((r) => r.release))])("the devserver as scheduler %s", (release) => {
+  let server: DevServer;
+  let client: SchedulerClient;
+  beforeAll(async () => {
+    server = await startDevServer({
+      // One node, as the `nomad agent -dev` the transcripts were recorded on.
+      schedulerService: { release, deploymentMs: 150, batchMs: 150, evalDelayMs: 1, nodes: { count: 1 } },
+    });
+    client = new SchedulerClient({ address: server.urls.scheduler, token: server.rootTokens.scheduler });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  for (const r of recorded.filter((x) => x.release === release)) {
+    it(`answers ${r.transcript.scenario} as recorded (${r.file})`, async () => {
+      const scenario = SCENARIOS[r.transcript.scenario];
+      if (scenario === undefined) throw new Error(`no scenario "${r.transcript.scenario}"`);
+      const got = await scenario({ client, name: (l) => `ci-${l}`, timeoutMs: 10_000 });
+      expect(got.steps).toEqual(r.transcript.steps);
+    });
+  }
+});
+
+/** Recorded transcripts of the secrets service: `openbao-<release>/<scenario>.json`. */
+const recordedSecrets = readdirSync(root)
+  .filter((d) => d.startsWith("openbao-"))
+  .flatMap((d) =>
+    readdirSync(path.join(root, d))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => ({
+        release: d,
+        file: `${d}/${f}`,
+        transcript: JSON.parse(readFileSync(path.join(root, d, f), "utf8")) as SecretsTranscript,
+      })),
+  );
+
+/**
+ * Where the devserver is known to answer differently from the recorded server, and why. These still run:
+ * each must still differ (so the entry is removed once the devserver is fixed), and every other step must
+ * match.
+ */
+const KNOWN_DIFFERENCES: Readonly<Record<string, { steps: readonly string[]; why: string }>> = {
+  "openbao-2.6.2/plugin-version.json": {
+    steps: [
+      "enable with an unregistered version in config",
+      "enable with an unregistered version at the top level",
+      "mount as listed",
+      "tune to an unregistered version",
+    ],
+    why:
+      "OpenBao 2.6.2 takes an enable's plugin_version from `config` only (the top-level field is ignored), checks " +
+      "versions against its plugin catalog (400 plugin not found in the catalog) and reports the external " +
+      "plugin's sha256; the devserver takes the top-level field, accepts any semantic version, reports none",
+  },
+  "openbao-2.6.2/workload-identity.json": {
+    steps: ["write identity_token_audience", "read config"],
+    why:
+      "the azure plugin of openbao-plugins (auth-azure-v0.21.0) has no workload-identity fields: it ignores " +
+      "identity_token_* on write and never returns them; the devserver plays Vault's plugin (400 on the " +
+      "community edition, fields returned on read)",
+  },
+};
+
+describe.each([...new Set(recordedSecrets.map((r) => r.release))])("the devserver as secrets service %s", (release) => {
+  let server: DevServer;
+  beforeAll(async () => {
+    server = await startDevServer({
+      secretsService: { methodType: "azure" },
+      secrets: { headerNames: REAL_HEADER_NAMES.secrets },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  for (const r of recordedSecrets.filter((x) => x.release === release)) {
+    it(`answers ${r.transcript.scenario} as recorded (${r.file})`, async () => {
+      const scenario = SECRETS_SCENARIOS[r.transcript.scenario];
+      if (scenario === undefined) throw new Error(`no scenario "${r.transcript.scenario}"`);
+      const target = { address: server.urls.secrets, token: server.rootTokens.secrets, methodType: "azure" };
+      const got = await scenario({ target, name: (l) => `ci-${l}`, timeoutMs: 10_000 });
+      const known = KNOWN_DIFFERENCES[r.file];
+      if (known === undefined) {
+        expect(got.steps).toEqual(r.transcript.steps);
+        return;
+      }
+      const differing = got.steps
+        .filter((step, i) => JSON.stringify(step) !== JSON.stringify(r.transcript.steps[i]))
+        .map((step) => step.step);
+      expect(got.steps.map((step) => step.step)).toEqual(r.transcript.steps.map((step) => step.step));
+      expect(differing, `known difference: ${known.why}`).toEqual(known.steps);
+    });
+  }
+});
