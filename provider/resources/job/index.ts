@@ -10,6 +10,7 @@ import { show, showOnce } from "../../log";
 import type { PlanResponse } from "../../schemas/scheduler";
 import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
 import { schedulerClient as newClient } from "../scheduler-client";
+import { MOVED, connectionChange } from "../connection";
 import {
   evalOfRegister,
   finishIncomplete,
@@ -64,7 +65,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // The identity joins the inputs so that previews know the outputs it makes (see `withIdentity` in spec.ts).
     let client: SchedulerClient;
     try {
-      client = newClient();
+      client = newClient(res.inputs.connection);
     } catch {
       return res; // no connection settings: `create` says what is missing
     }
@@ -72,6 +73,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async diff(_id, olds, checked) {
+    // Another cluster: the job is registered there, then deregistered here (never an update of the wrong one).
+    const connection = connectionChange("scheduler", olds.connection, checked.connection);
+    if (connection === "moved") return MOVED;
     // An earlier create or update did not finish (its register unconfirmed, or its rollout not followed to
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
@@ -79,8 +83,8 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
     const settingsChanged = SETTING_KEYS.some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
-    if (SOURCE_KEYS.some((k) => containsUnknown(news[k]))) return { changes: true };
-    const client = newClient();
+    if (SOURCE_KEYS.some((k) => containsUnknown(news[k])) || containsUnknown(news.connection)) return { changes: true };
+    const client = newClient(news.connection);
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
       // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
@@ -113,7 +117,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
 
   async create(checked) {
     const inputs = userInputs(checked);
-    const client = newClient();
+    const client = newClient(inputs.connection);
     const d = await resolveDesired(client, inputs);
     assertBatchSettings(d.identity, inputs);
     const op = opOf(client, inputs, d);
@@ -179,7 +183,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async read(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     const server = await readServerState({ client, ref }, { follow: followsDeployments(props), kept: props });
     // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
@@ -205,7 +209,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
 
   async update(id, olds, checked) {
     const news = userInputs(checked);
-    const client = newClient();
+    const client = newClient(news.connection);
     const ref = refOf(id, olds);
     const kept = {
       evalId: olds.evalId ?? "",
@@ -270,7 +274,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async delete(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     try {
       await client.jobs.deregister(ref.jobId, {
