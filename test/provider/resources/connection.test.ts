@@ -311,8 +311,9 @@ describe("one client per connection", () => {
     const split = await run([sched(a), sched(b)], "two");
     expect(split.requests).toBe(single.requests);
     expect(single.requests).toBeGreaterThanOrEqual(N * 4);
-    // Connections are pooled per cluster (32 sockets at most each), never opened per Job.
-    expect(single.connects).toBeLessThanOrEqual(32);
-    expect(split.connects).toBeLessThanOrEqual(2 * 32);
+    // Connections are pooled per cluster (32 sockets at once at most; a socket the server closed while
+    // idle is opened again), never opened per Job: far fewer than the Jobs on each cluster.
+    expect(single.connects).toBeLessThan(N / 4);
+    expect(split.connects).toBeLessThan(N / 2);
   }, 120_000);
 });
