@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-config")` once
 // compiled, and loadable by the test runner too.
 import authConfigShim from "./shim/auth-config";
-import { withSecretConnection, type SecretsConnection } from "./connection";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of an {@link AuthConfig}. */
@@ -126,14 +126,7 @@ export class AuthConfig extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(
-        authConfigShim,
-        name,
-        props,
-        withSecretConnection(args.connection, secretOpts),
-        "pulumi-secrets-scheduler",
-        "AuthConfig",
-      );
+      super(authConfigShim, name, props, secretOpts, "pulumi-secrets-scheduler", "AuthConfig");
     } catch (e) {
       throw resumeStackTraces(limit, e, AuthConfig);
     } finally {

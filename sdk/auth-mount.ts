@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 // compiled, and loadable by the test runner too.
 import authMountShim from "./shim/auth-mount";
 import type { MountTune } from "../provider/resources/auth-mount";
-import { withSecretConnection, type SecretsConnection } from "./connection";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { MountTune };
@@ -110,14 +110,7 @@ export class AuthMount extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(
-        authMountShim,
-        name,
-        props,
-        withSecretConnection(args.connection, opts),
-        "pulumi-secrets-scheduler",
-        "AuthMount",
-      );
+      super(authMountShim, name, props, opts, "pulumi-secrets-scheduler", "AuthMount");
     } catch (e) {
       throw resumeStackTraces(limit, e, AuthMount);
     } finally {

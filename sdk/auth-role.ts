@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-role")` once
 // compiled, and loadable by the test runner too.
 import authRoleShim from "./shim/auth-role";
-import { withSecretConnection, type SecretsConnection } from "./connection";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** A list given as an array or as a comma-separated string. */
@@ -115,14 +115,7 @@ export class AuthRole extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(
-        authRoleShim,
-        name,
-        props,
-        withSecretConnection(args.connection, opts),
-        "pulumi-secrets-scheduler",
-        "AuthRole",
-      );
+      super(authRoleShim, name, props, opts, "pulumi-secrets-scheduler", "AuthRole");
     } catch (e) {
       throw resumeStackTraces(limit, e, AuthRole);
     } finally {

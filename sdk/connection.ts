@@ -53,17 +53,3 @@ export function schedulerConnection(settings: ConnectionArgs<"scheduler">): Sche
 export function secretsConnection(settings: ConnectionArgs<"secrets">): SecretsConnection {
   return connectionOf("secrets", settings);
 }
-
-/**
- * Resource options that keep a resource's `connection` output secret as a whole, when it has one: the
- * engine marks the credentials inside it secret in the outputs too (their inputs are), and this holds even
- * where it would not. Without a connection the options are returned as they are, so a stack from before
- * connections registers exactly what it did.
- */
-export function withSecretConnection(
-  connection: unknown,
-  opts: pulumi.CustomResourceOptions | undefined,
-): pulumi.CustomResourceOptions | undefined {
-  if (connection === undefined) return opts;
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "connection"] };
-}

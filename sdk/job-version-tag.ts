@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job-version-tag";
-import { withSecretConnection, type SchedulerConnection } from "./connection";
+import type { SchedulerConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of a {@link JobVersionTag}. */
@@ -61,14 +61,7 @@ export class JobVersionTag extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(
-        shim,
-        name,
-        props,
-        withSecretConnection(args.connection, opts),
-        "pulumi-secrets-scheduler",
-        "JobVersionTag",
-      );
+      super(shim, name, props, opts, "pulumi-secrets-scheduler", "JobVersionTag");
     } catch (e) {
       throw resumeStackTraces(limit, e, JobVersionTag);
     } finally {

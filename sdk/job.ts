@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
-import { withSecretConnection, type SchedulerConnection } from "./connection";
+import type { SchedulerConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { JobDefinition };
@@ -155,7 +155,7 @@ export class Job extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(shim, name, props, withSecretConnection(args.connection, secretOpts), "pulumi-secrets-scheduler", "Job");
+      super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
     } catch (e) {
       throw resumeStackTraces(limit, e, Job);
     } finally {
