@@ -9,8 +9,10 @@
 // the right cluster even if this program or its config changes.
 //
 // Stack config, per cluster X in A, B: clusterXSchedulerAddress, clusterXSchedulerToken (secret, optional
-// where the scheduler has no ACLs), clusterXSecretsAddress, clusterXSecretsToken (secret); headerStyle:
-// "real" for Nomad and Vault/OpenBao (default "spec"); clientSecret (secret).
+// where the scheduler has no ACLs), clusterXSecretsAddress, clusterXSecretsToken (secret),
+// clusterXSecretsNamespace (optional: two namespaces of one secrets service serve as two); headerStyle:
+// "real" for Nomad and Vault/OpenBao (default "spec"); clientSecret (secret). Optional, for clusters other
+// programs share: authType (the method's type there, e.g. "azure"), mountPath, jobPrefix.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -26,6 +28,7 @@ import {
 
 const config = new pulumi.Config();
 const headerStyle = config.get("headerStyle") === "real" ? "real" : "spec";
+const jobPrefix = config.get("jobPrefix") ?? "";
 const appSpec = fs.readFileSync(path.join(__dirname, "app.nomad.hcl"), "utf8");
 /** The jobspec of a job with the given ID (the job block's label). */
 const jobspec = (id: string) => appSpec.replace('job "app"', `job "${id}"`);
@@ -42,6 +45,7 @@ function cluster(name: "a" | "b") {
     secrets: secretsConnection({
       address: config.require(key("SecretsAddress")),
       token: config.requireSecret(key("SecretsToken")),
+      namespace: config.get(key("SecretsNamespace")),
       headerStyle,
     }),
   };
@@ -51,7 +55,7 @@ const clusters = { a: cluster("a"), b: cluster("b") };
 
 const deployed = Object.values(clusters).map((c) => {
   const app = new Job(`app-${c.name}`, {
-    jobspec: jobspec("app"),
+    jobspec: jobspec(`${jobPrefix}app`),
     purgeOnDestroy: true,
     connection: c.scheduler,
   });
@@ -63,7 +67,8 @@ const deployed = Object.values(clusters).map((c) => {
   });
 
   const mount = new AuthMount(`cloud-${c.name}`, {
-    path: "cloud",
+    path: config.get("mountPath") ?? "cloud",
+    type: config.get("authType"),
     description: `Logins of workloads with their cloud identity (cluster ${c.name})`,
     connection: c.secrets,
   });
@@ -99,7 +104,7 @@ const deployed = Object.values(clusters).map((c) => {
 
 const moverCluster = config.get("moverCluster") === "b" ? clusters.b : clusters.a;
 const mover = new Job("mover", {
-  jobspec: jobspec("mover"),
+  jobspec: jobspec(`${jobPrefix}mover`),
   purgeOnDestroy: true,
   connection: moverCluster.scheduler,
 });
