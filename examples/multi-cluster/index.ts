@@ -12,7 +12,8 @@
 // where the scheduler has no ACLs), clusterXSecretsAddress, clusterXSecretsToken (secret),
 // clusterXSecretsNamespace (optional: two namespaces of one secrets service serve as two); headerStyle:
 // "real" for Nomad and Vault/OpenBao (default "spec"); clientSecret (secret). Optional, for clusters other
-// programs share: authType (the method's type there, e.g. "azure"), mountPath, jobPrefix.
+// programs share: authType (the method's type there, e.g. "azure"), mountPath, jobPrefix; versionTags false
+// for schedulers before release 1.9, which have no version tags.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -29,6 +30,7 @@ import {
 const config = new pulumi.Config();
 const headerStyle = config.get("headerStyle") === "real" ? "real" : "spec";
 const jobPrefix = config.get("jobPrefix") ?? "";
+const versionTags = config.getBoolean("versionTags") ?? true;
 const appSpec = fs.readFileSync(path.join(__dirname, "app.nomad.hcl"), "utf8");
 /** The jobspec of a job with the given ID (the job block's label). */
 const jobspec = (id: string) => appSpec.replace('job "app"', `job "${id}"`);
@@ -59,12 +61,14 @@ const deployed = Object.values(clusters).map((c) => {
     purgeOnDestroy: true,
     connection: c.scheduler,
   });
-  const tag = new JobVersionTag(`app-${c.name}-launch`, {
-    jobId: app.jobId,
-    name: "launch",
-    description: `The first version on cluster ${c.name}`,
-    connection: c.scheduler,
-  });
+  const tag = versionTags
+    ? new JobVersionTag(`app-${c.name}-launch`, {
+        jobId: app.jobId,
+        name: "launch",
+        description: `The first version on cluster ${c.name}`,
+        connection: c.scheduler,
+      })
+    : undefined;
 
   const mount = new AuthMount(`cloud-${c.name}`, {
     path: config.get("mountPath") ?? "cloud",
@@ -96,7 +100,7 @@ const deployed = Object.values(clusters).map((c) => {
     cluster: c.name,
     job: app.jobId,
     version: app.version,
-    tagged: tag.version,
+    tagged: tag?.version,
     accessor: mount.accessor,
     role: role.name,
   };
