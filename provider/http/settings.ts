@@ -88,7 +88,7 @@ type Table = typeof TABLE;
 export type SettingName = keyof Table;
 
 /** The settings a service has. */
-export type SettingOf<S extends ServiceName> = {
+type SettingOf<S extends ServiceName> = {
   [K in SettingName]: Table[K] extends { only: infer O } ? (O extends S ? K : never) : K;
 }[SettingName];
 
