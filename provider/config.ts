@@ -3,8 +3,17 @@
  * `configure`; the values are kept here, in this module's state (serialized closures cannot share state),
  * and turned into explicit connection options. Anything unset falls back to the environment.
  */
+import { createHash } from "node:crypto";
 import type { ServiceName } from "./errors";
-import { CONFIG_NAMESPACE, ENV, SETTINGS, setFromStackConfig, type ConnectionOptions } from "./http/settings";
+import {
+  CONFIG_NAMESPACE,
+  ENV,
+  SETTINGS,
+  optionsFromSettings,
+  setFromStackConfig,
+  type ConnectionOptions,
+  type ConnectionSettings,
+} from "./http/settings";
 
 // The settings table (http/settings.ts) names every key; these stay exported from here for users' code.
 export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./http/settings";
@@ -17,7 +26,11 @@ export interface ConfigSource {
 let stackConfig: Record<string, string> = {};
 /** Reads any key of the whole stack config the engine sent to `configure` (values stay in this process). */
 let anyStackConfig: (key: string) => string | undefined = () => undefined;
-let overrides: Pick<ConnectionOptions, "retry" | "timeoutMs"> = {};
+/** What stack config does not carry, set for every provider connection of this process (tests, scripts). */
+type Overrides = Pick<ConnectionOptions, "retry" | "timeoutMs" | "hooks">;
+let overrides: Overrides = {};
+/** Counts setConnectionOverrides calls: hooks are functions, which no key can hold, so a client key holds this. */
+let overridesGeneration = 0;
 
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
 export async function configure(req: ConfigSource): Promise<void> {
@@ -48,17 +61,24 @@ export function connectionOptions(service: ServiceName): ConnectionOptions {
     const text = s.service === service ? stackConfig[s.configKey] : undefined;
     if (text !== undefined) setFromStackConfig(opts, s, text);
   }
+  return withOverrides(opts);
+}
+
+function withOverrides(opts: ConnectionOptions): ConnectionOptions {
   if (overrides.retry !== undefined) opts.retry = overrides.retry;
   if (opts.timeoutMs === undefined && overrides.timeoutMs !== undefined) opts.timeoutMs = overrides.timeoutMs;
+  if (overrides.hooks !== undefined) opts.hooks = overrides.hooks;
   return opts;
 }
 
 /**
- * Sets connection settings stack config does not carry (the retry policy; a timeout when stack config sets
- * none) for every provider connection of this process: tests and scripts that drive providers directly.
+ * Sets connection settings stack config does not carry (the retry policy; a timeout when stack config or
+ * the resource's connection sets none; request counters) for every provider connection of this process:
+ * tests and scripts that drive providers directly.
  */
-export function setConnectionOverrides(values: Pick<ConnectionOptions, "retry" | "timeoutMs">): void {
+export function setConnectionOverrides(values: Overrides): void {
   overrides = { ...values };
+  overridesGeneration++;
 }
 
 /** Replaces the stored stack config (tests): this library's keys by name, `any` by full key. */
@@ -68,22 +88,35 @@ export function setStackConfig(values: Record<string, string>, any: Record<strin
   anyStackConfig = (key) => all[key];
 }
 
-const clients = new Map<ServiceName, { key: string; client: unknown }>();
+/** The providers' clients of this process, by a SHA-256 of what each is made from (see {@link providerClient}). */
+const clients = new Map<string, unknown>();
 
 /**
- * The providers' client of a service for this process (each service has one client class), made by
- * `make` from stack config (then the environment). A provider host runs a whole command: its calls share one client (its settings resolved
- * once, its pool taken once) as long as the stack config, the connection overrides and the service's
- * environment variables are what they were; any change makes a new one. A client that cannot be made
- * (a setting missing or wrong) throws on every call, as before.
+ * The providers' client of a service for one connection, made by `make` and kept for the life of the
+ * provider host: one client (its settings resolved once, its pool taken once) per distinct connection, so
+ * 200 resources over two clusters cost what they cost over one. Callers that coalesce work per client can
+ * key by the instance. The connection is a resource's `connection` value (its settings alone), or, without
+ * one, stack config then the environment (a change of either, or of the connection overrides, makes a new
+ * client). The key is a SHA-256 of the settings: it holds no token and is never shown. A client that
+ * cannot be made (a setting missing or wrong) throws on every call.
  */
-export function providerClient<T>(service: ServiceName, make: (options: ConnectionOptions) => T): T {
-  const options = connectionOptions(service);
-  let key = JSON.stringify(options);
-  for (const variable of Object.values(ENV[service])) key += "\0" + (process.env[variable] ?? "\u0001");
-  const known = clients.get(service);
-  if (known !== undefined && known.key === key) return known.client as T;
+export function providerClient<S extends ServiceName, T>(
+  service: S,
+  make: (options: ConnectionOptions) => T,
+  connection?: ConnectionSettings<S>,
+): T {
+  const options =
+    connection === undefined ? connectionOptions(service) : withOverrides(optionsFromSettings(service, connection));
+  const h = createHash("sha256").update(`${service}\0${overridesGeneration}\0`);
+  const { hooks: _hooks, ...keyed } = options;
+  h.update(JSON.stringify(keyed));
+  if (connection === undefined)
+    for (const variable of Object.values(ENV[service as ServiceName]) as string[])
+      h.update("\0" + (process.env[variable] ?? "\u0001"));
+  const key = h.digest("hex");
+  const known = clients.get(key);
+  if (known !== undefined) return known as T;
   const client = make(options);
-  clients.set(service, { key, client });
+  clients.set(key, client);
   return client;
 }

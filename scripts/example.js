@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// `npm run example [-- <quickstart|rollback|json-job|batch|root|all>...] [--keep]`: runs examples end to end with the
+// `npm run example [-- <quickstart|rollback|json-job|batch|multi-cluster|root|all>...] [--keep]`: runs examples end to end with the
 // Pulumi CLI against the devserver, printing each step. It builds and packs the library, installs the
 // tarball into a temporary copy of the example (so the program loads the library from node_modules, as a
 // user's project does), starts the devserver, uses a local file backend with a passphrase in the same
 // temporary directory, and runs the steps in examples/<name>/flow.json (preview, up, an edit whose preview
 // shows the scheduler's plan, up, refresh, destroy; a step with `scheduler` instead of `command` changes the
-// job through the scheduler's API, as an autoscaler or the garbage collector would). Nothing outside the
-// temporary directory is touched.
+// job through the scheduler's API, as an autoscaler or the garbage collector would; one with `check` checks
+// the state or the servers). A flow with `clusters` (multi-cluster) gets a devserver per cluster, and stack
+// config `cluster<X>SchedulerAddress`, `cluster<X>SchedulerToken`, `cluster<X>SecretsAddress`,
+// `cluster<X>SecretsToken` for each. Nothing outside the temporary directory is touched.
 //
 // `root` is the repository's own project (the root Pulumi.yaml, program examples/root/index.ts): it runs in
 // place, from the repository root, with the library this checkout builds (found by the package's
@@ -27,7 +29,7 @@ const path = require("node:path");
 const readline = require("node:readline");
 
 const REPO = path.join(__dirname, "..");
-const EXAMPLES = ["quickstart", "rollback", "json-job", "batch", "root"];
+const EXAMPLES = ["quickstart", "rollback", "json-job", "batch", "multi-cluster", "root"];
 const INSTALL_HELP = `Install the Pulumi CLI (or Go 1.26, for scripts/pulumi-cli.sh to build it), then run this again:
   Linux, macOS:  curl -fsSL https://get.pulumi.com | sh      (then open a new shell, or add ~/.pulumi/bin to PATH)
   macOS:         brew install pulumi/tap/pulumi
@@ -131,6 +133,7 @@ async function runExample(name, { keep, env: baseEnv }) {
   const flow = JSON.parse(fs.readFileSync(path.join(REPO, "examples", name, "flow.json"), "utf8"));
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pss-example-${name}-`)));
   let server;
+  const clusters = [];
   try {
     let project = REPO;
     // The root project's stack config goes to the temporary directory, not beside the repository's Pulumi.yaml.
@@ -155,6 +158,18 @@ async function runExample(name, { keep, env: baseEnv }) {
     const { startDevServer } = require(path.join(REPO, "dist", "devserver"));
     server = await startDevServer();
     console.log(`example: devserver at ${server.urls.secrets} (secrets) and ${server.urls.scheduler} (scheduler)`);
+    // A flow with clusters: one devserver each (the first is the one above), named in stack config.
+    const clusterConfig = {};
+    for (const [i, c] of (flow.clusters || []).entries()) {
+      const dev = i === 0 ? server : await startDevServer();
+      clusters.push({ name: c, dev });
+      const key = (setting) => `cluster${c.toUpperCase()}${setting}`;
+      clusterConfig[key("SchedulerAddress")] = { value: dev.urls.scheduler };
+      clusterConfig[key("SchedulerToken")] = { value: dev.rootTokens.scheduler, secret: true };
+      clusterConfig[key("SecretsAddress")] = { value: dev.urls.secrets };
+      clusterConfig[key("SecretsToken")] = { value: dev.rootTokens.secrets, secret: true };
+      console.log(`example: cluster ${c}: ${dev.urls.scheduler} (scheduler) and ${dev.urls.secrets} (secrets)`);
+    }
 
     const env = pulumiEnv(work, baseEnv);
     const pulumi = (argv, opts = {}) => runAsync("pulumi", argv, { cwd: project, env, ...opts });
@@ -173,6 +188,7 @@ async function runExample(name, { keep, env: baseEnv }) {
       "pulumi-secrets-scheduler:secretsToken": { value: server.rootTokens.secrets, secret: true },
       "pulumi-secrets-scheduler:schedulerAddress": { value: server.urls.scheduler },
       "pulumi-secrets-scheduler:schedulerToken": { value: server.rootTokens.scheduler, secret: true },
+      ...clusterConfig,
       ...flow.config,
     };
     await setConfig(pulumi, stackConfig, configFile);
@@ -182,6 +198,11 @@ async function runExample(name, { keep, env: baseEnv }) {
       if (s.scheduler) {
         // A change made outside Pulumi, through the scheduler's API (what an autoscaler or the GC does).
         step(`[${i + 1}/${flow.steps.length}] ${s.title}: ${await schedulerAction(server, s.scheduler)}`);
+        continue;
+      }
+      if (s.check) {
+        const tokens = [server, ...clusters.map((c) => c.dev)].flatMap((d) => Object.values(d.rootTokens));
+        step(`[${i + 1}/${flow.steps.length}] ${s.title}: ${await runCheck(s.check, { pulumi, tokens, clusters })}`);
         continue;
       }
       if (s.config)
@@ -229,6 +250,7 @@ async function runExample(name, { keep, env: baseEnv }) {
     console.error(`example: ${name}: ${err.message}`);
     return false;
   } finally {
+    for (const c of clusters) if (c.dev !== server) await c.dev.close();
     if (server) await server.close();
     if (keep) console.log(`example: kept ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
@@ -269,6 +291,49 @@ async function schedulerAction(server, action) {
   }
   await server.schedulerControl?.idle();
   return done;
+}
+
+/** The Pulumi secret signature: a value of state that is `{ [SECRET_SIG]: SECRET_VALUE, ciphertext }` is a secret. */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/**
+ * Runs a flow step's `check`; returns what was checked, as a line.
+ * - `state-holds-no-token`: `pulumi stack export` holds none of the servers' tokens, and every connection
+ *   in a resource's inputs or outputs holds its token as a Pulumi secret.
+ * - `clusters-empty`: no cluster's scheduler has a job left, and no cluster's secrets service a `cloud/` mount.
+ */
+async function runCheck(check, { pulumi, tokens, clusters }) {
+  if (check === "state-holds-no-token") {
+    const text = (await pulumi(["stack", "export"], { quiet: true })).stdout;
+    for (const t of tokens) if (text.includes(t)) throw new Error("pulumi stack export holds a token in plaintext");
+    const resources = JSON.parse(text).deployment.resources || [];
+    let connections = 0;
+    for (const r of resources) {
+      for (const part of ["inputs", "outputs"]) {
+        const conn = r[part] && r[part].connection;
+        if (conn === undefined) continue;
+        connections++;
+        const token = conn[SECRET_SIG] !== undefined ? conn : conn.token;
+        if (token === undefined || token[SECRET_SIG] === undefined)
+          throw new Error(`${r.urn}: the connection's token in its ${part} is not a Pulumi secret`);
+      }
+    }
+    if (connections === 0) throw new Error("no resource in the state has a connection");
+    return `pulumi stack export: no token in plaintext; ${connections} connections (inputs and outputs) hold theirs as secrets`;
+  }
+  if (check === "clusters-empty") {
+    const { SchedulerClient, SecretsClient } = require(path.join(REPO, "dist", "provider", "clients"));
+    for (const { name, dev } of clusters) {
+      const scheduler = new SchedulerClient({ address: dev.urls.scheduler, token: dev.rootTokens.scheduler, env: {} });
+      const jobs = await scheduler.jobs.listAll();
+      if (jobs.length > 0) throw new Error(`cluster ${name}: jobs left: ${jobs.map((j) => j.ID).join(", ")}`);
+      const secrets = new SecretsClient({ address: dev.urls.secrets, token: dev.rootTokens.secrets, env: {} });
+      if ((await secrets.mounts.find("cloud")) !== undefined)
+        throw new Error(`cluster ${name}: cloud/ is still enabled`);
+    }
+    return `no job and no cloud/ mount left on clusters ${clusters.map((c) => c.name).join(", ")}`;
+  }
+  throw new Error(`flow step has an unknown check "${check}"`);
 }
 
 function commandArgs(s) {

@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-config")` once
 // compiled, and loadable by the test runner too.
 import authConfigShim from "./shim/auth-config";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of an {@link AuthConfig}. */
@@ -64,6 +65,13 @@ export interface AuthConfigArgs {
   rootPasswordTtl?: pulumi.Input<number | string>;
   /** Take over an existing configuration instead of failing (it is overwritten with these settings). */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * The secrets service this lives on, made with \`secretsConnection({...})\`; default: stack config, then the
+   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
+   * changed. Another address (or secrets namespace) replaces the resource: created there, then deleted here.
+   * A new token or TLS setting updates state only.
+   */
+  connection?: pulumi.Input<SecretsConnection>;
 }
 
 /** The configuration of an auth method mount of the secrets service. */
@@ -106,6 +114,7 @@ export class AuthConfig extends pulumi.dynamic.Resource {
       identityTokenAudience: args.identityTokenAudience,
       identityTokenTtl: args.identityTokenTtl,
       adopt: args.adopt,
+      connection: args.connection,
       clientSecret: args.clientSecret === undefined ? undefined : pulumi.secret(args.clientSecret),
       clientSecretHash: undefined,
       schemaVersion: undefined,

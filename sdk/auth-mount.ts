@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 // compiled, and loadable by the test runner too.
 import authMountShim from "./shim/auth-mount";
 import type { MountTune } from "../provider/resources/auth-mount";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { MountTune };
@@ -63,6 +64,13 @@ export interface AuthMountArgs {
    * dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.
    */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * The secrets service this lives on, made with \`secretsConnection({...})\`; default: stack config, then the
+   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
+   * changed. Another address (or secrets namespace) replaces the resource: created there, then deleted here.
+   * A new token or TLS setting updates state only.
+   */
+  connection?: pulumi.Input<SecretsConnection>;
 }
 
 /** An auth method mount of the secrets service. */
@@ -95,6 +103,7 @@ export class AuthMount extends pulumi.dynamic.Resource {
       pluginVersion: args.pluginVersion,
       disableRemount: args.disableRemount,
       adopt: args.adopt,
+      connection: args.connection,
       accessor: undefined,
       schemaVersion: undefined,
     };

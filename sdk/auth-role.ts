@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-role")` once
 // compiled, and loadable by the test runner too.
 import authRoleShim from "./shim/auth-role";
+import type { SecretsConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** A list given as an array or as a comma-separated string. */
@@ -50,6 +51,13 @@ export interface AuthRoleArgs {
   tokenType?: pulumi.Input<"default" | "service" | "batch">;
   /** Take over an existing role of this name instead of failing (it is overwritten with these settings). */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * The secrets service this lives on, made with \`secretsConnection({...})\`; default: stack config, then the
+   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
+   * changed. Another address (or secrets namespace) replaces the resource: created there, then deleted here.
+   * A new token or TLS setting updates state only.
+   */
+  connection?: pulumi.Input<SecretsConnection>;
 }
 
 const ROLE_KEYS: ReadonlyArray<keyof AuthRoleArgs> = [
@@ -72,6 +80,7 @@ const ROLE_KEYS: ReadonlyArray<keyof AuthRoleArgs> = [
   "tokenNoDefaultPolicy",
   "tokenType",
   "adopt",
+  "connection",
 ];
 
 /** A role of an auth method mount of the secrets service. */

@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job-version-tag";
+import type { SchedulerConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 /** Arguments of a {@link JobVersionTag}. */
@@ -23,6 +24,13 @@ export interface JobVersionTagArgs {
    * overwritten). Destroying the resource removes the tag, adopted or not.
    */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * The scheduler this lives on, made with \`schedulerConnection({...})\`; default: stack config, then the
+   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
+   * changed. Another address replaces the resource: created there, then deleted here. A new token or TLS
+   * setting updates state only.
+   */
+  connection?: pulumi.Input<SchedulerConnection>;
 }
 
 /** A tag on one version of a scheduler job. */

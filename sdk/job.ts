@@ -5,6 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import shim from "./shim/job";
 import type { Job as JobDefinition } from "../provider/schemas/scheduler";
+import type { SchedulerConnection } from "./connection";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
 export type { JobDefinition };
@@ -72,6 +73,13 @@ export interface JobArgs {
   purgeOnDestroy?: pulumi.Input<boolean>;
   /** Take over a running job with the same ID instead of failing (it is registered over, with check-and-set). */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * The scheduler this lives on, made with \`schedulerConnection({...})\`; default: stack config, then the
+   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
+   * changed. Another address replaces the resource: created there, then deleted here. A new token or TLS
+   * setting updates state only.
+   */
+  connection?: pulumi.Input<SchedulerConnection>;
 }
 
 /** A scheduler job. */

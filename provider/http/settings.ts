@@ -92,6 +92,25 @@ type SettingOf<S extends ServiceName> = {
   [K in SettingName]: Table[K] extends { only: infer O } ? (O extends S ? K : never) : K;
 }[SettingName];
 
+/** The value a setting of each kind takes in a resource's `connection` input. */
+interface KindValue {
+  url: string;
+  text: string;
+  pem: string;
+  "header-style": HeaderStyle;
+  "header-name": string;
+  ms: number;
+  flag: boolean;
+}
+
+/** The settings of one service as a value (a resource's `connection`), each optional, typed by its kind. */
+export type ConnectionSettings<S extends ServiceName> = {
+  [K in SettingOf<S>]?: KindValue[Table[K]["kind"]];
+};
+
+/** The settings the table marks as credentials (kept as Pulumi secrets wherever they are stored). */
+export type SecretSettingName = { [K in SettingName]: Table[K] extends { secret: true } ? K : never }[SettingName];
+
 const SERVICES: readonly ServiceName[] = ["secrets", "scheduler"];
 
 /** One setting of one service: the table's row, with its option, label, stack config key and variable. */
@@ -165,10 +184,10 @@ export const ENV = view((s) => s.env) as {
  * the Pulumi providers from stack config (`stack-config`). Messages name the option or the stack config key
  * accordingly, and the environment variable in both cases.
  */
-export type OptionsOrigin = "client" | "stack-config";
+export type OptionsOrigin = "client" | "stack-config" | "connection";
 
 /** Where one resolved setting came from. */
-export type SettingOrigin = "option" | "stack-config" | "env";
+export type SettingOrigin = "option" | "stack-config" | "env" | "connection";
 
 /** The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`. */
 export function stackConfigKey(service: ServiceName, setting: SettingName): string {
@@ -183,18 +202,26 @@ export function envName(service: ServiceName, setting: SettingName): string | un
 /** Names where a setting came from: "stack config `…`", "the `…` option" or the environment variable. */
 export function describeOrigin(service: ServiceName, setting: SettingName, origin: SettingOrigin): string {
   if (origin === "stack-config") return `stack config \`${stackConfigKey(service, setting)}\``;
+  if (origin === "connection") return connectionInputName(setting);
   if (origin === "env") return envName(service, setting) ?? setting;
   return `the \`${row(setting, service).option}\` option`;
 }
 
 /** Says how to set a setting: the option (typed clients) or the stack config key (providers), or the variable. */
 export function howToSet(service: ServiceName, setting: SettingName, from: OptionsOrigin): string {
+  // A resource's connection is the whole connection: neither stack config nor the environment fill it in.
+  if (from === "connection") return connectionInputName(setting);
   const explicit =
     from === "stack-config"
       ? `stack config \`${stackConfigKey(service, setting)}\``
       : `the \`${row(setting, service).option}\` option`;
   const variable = envName(service, setting);
   return variable === undefined ? explicit : `${explicit} or the ${variable} environment variable`;
+}
+
+/** Names a setting of a resource's `connection` input, for messages. */
+function connectionInputName(setting: SettingName): string {
+  return `the resource's \`connection.${setting}\` input`;
 }
 
 /** Options that take a setting's text as is. */
@@ -366,7 +393,7 @@ const LABEL: Record<ServiceName, string> = { secrets: "secrets service", schedul
 export function resolveConnection(service: ServiceName, options: ConnectionOptions = {}): ResolvedConnection {
   const env = options.env ?? process.env;
   const from: OptionsOrigin = options.optionsFrom ?? "client";
-  const explicit: SettingOrigin = from === "stack-config" ? "stack-config" : "option";
+  const explicit: SettingOrigin = from === "client" ? "option" : from;
   const origins: Partial<Record<SettingName, SettingOrigin>> = {};
   const source = (setting: SettingName): string => settingSource({ service, optionsFrom: from, origins }, setting);
   const what = (setting: SettingName): string => `${LABEL[service]} ${row(setting, service).label}`;
@@ -532,4 +559,22 @@ function readPem(value: string | undefined, what: string, from: string): string 
       `Cannot read the ${what} file given by ${from} (a value that is not PEM text is read as a file path): ${code}.`,
     );
   }
+}
+
+/**
+ * The connection options of a resource's `connection` value: exactly its settings, read by each setting's
+ * kind as stack config text is. Neither stack config nor the environment fills in what it leaves out, so
+ * the connection kept in a resource's state alone says where the resource lives.
+ */
+export function optionsFromSettings<S extends ServiceName>(
+  service: S,
+  settings: ConnectionSettings<S>,
+): ConnectionOptions {
+  const opts: ConnectionOptions = { optionsFrom: "connection", env: {} };
+  const given = settings as Readonly<Record<string, string | number | boolean | undefined>>;
+  for (const s of SETTINGS) {
+    const v = s.service === service && Object.hasOwn(given, s.name) ? given[s.name] : undefined;
+    if (v !== undefined) setFromStackConfig(opts, s, String(v));
+  }
+  return opts;
 }

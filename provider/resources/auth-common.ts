@@ -10,11 +10,19 @@ import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { UNKNOWN, checkInputs, containsUnknown } from "./common";
+import { settingsOf, type Connection } from "./connection";
 import { warn as showWarning } from "../log";
 
-/** Returns a client of the secrets service from stack config, then the environment; never from inputs. */
-export function secretsClient(): SecretsClient {
-  return providerClient("secrets", (o) => new SecretsClient(o));
+/**
+ * Returns the secrets-service client of a resource's connection (one per distinct connection in this
+ * process); without one, from stack config, then the environment.
+ */
+export function secretsClient(connection?: Connection<"secrets">): SecretsClient {
+  return providerClient(
+    "secrets",
+    (o) => new SecretsClient(o),
+    connection === undefined ? undefined : settingsOf(connection),
+  );
 }
 
 /** Shows a warning about one object (../log.ts: one engine message per CLI run). Never pass secret values. */

@@ -30,6 +30,7 @@ import {
   secretsClient,
   wholeNumber,
 } from "./auth-common";
+import { MOVED, connectionChange, connectionSchema } from "./connection";
 import {
   ResourceInitError,
   SCHEMA_VERSION,
@@ -107,6 +108,8 @@ export const AuthConfigInputsSchema = z.object({
   /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
   identityTokenTtl: duration.optional(),
   adopt: z.boolean().optional(),
+  /** Where the method lives (see ./connection.ts); without one, stack config then the environment. */
+  connection: connectionSchema("secrets").optional(),
 });
 
 /** The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets). */
@@ -260,12 +263,16 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
 
 /** Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates. */
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
+  const connection = connectionChange("secrets", olds.connection, news.connection);
+  if (connection === "moved") return MOVED;
   if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
   if (olds.incomplete === true) return { changes: true };
   // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
   const source =
     news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
-  return { changes: readableDiffers(olds, news) || source || (await secretChanged(news, olds)) };
+  return {
+    changes: connection === "settings" || readableDiffers(olds, news) || source || (await secretChanged(news, olds)),
+  };
 }
 
 /** True when the settings the service reports back (everything but the secret) differ. */
@@ -349,7 +356,7 @@ function outputs(news: AuthConfigInputs, hash: string | undefined): AuthConfigOu
 
 async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
   try {
-    const res = await secretsClient().config.write(news.mount, body, { redact: [news.clientSecret] });
+    const res = await secretsClient(news.connection).config.write(news.mount, body, { redact: [news.clientSecret] });
     reportWarnings(RESOURCE, configId(news.mount), res.warnings);
   } catch (e) {
     throw mountMissingHint(e, news.mount);
@@ -367,7 +374,7 @@ async function writeConfirmed(
   was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined,
 ): Promise<void> {
   const readBack = async (): Promise<ReadBack> => {
-    const rec = await secretsClient().config.read(news.mount);
+    const rec = await secretsClient(news.connection).config.read(news.mount);
     if (rec === undefined) return "not-applied";
     const now = observed({}, news.mount, rec);
     if (!readableDiffers(now, news)) return was !== undefined && !readableDiffers(was, news) ? "unsure" : "applied";
@@ -391,7 +398,7 @@ function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
 async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
   // A write-only secret is read now, before anything is sent: a missing one changes nothing.
   const news = withSecret(inputs, true);
-  const existing = await secretsClient().config.read(news.mount);
+  const existing = await secretsClient(news.connection).config.read(news.mount);
   if (existing !== undefined && news.adopt !== true) {
     // The ID is fixed and writing is safe: a config that reports exactly what this resource writes is the
     // one an earlier, unconfirmed create wrote (its answer lost), and is written again. Anything else is
@@ -482,12 +489,13 @@ function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodC
     clientSecretEnv: props.clientSecretEnv,
     clientSecretConfigKey: props.clientSecretConfigKey,
     adopt: props.adopt,
+    connection: props.connection,
   });
 }
 
 async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadResult<AuthConfigOutputs>> {
   const mount = mountOf(id, props ?? {});
-  const rec = await secretsClient().config.read(mount);
+  const rec = await secretsClient(props?.connection).config.read(mount);
   if (rec === undefined) return {};
   const inputs = observed(props ?? {}, mount, rec);
   const out = outputs(inputs, props?.clientSecretHash);
@@ -508,7 +516,7 @@ function sameOutputs(a: AuthConfigOutputs, b: Partial<AuthConfigOutputs>): boole
 }
 
 async function remove(id: string, props: AuthConfigOutputs): Promise<void> {
-  await secretsClient().config.delete(mountOf(id, props ?? {}));
+  await secretsClient(props?.connection).config.delete(mountOf(id, props ?? {}));
 }
 
 /** The AuthConfig provider. */

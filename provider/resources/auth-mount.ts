@@ -27,6 +27,7 @@ import {
 } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
+import { MOVED, connectionChange, connectionSchema } from "./connection";
 
 const RESOURCE = "AuthMount";
 
@@ -80,6 +81,8 @@ export const AuthMountInputsSchema = z.object({
   /** Replace the mount on a path change instead of moving it with `sys/remount`. */
   disableRemount: z.boolean().optional(),
   adopt: z.boolean().optional(),
+  /** Where the mount lives (see ./connection.ts); without one, stack config then the environment. */
+  connection: connectionSchema("secrets").optional(),
 });
 
 /** The inputs of an AuthMount. */
@@ -175,7 +178,7 @@ async function withAccessor(
   // lookup: the engine then shows the old outputs, accessor included, and a no-change preview sends nothing.
   if (accessor === undefined && !sameInputs(olds, i)) {
     try {
-      const found = await secretsClient().mounts.find(i.path);
+      const found = await secretsClient(i.connection).mounts.find(i.path);
       if (found !== undefined && found.type === i.type && found.accessor !== "") accessor = found.accessor;
     } catch {
       return res; // the preview shows it unknown; `diff` and `update` report the service's error
@@ -194,7 +197,7 @@ export type PathChange = { how: "remount" } | { how: "replace"; why: string };
  */
 export async function pathChange(news: AuthMountInputs, client?: SecretsClient): Promise<PathChange> {
   if (news.disableRemount === true) return { how: "replace", why: "disableRemount is set" };
-  const c = client ?? secretsClient();
+  const c = client ?? secretsClient(news.connection);
   // One probe per client (one per server and settings in a provider host): check and diff both ask.
   let probe = remountProbes.get(c);
   if (probe === undefined) {
@@ -221,6 +224,8 @@ export async function diffAuthMount(
   decide: (n: AuthMountInputs) => Promise<PathChange> = pathChange,
 ): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
+  const connection = connectionChange("secrets", olds.connection, news.connection);
+  if (connection === "moved") return MOVED;
   if (olds.incomplete === true) return { changes: true };
   const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
   const pathChanged = changed("path");
@@ -236,7 +241,7 @@ export async function diffAuthMount(
         : await decide(news);
     if (remount.how === "replace") replaces.unshift("path");
   }
-  let changes = replaces.length > 0 || pathChanged;
+  let changes = replaces.length > 0 || pathChanged || connection === "settings";
   if (isUnknown(news.pluginVersion) || (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion))
     changes = true;
   if (isUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
@@ -298,6 +303,7 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
     pluginVersion: old.pluginVersion !== undefined ? (mount.plugin_version ?? "") || old.pluginVersion : undefined,
     disableRemount: old.disableRemount,
     adopt: old.adopt,
+    connection: old.connection,
   });
 }
 
@@ -317,7 +323,7 @@ function sameMount(m: FoundMount, inputs: AuthMountInputs): boolean {
  * Resolves to "enabled" (answered, or read back as this enable's mount) or "in-use" (the path was taken).
  */
 async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
-  const client = secretsClient();
+  const client = secretsClient(inputs.connection);
   const { path } = inputs;
   const tune = tuneRequest(inputs.tune);
   const attempts = Math.max(1, client.http.connection.retry.maxAttempts);
@@ -370,7 +376,7 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
   }
   let found: FoundMount | undefined;
   try {
-    found = await secretsClient().mounts.find(path);
+    found = await secretsClient(inputs.connection).mounts.find(path);
   } catch (e) {
     throw unfinished(
       inputs,
@@ -393,7 +399,7 @@ async function create(inputs: AuthMountInputs): Promise<dynamic.CreateResult<Aut
  */
 async function ownUnconfirmedMount(inputs: AuthMountInputs, existing: FoundMount | undefined): Promise<boolean> {
   if (existing === undefined || !sameMount(existing, inputs)) return false;
-  const client = secretsClient();
+  const client = secretsClient(inputs.connection);
   try {
     const [config, roles] = await Promise.all([client.config.read(inputs.path), client.roles.list(inputs.path)]);
     return config === undefined && roles.length === 0;
@@ -404,7 +410,7 @@ async function ownUnconfirmedMount(inputs: AuthMountInputs, existing: FoundMount
 
 /** Takes over an existing mount when asked and when it is the same kind of mount; else refuses. */
 async function adopt(inputs: AuthMountInputs): Promise<void> {
-  const client = secretsClient();
+  const client = secretsClient(inputs.connection);
   const { path } = inputs;
   const existing = await client.mounts.find(path);
   const what = existing ? `an auth method of type "${existing.type}"` : "an auth method";
@@ -487,8 +493,8 @@ async function findForRead(client: SecretsClient, path: string): Promise<FoundMo
 }
 
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
-  const client = secretsClient();
   const old: Partial<AuthMountOutputs> = props ?? {};
+  const client = secretsClient(old.connection);
   const path = old.path ?? trimMountPath(id);
   const found = await findForRead(client, path);
   if (found === undefined) return {};
@@ -554,7 +560,7 @@ async function update(
   olds: AuthMountOutputs,
   news: AuthMountInputs,
 ): Promise<dynamic.UpdateResult<AuthMountOutputs>> {
-  const client = secretsClient();
+  const client = secretsClient(news.connection);
   let path = olds.path ?? id;
   if (
     olds.incomplete === true &&
@@ -589,7 +595,7 @@ async function update(
 }
 
 async function remove(id: string, props: AuthMountOutputs): Promise<void> {
-  await secretsClient().mounts.disable(props?.path ?? trimMountPath(id));
+  await secretsClient(props?.connection).mounts.disable(props?.path ?? trimMountPath(id));
 }
 
 /** The AuthMount provider. */

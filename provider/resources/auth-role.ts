@@ -30,6 +30,7 @@ import {
   warn,
   wholeNumber,
 } from "./auth-common";
+import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
 import {
   ResourceInitError,
   SCHEMA_VERSION,
@@ -88,6 +89,8 @@ export const AuthRoleInputsSchema = z.object({
   tokenNoDefaultPolicy: z.boolean().optional(),
   tokenType: z.enum(["default", "service", "batch"]).optional(),
   adopt: z.boolean().optional(),
+  /** Where the role lives (see ./connection.ts); without one, stack config then the environment. */
+  connection: connectionSchema("secrets").optional(),
 });
 
 /** The inputs of an AuthRole. */
@@ -224,9 +227,12 @@ export function enforcesLoginRule(version: string): boolean | undefined {
 }
 
 /** The plugin version the mount runs, from the mount list (no sudo needed); undefined when not told. */
-async function runningPluginVersion(mount: string): Promise<string | undefined> {
+async function runningPluginVersion(
+  mount: string,
+  connection: Connection<"secrets"> | undefined,
+): Promise<string | undefined> {
   try {
-    const found = await secretsClient().mounts.find(mount);
+    const found = await secretsClient(connection).mounts.find(mount);
     const v = found?.running_plugin_version ?? found?.plugin_version;
     return v === undefined || v === "" ? undefined : v;
   } catch {
@@ -247,7 +253,8 @@ async function checkRole(
   const i = res.inputs;
   const problem = i === undefined || (res.failures ?? []).length > 0 ? undefined : loginRuleProblem(i);
   if (i === undefined || problem === undefined) return res;
-  const version = isUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount);
+  const version =
+    isUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount, i.connection);
   if (version !== undefined && enforcesLoginRule(version) === true) {
     return {
       failures: [
@@ -274,12 +281,15 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
 
 /** Compares desired inputs with the state: mount or name replace; every other field updates. */
 export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
+  const connection = connectionChange("secrets", olds.connection, news.connection);
+  if (connection === "moved") return MOVED;
   const replaces: string[] = [];
   if (isUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
   if (isUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
   if (replaces.length > 0) return { changes: true, replaces };
   if (olds.incomplete === true) return { changes: true };
   const differs =
+    connection === "settings" ||
     LIST_KEYS.some((k) => isUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
     DURATION_KEYS.some((k) => isUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
     isUnknown(news.tokenNumUses) ||
@@ -312,7 +322,7 @@ function outputs(i: AuthRoleInputs): AuthRoleOutputs {
 
 /** Returns the inputs a refresh stores: the server's values, in the user's spelling where they mean the same. */
 function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, role: RoleRead): AuthRoleInputs {
-  const out: Record<string, unknown> = { mount, name, adopt: props.adopt };
+  const out: Record<string, unknown> = { mount, name, adopt: props.adopt, connection: props.connection };
   for (const k of LIST_KEYS) {
     const server = cleanList(role[LISTS[k]]);
     out[k] = refreshed<string[]>(
@@ -355,7 +365,7 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
 
 async function write(i: AuthRoleInputs): Promise<void> {
   try {
-    const res = await secretsClient().roles.write(i.mount, i.name, roleBody(i));
+    const res = await secretsClient(i.connection).roles.write(i.mount, i.name, roleBody(i));
     reportWarnings(RESOURCE, roleId(i.mount, i.name), res.warnings);
   } catch (e) {
     throw mountMissingHint(e, i.mount);
@@ -371,7 +381,7 @@ function sameRole(role: RoleRead, i: AuthRoleInputs): boolean {
 /** Writes the role; when the write's outcome stays unknown, reads it back to tell whether it was applied. */
 async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefined): Promise<void> {
   const readBack = async (): Promise<ReadBack> => {
-    const role = await secretsClient().roles.read(i.mount, i.name);
+    const role = await secretsClient(i.connection).roles.read(i.mount, i.name);
     if (role === undefined) return "not-applied";
     if (sameRole(role, i)) return "applied";
     return before !== undefined && sameRole(role, before) ? "not-applied" : "unsure";
@@ -392,7 +402,7 @@ async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefi
 }
 
 async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRoleOutputs>> {
-  const existing = await secretsClient().roles.read(news.mount, news.name);
+  const existing = await secretsClient(news.connection).roles.read(news.mount, news.name);
   // A role that holds exactly what this resource writes is the one an earlier, unconfirmed create wrote
   // (its answer lost); writing it again is safe. Any other role of that name is someone else's.
   if (existing !== undefined && news.adopt !== true && !sameRole(existing, news)) {
@@ -425,7 +435,7 @@ function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { moun
 
 async function read(id: string, props: AuthRoleOutputs): Promise<dynamic.ReadResult<AuthRoleOutputs>> {
   const { mount, name } = locate(id, props);
-  const role = await secretsClient().roles.read(mount, name);
+  const role = await secretsClient(props?.connection).roles.read(mount, name);
   if (role === undefined) return {};
   const inputs = observed(props ?? {}, mount, name, role);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
@@ -434,7 +444,7 @@ async function read(id: string, props: AuthRoleOutputs): Promise<dynamic.ReadRes
 
 async function remove(id: string, props: AuthRoleOutputs): Promise<void> {
   const { mount, name } = locate(id, props);
-  await secretsClient().roles.delete(mount, name);
+  await secretsClient(props?.connection).roles.delete(mount, name);
 }
 
 /** The AuthRole provider. */

@@ -18,6 +18,7 @@ import {
   requestName,
   type ProviderImpl,
 } from "./common";
+import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = z.strictObject({
@@ -44,6 +45,8 @@ export const JobVersionTagInputsSchema = z.strictObject({
   version: z.number().int().min(0).optional(),
   description: z.string().max(999, "description must be under 1000 characters").optional(),
   adopt: z.boolean().optional(),
+  /** Where the job lives (see ./connection.ts); without one, stack config then the environment. */
+  connection: connectionSchema("scheduler").optional(),
 });
 
 /** The JobVersionTag inputs as the provider receives them. */
@@ -62,6 +65,8 @@ export interface JobVersionTagOutputs {
   taggedTime: number;
   /** The `adopt` input, when set. */
   adopt?: boolean;
+  /** The `connection` input, when set: where refresh and destroy find the tag. */
+  connection?: Connection<"scheduler">;
   /** Set when the last tag write's outcome is unknown: the next `up` tags again. */
   incomplete?: boolean;
   schemaVersion: number;
@@ -102,10 +107,16 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
   },
 
   async diff(_id, olds, news) {
-    if (["jobId", "namespace", "name", "version"].some((k) => containsUnknown((news as Record<string, unknown>)[k]))) {
+    const connection = connectionChange("scheduler", olds.connection, news.connection);
+    if (connection === "moved") return MOVED;
+    if (
+      ["jobId", "namespace", "name", "version", "connection"].some((k) =>
+        containsUnknown((news as Record<string, unknown>)[k]),
+      )
+    ) {
       return { changes: true };
     }
-    const namespace = namespaceOf(newClient(), news);
+    const namespace = namespaceOf(newClient(news.connection), news);
     if (
       olds.incomplete === true &&
       news.jobId === olds.jobId &&
@@ -121,11 +132,13 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     if (news.version !== undefined && news.version !== olds.version) replaces.push("version");
     const described = containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "");
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-    return { changes: described || (news.adopt ?? false) !== (olds.adopt ?? false) };
+    return {
+      changes: connection === "settings" || described || (news.adopt ?? false) !== (olds.adopt ?? false),
+    };
   },
 
   async create(inputs) {
-    const client = newClient();
+    const client = newClient(inputs.connection);
     const namespace = namespaceOf(client, inputs);
     const opts = { namespace };
     const id = tagResourceId(inputs.jobId, namespace, inputs.name);
@@ -174,13 +187,13 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       version,
       inputs.description ?? "",
       0,
-      inputs.adopt,
+      inputs,
     );
     return { id, outs };
   },
 
   async read(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     let versions;
     try {
@@ -201,27 +214,27 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
         tagged.Version ?? 0,
         tag.Description ?? "",
         tag.TaggedTime ?? 0,
-        props.adopt,
+        props,
       ),
     };
   },
 
   async update(id, olds, news) {
-    const client = newClient();
+    const client = newClient(news.connection);
     const ref = refOf(id, olds);
     const description = news.description ?? "";
-    // Only `adopt` changed: nothing to write (unless the last tag write was never confirmed).
+    // Only `adopt` or how to connect changed: nothing to write (unless the last tag write was never confirmed).
     if (description === (olds.description ?? "") && olds.incomplete !== true) {
       return {
-        outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news.adopt),
+        outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news),
       };
     }
     // Tagging the same version with the same name again replaces the description.
-    return { outs: await tagConfirmed(client, ref, olds.version, description, olds.taggedTime, news.adopt) };
+    return { outs: await tagConfirmed(client, ref, olds.version, description, olds.taggedTime, news) };
   },
 
   async delete(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     try {
       await client.versions.untagVersion(ref.jobId, ref.name, { namespace: ref.namespace });
@@ -264,6 +277,9 @@ function tagOn(
   };
 }
 
+/** What outputs keep of the inputs as given: `adopt` and the connection. */
+type Kept = Pick<JobVersionTagInputs, "adopt" | "connection">;
+
 function outputsOf(
   jobId: string,
   namespace: string,
@@ -271,7 +287,7 @@ function outputsOf(
   version: number,
   description: string,
   taggedTime: number,
-  adopt: boolean | undefined,
+  kept: Kept,
 ): JobVersionTagOutputs {
   return definedDeep({
     jobId,
@@ -280,7 +296,8 @@ function outputsOf(
     version,
     description,
     taggedTime,
-    adopt,
+    adopt: kept.adopt,
+    connection: kept.connection,
     schemaVersion: SCHEMA_VERSION,
   });
 }
@@ -296,7 +313,7 @@ async function tagConfirmed(
   version: number,
   description: string,
   taggedTime: number,
-  adopt: boolean | undefined,
+  kept: Kept,
 ): Promise<JobVersionTagOutputs> {
   try {
     const { value } = await client.versions.tagVersion(
@@ -312,7 +329,7 @@ async function tagConfirmed(
       version,
       value.Description ?? description,
       value.TaggedTime ?? taggedTime,
-      adopt,
+      kept,
     );
   } catch (e) {
     if (!isOutcomeUnknown(e)) throw e;
@@ -326,7 +343,7 @@ async function tagConfirmed(
         `${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`,
         tagResourceId(ref.jobId, ref.namespace, ref.name),
         {
-          ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, adopt),
+          ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, kept),
           incomplete: true,
         },
       );
@@ -344,7 +361,7 @@ async function tagConfirmed(
       version,
       description,
       tagged.VersionTag?.TaggedTime ?? taggedTime,
-      adopt,
+      kept,
     );
   }
 }

@@ -11,6 +11,7 @@ import { show, showOnce } from "../../log";
 import type { Job, PlanResponse } from "../../schemas/scheduler";
 import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
 import { schedulerClient as newClient } from "../scheduler-client";
+import { MOVED, connectionChange } from "../connection";
 import {
   evalOfRegister,
   finishIncomplete,
@@ -77,7 +78,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // The identity joins the inputs so that previews know the outputs it makes (see `withIdentity` in spec.ts).
     let client: SchedulerClient;
     try {
-      client = newClient();
+      client = newClient(res.inputs.connection);
     } catch {
       return res; // no connection settings: `create` says what is missing
     }
@@ -85,6 +86,9 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async diff(_id, olds, checked) {
+    // Another cluster: the job is registered there, then deregistered here (never an update of the wrong one).
+    const connection = connectionChange("scheduler", olds.connection, checked.connection);
+    if (connection === "moved") return MOVED;
     // An earlier create or update did not finish (its register unconfirmed, or its rollout not followed to
     // the end): the next `up` must run update to finish it.
     if (olds.incomplete !== undefined) return { changes: true };
@@ -92,8 +96,8 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
     const settingsChanged = SETTING_KEYS.some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
     // Unknown sources: the engine asks again with the real values during `up`.
-    if (SOURCE_KEYS.some((k) => containsUnknown(news[k]))) return { changes: true };
-    const client = newClient();
+    if (SOURCE_KEYS.some((k) => containsUnknown(news[k])) || containsUnknown(news.connection)) return { changes: true };
+    const client = newClient(news.connection);
     const stored = parseStoredJob(olds.normalizedJob);
     if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
       // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
@@ -126,7 +130,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
 
   async create(checked) {
     const inputs = userInputs(checked);
-    const client = newClient();
+    const client = newClient(inputs.connection);
     const d = await resolveDesired(client, inputs);
     assertBatchSettings(d.identity, inputs);
     const op = await opOf(client, inputs, d);
@@ -199,7 +203,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async read(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     const follow = followsDeployments(props);
     // The job list of this host's refresh shows most jobs unchanged: those are not read (listing.ts).
@@ -230,7 +234,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
 
   async update(id, olds, checked) {
     const news = userInputs(checked);
-    const client = newClient();
+    const client = newClient(news.connection);
     const ref = refOf(id, olds);
     const kept = {
       evalId: olds.evalId ?? "",
@@ -301,7 +305,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
   },
 
   async delete(id, props) {
-    const client = newClient();
+    const client = newClient(props.connection);
     const ref = refOf(id, props);
     try {
       await client.jobs.deregister(ref.jobId, {

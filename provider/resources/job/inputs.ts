@@ -7,6 +7,7 @@ import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../../schemas/scheduler";
 import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
+import { connectionSchema } from "../connection";
 import type { JobIdentity } from "./spec";
 import { checkJobObject } from "./validate";
 
@@ -74,6 +75,8 @@ export const JobInputsSchema = z.strictObject({
   allowPlanDrift: z.boolean().optional(),
   purgeOnDestroy: z.boolean().optional(),
   adopt: z.boolean().optional(),
+  /** Where the job lives (see ../connection.ts); without one, stack config then the environment. */
+  connection: connectionSchema("scheduler").optional(),
   /**
    * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
    * `variables.<name>`), so the provider keeps their values out of the text it shows (secrets.ts).
@@ -89,8 +92,8 @@ export type JobInputs = z.infer<typeof JobInputsSchema>;
 export const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
 
 /**
- * The settings inputs: how the job is written, followed and deleted (everything but the sources and
- * `secretInputs`). Outputs echo them and `diff` compares them.
+ * The settings inputs: how the job is written, followed and deleted, and where (the connection; everything
+ * but the sources and `secretInputs`). Outputs echo them and `diff` compares them.
  */
 export const SETTING_KEYS = [
   "policyOverride",
@@ -107,6 +110,7 @@ export const SETTING_KEYS = [
   "allowPlanDrift",
   "purgeOnDestroy",
   "adopt",
+  "connection",
 ] as const satisfies ReadonlyArray<keyof JobInputs>;
 
 /** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
