@@ -281,14 +281,21 @@ describe("one client per connection", () => {
     expect(secretsClient(secrets(a))).toBe(secretsClient(secrets(a)));
   });
 
-  it("200 Jobs over two connections cost the requests and connections they cost over one", async () => {
+  it("200 Jobs over two connections cost the requests and connections they cost over one, but one list per cluster", async () => {
     const N = 200;
     const run = async (conns: Array<ReturnType<typeof sched>>, prefix: string) => {
       await closeConnections();
       let requests = 0;
+      let lists = 0;
       let connects = 0;
       setConnectionOverrides({
-        hooks: { onRequest: () => void requests++, onConnect: () => void connects++ },
+        hooks: {
+          onRequest: ({ method, path }) => {
+            if (method === "GET" && path === "/v1/jobs") lists++;
+            else requests++;
+          },
+          onConnect: () => void connects++,
+        },
       });
       const states: Array<{ id: string; outs: JobOutputs }> = [];
       for (let i = 0; i < N; i += 20) {
@@ -303,14 +310,18 @@ describe("one client per connection", () => {
           )),
         );
       }
-      for (const s of states) await job.read(s.id, s.outs);
+      // A refresh: the engine reads every resource at once.
+      await Promise.all(states.map((s) => job.read(s.id, s.outs)));
       await Promise.all(states.map((s) => job.delete(s.id, s.outs)));
-      return { requests, connects };
+      return { requests, lists, connects };
     };
     const single = await run([sched(a)], "one");
     const split = await run([sched(a), sched(b)], "two");
     expect(split.requests).toBe(single.requests);
-    expect(single.requests).toBeGreaterThanOrEqual(N * 4);
+    expect(single.requests).toBeGreaterThanOrEqual(N * 2);
+    // The refresh lists each cluster's jobs once: one list per cluster, whatever the number of Jobs.
+    expect(single.lists).toBe(1);
+    expect(split.lists).toBe(2);
     // Connections are pooled per cluster (32 sockets at once at most; a socket the server closed while
     // idle is opened again), never opened per Job: far fewer than the Jobs on each cluster.
     expect(single.connects).toBeLessThan(N / 4);
