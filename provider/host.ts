@@ -4,20 +4,21 @@
  *
  * Pulumi starts a new dynamic-provider host for every command, and the host loads this library's provider
  * code on the command's first call, so its load time is paid per command. One file loads faster than the
- * ~130 modules it replaces (the README's Scale section has figures). Where the running Node has its own
- * compile cache (`module.enableCompileCache`, Node >= 22.1), it is turned on first, so later commands
+ * ~130 modules it replaces (the README's Scale section has figures). Node's compile cache
+ * (`module.enableCompileCache`, in every Node this library supports) is turned on first, so later commands
  * compile the bundle from the code V8 cached:
  * - in `$NODE_COMPILE_CACHE` when the user set it (Node's own setting; Node has then turned the cache on
  *   for the whole process already);
  * - else in this user's private directory `<cache home>/pulumi-secrets-scheduler/compile-cache` (./user-cache.ts
- *   checks it: a real directory, owned by this user, mode 0700), never a shared temporary directory;
- * - not at all when NODE_DISABLE_COMPILE_CACHE is set, or on Node 20 (no compile cache there).
+ *   checks it: a real directory, owned by this user, mode 0700), never a shared temporary directory; where
+ *   that directory cannot be had, the host goes without;
+ * - not at all when NODE_DISABLE_COMPILE_CACHE is set (Node's own switch).
  * Node reads, checks and writes the cache files itself; this module never touches them. Node writes them at
- * exit; `flushCompileCache` (Node >= 22.10) writes them right after the load, as a host the engine kills
- * may never exit normally. Where the bundle is absent (a build by tsc alone), this loads ./index itself.
+ * exit; `flushCompileCache` writes them right after the load, as a host the engine kills may never exit
+ * normally. Where the bundle is absent (a build by tsc alone), this loads ./index itself.
  */
 import { existsSync } from "node:fs";
-import Module = require("node:module");
+import { enableCompileCache as nodeEnableCompileCache, flushCompileCache } from "node:module";
 import { join } from "node:path";
 import { privateDir } from "./user-cache";
 import type * as ProviderEntry from "./index";
@@ -27,27 +28,18 @@ type Entry = typeof ProviderEntry;
 /** The bundle's file name, beside ./host.js. */
 const BUNDLE_FILE = "host-bundle.js";
 
-/** Node's compile-cache functions; absent on Node 20 (and the project's @types/node is 20's). */
-interface CompileCacheApi {
-  enableCompileCache?: (dir?: string) => { status: number; message?: string; directory?: string };
-  flushCompileCache?: () => void;
-}
-
 /**
  * Turns Node's compile cache on for this process (see above); returns the directory Node uses, or
  * undefined when it is off.
  */
 function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const api = Module as unknown as CompileCacheApi;
-  if (typeof api.enableCompileCache !== "function") return undefined;
   if (env["NODE_DISABLE_COMPILE_CACHE"]) return undefined;
   const own = env["NODE_COMPILE_CACHE"];
   const dir = own !== undefined && own !== "" ? undefined : privateDir("compile-cache", env);
   if (dir === undefined && (own === undefined || own === "")) return undefined;
   try {
     // Without a directory Node takes NODE_COMPILE_CACHE (and has normally enabled it at start already).
-    const result = dir === undefined ? api.enableCompileCache() : api.enableCompileCache(dir);
-    return result.directory;
+    return (dir === undefined ? nodeEnableCompileCache() : nodeEnableCompileCache(dir)).directory;
   } catch {
     return undefined;
   }
@@ -60,7 +52,7 @@ function load(): Entry {
   const entry = require(bundlePath) as Entry;
   if (cached) {
     try {
-      (Module as unknown as CompileCacheApi).flushCompileCache?.();
+      flushCompileCache();
     } catch {
       // written at exit instead, or not at all: it only ever saves time
     }

@@ -56,6 +56,10 @@ async function main() {
   console.log(
     `example: pulumi ${version.stdout.trim()} (${cli.binDir ? `built by scripts/pulumi-cli.sh in ${cli.binDir}` : "from the PATH"})`,
   );
+  // The CLI's language host and its dynamic-provider plugin run the first `node` on the PATH: under npm
+  // scripts, this project's own (node_modules/.bin/node).
+  const node = spawnSync("node", ["-p", "process.version + ' ' + process.execPath"], { encoding: "utf8", env });
+  console.log(`example: programs and provider hosts run on node ${node.stdout.trim()}`);
 
   step("build and pack the library");
   run("npm", ["run", "--silent", "build"], { cwd: REPO });

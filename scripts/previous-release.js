@@ -4,9 +4,10 @@
 // last stdout line). The upgrade test (test/cli/upgrade.test.ts) deploys with that tarball and then
 // previews and updates with the current checkout's.
 //
-// The project has no tags and no published releases, so "the previous release" is a fixed commit:
-// PREVIOUS_RELEASE_COMMIT below (the state of the repository before the issue 22 work), or the argument,
-// or PSS_PREVIOUS_RELEASE. The build is what a release does: `git archive` of that commit into a fresh
+// "The previous release" is the newest release that CHANGELOG.md names below this checkout's version
+// (package.json): each release there names its commit (`Commit: <40 hex digits>`), as a fresh clone has no
+// tags. The argument or PSS_PREVIOUS_RELEASE names another commit instead. The build is what a release
+// does: `git archive` of that commit into a fresh
 // directory, its locked dependencies (hard-linked from this checkout's node_modules when the two lockfiles
 // are the same, else `npm ci`), `npm run build`, `npm pack`. The result is cached outside the repository by
 // commit hash, under ${PULUMI_CLI_CACHE:-${XDG_CACHE_HOME:-~/.cache}/pulumi-secrets-scheduler}/release-<hash>,
@@ -20,10 +21,51 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-/** The commit the upgrade test deploys with: the last one before the issue 22 work began. */
-const PREVIOUS_RELEASE_COMMIT = "b9a118a4214716583718ac755e596c69a30a47d9";
-
 const REPO = path.join(__dirname, "..");
+
+/**
+ * The releases CHANGELOG.md lists, newest first: `{ version, commit }` from each `## [x.y.z] - date`
+ * heading and the `Commit:` line in its section (`## [Unreleased]` has none and is left out). Only the
+ * release of `current` (this checkout's version) may lack its commit: its release commit is the one that
+ * sets the version, so the changelog can name it only in a later commit.
+ */
+function changelogReleases(
+  text = fs.readFileSync(path.join(REPO, "CHANGELOG.md"), "utf8"),
+  current = require(path.join(REPO, "package.json")).version,
+) {
+  const releases = [];
+  for (const section of text.split(/^## /m).slice(1)) {
+    const heading = /^\[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}\s*$/.exec(section.split("\n", 1)[0]);
+    if (heading === null) continue;
+    const commit = /^Commit: `?([0-9a-f]{40})`?\s*$/m.exec(section);
+    if (commit === null && heading[1] !== current)
+      throw new Error(`CHANGELOG.md: release ${heading[1]} names no commit ("Commit: <hash>")`);
+    releases.push({ version: heading[1], commit: commit?.[1] });
+  }
+  return releases;
+}
+
+/** Compares two x.y.z versions. */
+function compareVersions(a, b) {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return 0;
+}
+
+/**
+ * The release before this checkout's version: the newest CHANGELOG.md release below package.json's
+ * version. Throws when there is none.
+ */
+function previousReleaseEntry(
+  releases = changelogReleases(),
+  current = require(path.join(REPO, "package.json")).version,
+) {
+  const older = releases.filter((r) => compareVersions(r.version, current) < 0);
+  older.sort((a, b) => compareVersions(b.version, a.version));
+  if (older.length === 0) throw new Error(`CHANGELOG.md names no release before ${current}`);
+  return older[0];
+}
 
 function cacheRoot() {
   if (process.env.PULUMI_CLI_CACHE) return process.env.PULUMI_CLI_CACHE;
@@ -54,7 +96,7 @@ function resolveCommit(ref) {
  * node_modules). Builds it first when the cache has none.
  */
 function previousRelease(
-  ref = process.env.PSS_PREVIOUS_RELEASE || PREVIOUS_RELEASE_COMMIT,
+  ref = process.env.PSS_PREVIOUS_RELEASE || previousReleaseEntry().commit,
   log = (s) => console.error(s),
 ) {
   const commit = resolveCommit(ref);
@@ -133,7 +175,7 @@ function sha256(file) {
   }
 }
 
-module.exports = { previousRelease, PREVIOUS_RELEASE_COMMIT };
+module.exports = { previousRelease, previousReleaseEntry, changelogReleases };
 
 if (require.main === module) {
   try {

@@ -24,6 +24,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./engine/harness/pack";
 
 const run = promisify(execFile);
+/** What the package holds at its top level, and nothing else. */
+const TOP_LEVEL = ["CHANGELOG.md", "LICENSE", "README.md", "dist", "package.json"];
 const stage = realpathSync(mkdtempSync(join(tmpdir(), "pss-pack-")));
 /** The tarball the first test packs; the others use it. */
 let tarball = "";
@@ -42,7 +44,15 @@ describe("npm pack", () => {
     "builds dist/ on pack and ships it with the README, and no sources, tests or examples",
     { timeout: 240_000 },
     async () => {
-      for (const f of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "index.ts"])
+      for (const f of [
+        "package.json",
+        "README.md",
+        "LICENSE",
+        "CHANGELOG.md",
+        "tsconfig.json",
+        "tsconfig.build.json",
+        "index.ts",
+      ])
         copyFileSync(join(REPO_ROOT, f), join(stage, f));
       for (const d of ["sdk", "provider", "devserver", "scripts"])
         cpSync(join(REPO_ROOT, d), join(stage, d), { recursive: true });
@@ -82,14 +92,35 @@ describe("npm pack", () => {
       )) {
         expect(files, target).toContain(target.replace(/^\.\//, ""));
       }
-      expect(
-        files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md" && f !== "LICENSE"),
-      ).toEqual([]);
+      // Exactly dist/, the README, the license, the changelog and package.json.
+      expect([...new Set(files.map((f) => f.split("/")[0]))].sort()).toEqual(TOP_LEVEL);
       expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
       expect(existsSync(join(stage, info[0]?.filename ?? "missing.tgz"))).toBe(true);
       tarball = join(stage, info[0]?.filename ?? "missing.tgz");
     },
   );
+
+  it("npm publish --dry-run would publish the same files", { timeout: 120_000 }, async () => {
+    expect(tarball).not.toBe("");
+    // dist/ is built (by the pack above): no scripts, so no second build.
+    const { stdout } = await run("npm", ["publish", "--dry-run", "--ignore-scripts", "--json", "--loglevel=error"], {
+      cwd: stage,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const published = JSON.parse(stdout) as Record<string, { version: string; files: Array<{ path: string }> }>;
+    const entry = published["pulumi-secrets-scheduler"];
+    expect(entry?.version).toBe(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version);
+    const files = (entry?.files ?? []).map((f) => f.path);
+    expect([...new Set(files.map((f) => f.split("/")[0]))].sort()).toEqual(TOP_LEVEL);
+    const packed = await run("tar", ["-tzf", tarball]);
+    expect(files.sort()).toEqual(
+      packed.stdout
+        .trim()
+        .split("\n")
+        .map((f) => f.replace(/^package\//, ""))
+        .sort(),
+    );
+  });
 
   /** Unpacks the tarball as `<dir>/node_modules/pulumi-secrets-scheduler` (no dependencies); returns the package dir. */
   async function unpackInto(dir: string): Promise<string> {

@@ -2,8 +2,9 @@
  * Upgrades (issue 22): a stack deployed with an earlier release previews and updates with no change once
  * the project installs the new one. Through the Automation API and the real Pulumi CLI, against the
  * devserver:
- *   1. the previous release (scripts/previous-release.js: a fixed earlier commit of this repository, built
- *      and packed as a release, cached outside the repository) is installed into a copy of the quickstart
+ *   1. the previous release (scripts/previous-release.js: the newest release CHANGELOG.md names below this
+ *      checkout's version, at the commit named there, built and packed as a release, cached outside the
+ *      repository) is installed into a copy of the quickstart
  *      AS THAT RELEASE HAD IT (the program does not change in an upgrade), with the dependencies it was
  *      locked with, and `pulumi up` deploys it: all five resource types;
  *   2. the project's node_modules is replaced by the tarball this checkout builds, as `npm install` of the
