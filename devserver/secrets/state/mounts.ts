@@ -153,6 +153,8 @@ function pluginVersionField(value: unknown, type: string, limits: MountLimits): 
       `version ${JSON.stringify(v)} is not a valid semantic version${limits.release.malformedVersionDetail(v)}`,
     );
   const version = v.startsWith("v") ? v : `v${v}`;
+  // The built-in plugin's own version is not kept as a pin (the mount runs it without one).
+  if (type !== "token" && version === limits.release.runningPluginVersion) return "";
   if (!limits.release.anyPluginVersion)
     throw new DevHttpError(400, `plugin not found in the catalog: ${type}, version=${version}`);
   return version;

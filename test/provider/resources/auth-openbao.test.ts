@@ -1,0 +1,45 @@
+/**
+ * The secrets resources against the devserver as OpenBao 2.6.2 with the openbao-plugins azure plugin (the
+ * release the transcripts under test/fixtures/recorded/openbao-2.6.2/ were recorded from), with the
+ * provider's methods called as the engine does, over real HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+
+let env: SecretsEnv;
+beforeAll(async () => {
+  env = await startSecretsEnv({ secretsService: { methodType: "azure", release: "openbao-2.6.2" } });
+});
+afterAll(async () => {
+  await env.close();
+});
+
+async function mountInputs(news: Record<string, unknown>): Promise<AuthMountInputs> {
+  const r = await authMount.check({}, { type: "azure", ...news });
+  expect(r.failures ?? []).toEqual([]);
+  return r.inputs as AuthMountInputs;
+}
+
+describe("AuthMount pluginVersion on OpenBao 2.6.2", () => {
+  it("is sent where the server reads it (config), so a version its catalog lacks fails the create with the server's words", async () => {
+    const inputs = await mountInputs({ path: "ob-pv", pluginVersion: "v9.9.9" });
+    await expect(authMount.create(inputs)).rejects.toThrow(/plugin not found in the catalog: azure, version=v9\.9\.9/);
+    expect(await env.client.mounts.find("ob-pv")).toBeUndefined();
+  });
+
+  it('a mount pinned to no version refreshes to pluginVersion "", so the program\'s version shows as a change', async () => {
+    const inputs = await mountInputs({ path: "ob-read" });
+    const created = (await authMount.create(inputs)).outs as AuthMountOutputs;
+    // The state claims a version the server does not run (as an enable that sent it beside `type` left it).
+    const claimed = { ...created, pluginVersion: "v0.21.0" };
+    const read = await authMount.read("ob-read", claimed);
+    expect(read.props).toMatchObject({ pluginVersion: "" });
+    const news = await mountInputs({ path: "ob-read", pluginVersion: "v0.21.0" });
+    expect(await authMount.diff("ob-read", read.props as AuthMountOutputs, news)).toEqual({ changes: true });
+    // The update tunes to it, and the server's catalog refuses it: the user sees why.
+    await expect(authMount.update("ob-read", read.props as AuthMountOutputs, news)).rejects.toThrow(
+      /plugin not found in the catalog: azure, version=v0\.21\.0/,
+    );
+  });
+});
