@@ -22,6 +22,8 @@ const USAGE = `Usage: node dist/devserver/cli.js [options]
                             dispatch/payload or job actions); default: the newest
   --no-remount              act as a secrets service before 1.10: no sys/remount (404 unsupported path)
   --workload-identity       accept identity_token_audience on the method config (enterprise edition)
+  --secrets-release <r>     act as another secrets server: openbao-2.6.2 (its azure plugin: no plugin
+                            versions in the catalog, workload-identity fields ignored); default: Vault
   --tls-cert <file> --tls-key <file> [--tls-ca <file> [--tls-client-cert]]   serve HTTPS (mutual TLS with the last flag)
   --help`;
 
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
       "scheduler-release": { type: "string" },
       "no-remount": { type: "boolean" },
       "workload-identity": { type: "boolean" },
+      "secrets-release": { type: "string" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "tls-ca": { type: "string" },
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
     secretsService: {
       ...(values["no-remount"] === true ? { remount: false } : {}),
       ...(values["workload-identity"] === true ? { workloadIdentity: true } : {}),
+      ...(values["secrets-release"] !== undefined ? { release: values["secrets-release"] } : {}),
     },
     schedulerService: {
       ...(values["deployment-ms"] !== undefined ? { deploymentMs: port(values["deployment-ms"], 300) } : {}),

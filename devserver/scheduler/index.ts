@@ -5,6 +5,9 @@
 // - job, group or task meta `devserver.fail_deployment = "true"`: that version's deployment fails as
 //   "Failed due to unhealthy allocations" (auto_revert then applies like on the real server);
 // - `control.failNextDeployment(jobId, namespace?)`: the job's next deployment fails the same way;
+// - meta `devserver.never_healthy = "true"`: that version's allocations never turn healthy, so its
+//   deployment fails "Failed due to progress deadline" when a group's RequireProgressBy passes (every
+//   deployment is watched against its progress deadline, as on the real server);
 // - the real server's `PUT /v1/deployment/fail/:id` and `PUT /v1/deployment/promote/:id` (plus
 //   `GET /v1/deployment/:id`, `GET /v1/evaluation/:id`, `GET /v1/allocation/:id` to follow them);
 // - batch work: meta `devserver.fail_batch = "true"` (job, group or task) makes those tasks exit 1, so

@@ -37,6 +37,7 @@ import {
   type IdentitySelector,
 } from "./state/instance";
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./state/mounts";
+import { secretsRelease } from "./state/release";
 import { SecretsState } from "./state/state";
 import { registerRemountRoutes } from "./api/remount";
 import { registerSysRoutes } from "./api/sys-routes";
@@ -71,6 +72,11 @@ export interface SecretsServiceOptions {
    * config, as the enterprise edition does (default false: the community edition refuses them with 400).
    */
   readonly workloadIdentity?: boolean;
+  /**
+   * Play another server than Vault (see state/release.ts): `openbao-2.6.2` is OpenBao 2.6.2 with the
+   * openbao-plugins azure plugin (a catalog without plugin versions, workload-identity fields ignored).
+   */
+  readonly release?: string;
 }
 
 /** Options of `CloudControls.mintToken`. */
@@ -157,6 +163,7 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
     methodType: options.methodType ?? "cloud",
     systemDefaultLeaseTtl: options.systemDefaultLeaseTtl ?? SYSTEM_DEFAULT_LEASE_TTL,
     systemMaxLeaseTtl: options.systemMaxLeaseTtl ?? SYSTEM_MAX_LEASE_TTL,
+    release: secretsRelease(options.release, options.workloadIdentity === true),
   };
   const state = new SecretsState();
   if (options.instance !== undefined) state.instance = configureInstance(state.instance, options.instance);
@@ -215,7 +222,7 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
     routes(router, ctx) {
       context = ctx;
       byContext.set(ctx, module);
-      const deps = { state, ctx, limits, workloadIdentity: options.workloadIdentity === true };
+      const deps = { state, ctx, limits };
       registerSysRoutes(router, deps);
       registerRemountRoutes(router, deps, { enabled: options.remount !== false, delayMs: options.remountDelayMs ?? 0 });
       registerAuthRoutes(router, deps);

@@ -103,7 +103,11 @@ export const AuthConfigInputsSchema = z.object({
     .string()
     .regex(/^[^:\s]+:[^\s]+$/, 'must be a stack config key such as "myproject:clientSecret"')
     .optional(),
-  /** Workload identity (enterprise edition): the audience of the plugin's identity token. Excludes a client secret. */
+  /**
+   * Workload identity (Vault enterprise edition): the audience of the plugin's identity token. Excludes a
+   * client secret. A server that refuses it (Vault community edition) or drops it (OpenBao's azure plugin)
+   * fails the create or update.
+   */
   identityTokenAudience: z.string().min(1, "must not be empty; leave it out for none").optional(),
   /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
   identityTokenTtl: duration.optional(),
@@ -383,6 +387,37 @@ async function writeConfirmed(
   await writeWithReadBack(`${RESOURCE} "${configId(news.mount)}": write`, () => write(news, body), readBack);
 }
 
+/**
+ * Workload identity the server took but does not keep: a plugin without those fields (the azure plugin of
+ * openbao-plugins, which OpenBao runs) answers the write with 204 and drops them, where Vault's community
+ * edition refuses them. The config is read back after a write that sets them, and a read without them fails
+ * the create or update, saying so, rather than storing settings the server ignored. The state then keeps
+ * the config as unfinished, so each `up` writes and checks again until the program drops them.
+ */
+async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
+  const sent = (
+    [
+      ["identityTokenAudience", "identity_token_audience"],
+      ["identityTokenTtl", "identity_token_ttl"],
+    ] as const
+  ).filter(([input]) => news[input] !== undefined);
+  if (sent.length === 0) return;
+  const rec = await secretsClient().config.read(news.mount);
+  if (rec === undefined) return; // removed meanwhile: the next refresh sees it
+  const dropped = sent.filter(([, wire]) => !(wire in rec.raw));
+  if (dropped.length === 0) return;
+  const names = dropped.map(([input]) => input).join(" and ");
+  throw new ResourceInitError(
+    `${RESOURCE} "${configId(news.mount)}": the service accepted ${names} but does not keep ` +
+      `${dropped.length > 1 ? "them" : "it"} (its config read has no ${dropped.map(([, w]) => w).join(" or ")}): ` +
+      "its auth plugin has no workload identity (OpenBao's azure plugin from openbao-plugins has none). " +
+      "The rest of the configuration was written. Remove identityTokenAudience and identityTokenTtl from the " +
+      "program (and give a client secret where the method needs one), then run `pulumi up` again.",
+    configId(news.mount),
+    { ...outputs(news, undefined), incomplete: true },
+  );
+}
+
 /** The init error of a write whose outcome is unknown: state keeps the ID, and the next `up` writes again. */
 function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
   return new ResourceInitError(
@@ -418,6 +453,7 @@ async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<Au
     if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
     throw e;
   }
+  await requireWorkloadIdentity(inputs);
   return { id: configId(news.mount), outs: outputs(inputs, await hashOf(inputs)) };
 }
 
@@ -443,6 +479,7 @@ async function update(
     if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
     throw e;
   }
+  await requireWorkloadIdentity(inputs);
   const hash = !changed ? olds.clientSecretHash : await hashOf(inputs);
   return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? hash : undefined) };
 }

@@ -300,11 +300,29 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
     tune: old.tune !== undefined ? (t as MountTune) : undefined,
     local: old.local !== undefined || mount.local ? mount.local : undefined,
     sealWrap: old.sealWrap !== undefined || mount.seal_wrap ? mount.seal_wrap : undefined,
-    pluginVersion: old.pluginVersion !== undefined ? (mount.plugin_version ?? "") || old.pluginVersion : undefined,
+    pluginVersion: old.pluginVersion !== undefined ? pinnedVersion(old.pluginVersion, mount) : undefined,
     disableRemount: old.disableRemount,
     adopt: old.adopt,
     connection: old.connection,
   });
+}
+
+/** A plugin version as the service writes it: with a leading `v` ("" stays ""). */
+function canonicalVersion(v: string | undefined): string {
+  return v === undefined || v === "" || v.startsWith("v") ? (v ?? "") : `v${v}`;
+}
+
+/**
+ * The plugin version a refresh stores: the one the mount is pinned to, in the user's spelling when it is
+ * the same version. A mount pinned to none reports "", which differs from the user's version (so the next
+ * `up` tunes it, and the server says what it thinks of that version), unless the mount runs exactly that
+ * version: Vault keeps no pin for a built-in plugin's own version.
+ */
+function pinnedVersion(mine: string, m: FoundMount): string {
+  const pinned = m.plugin_version ?? "";
+  if (canonicalVersion(pinned) === canonicalVersion(mine)) return mine;
+  if (pinned === "" && canonicalVersion(m.running_plugin_version) === canonicalVersion(mine)) return mine;
+  return pinned;
 }
 
 /** True when a mount is what these inputs enable (the settings fixed at enable time, and the description). */
@@ -325,17 +343,21 @@ function sameMount(m: FoundMount, inputs: AuthMountInputs): boolean {
 async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
   const client = secretsClient(inputs.connection);
   const { path } = inputs;
-  const tune = tuneRequest(inputs.tune);
+  // The plugin version goes in `config`: that is where Vault and OpenBao read it on enable (one beside
+  // `type` is silently ignored). A tune takes it at the top level.
+  const config = {
+    ...tuneRequest(inputs.tune),
+    ...(inputs.pluginVersion !== undefined ? { plugin_version: inputs.pluginVersion } : {}),
+  };
   const attempts = Math.max(1, client.http.connection.retry.maxAttempts);
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await client.mounts.enable(path, {
         type: inputs.type,
         ...(inputs.description !== undefined ? { description: inputs.description } : {}),
-        ...(Object.keys(tune).length > 0 ? { config: tune } : {}),
+        ...(Object.keys(config).length > 0 ? { config } : {}),
         local: inputs.local ?? false,
         seal_wrap: inputs.sealWrap ?? false,
-        ...(inputs.pluginVersion !== undefined ? { plugin_version: inputs.pluginVersion } : {}),
       });
       reportWarnings(RESOURCE, path, res.warnings);
       return "enabled";

@@ -123,12 +123,12 @@ export type TuneRequest = z.infer<typeof TuneRequestSchema>;
 export const EnableRequestSchema = z.looseObject({
   type: z.string().min(1),
   description: z.string().optional(),
+  /** Tune settings, and `plugin_version`: servers read an enable's plugin version here only. */
   config: TuneRequestSchema.omit({ description: true }).optional(),
   local: z.boolean().optional(),
   seal_wrap: z.boolean().optional(),
   external_entropy_access: z.boolean().optional(),
   options: z.record(z.string(), z.string()).optional(),
-  plugin_version: z.string().optional(),
 });
 export type EnableRequest = z.infer<typeof EnableRequestSchema>;
 

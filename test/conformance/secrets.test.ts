@@ -4,7 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretsClient } from "../../provider/clients/secrets";
+import { setStackConfig } from "../../provider/config";
 import { isApiError } from "../../provider/errors";
+import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
+import { authMount, type AuthMountInputs } from "../../provider/resources/auth-mount";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
 
 const TENANT = "00000000-0000-4000-8000-000000000001";
@@ -16,6 +19,7 @@ let client: SecretsClient;
 beforeAll(async () => {
   target = await openTarget();
   client = new SecretsClient(target.secrets);
+  setStackConfig(target.stackConfig());
 });
 afterAll(() => target?.close());
 
@@ -88,5 +92,41 @@ describe("devserver controls", () => {
     const fault = dev.faults.add({ service: "secrets", method: "GET", path: /\/v1\/sys\/auth/, status: 503, times: 1 });
     expect((await client.mounts.find(path))?.type).toBe(target.methodType);
     expect(fault.hits).toBe(1);
+  });
+});
+
+/** Resolves to what a promise threw, or undefined when it resolved. */
+const thrown = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
+describe("resources never keep a setting the server ignored", () => {
+  it("AuthMount pluginVersion: the create fails with the server's error, or the mount is pinned to that version", async () => {
+    const path = target.name("pinned");
+    const checked = await authMount.check({}, { path, type: target.methodType, pluginVersion: "v9.9.9" });
+    expect(checked.failures ?? []).toEqual([]);
+    target.cleanup(() => client.mounts.disable(path));
+    const err = await thrown(authMount.create(checked.inputs as AuthMountInputs));
+    const found = await client.mounts.find(path);
+    if (err === undefined) expect(found?.plugin_version).toBe("v9.9.9");
+    else {
+      expect((err as Error).message).toMatch(/v9\.9\.9/);
+      expect(found).toBeUndefined();
+    }
+  });
+
+  it("AuthConfig identityTokenAudience: the write fails, or the config reads it back", async () => {
+    const mount = await freshMount("wif");
+    const checked = await authConfig.check(
+      {},
+      { mount, tenantId: TENANT, resource: "https://management.azure.com/", identityTokenAudience: "api://wif" },
+    );
+    expect(checked.failures ?? []).toEqual([]);
+    const err = await thrown(authConfig.create(checked.inputs as AuthConfigInputs));
+    const read = await client.config.read(mount);
+    if (err === undefined) expect(read?.raw.identity_token_audience).toBe("api://wif");
+    else expect((err as Error).message).toMatch(/workload identity/);
   });
 });

@@ -370,6 +370,50 @@ async function failedPlacement(ctx: ScenarioContext): Promise<Transcript> {
   }
 }
 
+/**
+ * A destructive update whose allocation never turns healthy while the deployment has a progress deadline
+ * (and auto_revert): the task exits 1 and restarts forever (restart mode delay), so it never fails and is
+ * never rescheduled, and its group may be rescheduled, so nothing fails the deployment early; the progress
+ * deadline (6s after the placement; 1.6.5 wants it longer than the healthy deadline and the task's 5s kill
+ * timeout) fails it, which reverts the job to version 0. Nomad 1.6.5 had not counted the allocation
+ * unhealthy by then, though its healthy deadline (3s) had passed.
+ */
+async function progressDeadline(ctx: ScenarioContext): Promise<Transcript> {
+  const scenario = "progress-deadline";
+  const id = ctx.name(scenario);
+  const steps: Transcript["steps"] = [];
+  const update = { Canary: 0, AutoRevert: true, MinHealthyTime: 1e9, HealthyDeadline: 3e9, ProgressDeadline: 6e9 };
+  const withPolicies = (job: Obj, stall: boolean): Obj => {
+    const [group] = job.TaskGroups as Obj[];
+    return {
+      ...job,
+      ...(stall ? { Meta: { "devserver.never_healthy": "true" } } : {}),
+      TaskGroups: [
+        {
+          ...group,
+          RestartPolicy: { Attempts: 1, Interval: 3600e9, Delay: 1e9, Mode: "delay" },
+          ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 3600e9, DelayFunction: "constant", Unlimited: true },
+        },
+      ],
+    };
+  };
+  try {
+    await firstVersion(ctx, id, withPolicies(serviceJob(id, RUN, { update }), false));
+    await ctx.client.jobs.register({
+      Job: withPolicies(serviceJob(id, "sleep 0.2; exit 1", { update }), true),
+    } as never);
+    const first = await deploymentOf(ctx, id, 1, () => true);
+    steps.push({ step: "deployment first seen", ...deploymentFacts(first) });
+    const end = await deploymentOf(ctx, id, 1, (d) => ENDED.has(d.Status ?? ""));
+    steps.push({ step: "deployment ended", ...deploymentFacts(end) });
+    await deploymentOf(ctx, id, 2, (d) => ENDED.has(d.Status ?? ""));
+    steps.push({ step: "job after auto-revert", ...jobFacts((await ctx.client.jobs.info(id)).value) });
+    return { scenario, steps };
+  } finally {
+    await ctx.client.jobs.stop(id, { purge: true }).catch(() => undefined);
+  }
+}
+
 /** Every scenario, by name. */
 export const SCENARIOS: Record<string, (ctx: ScenarioContext) => Promise<Transcript>> = {
   "canary-manual": (c) => canary(c, "canary-manual", "manual"),
@@ -381,4 +425,5 @@ export const SCENARIOS: Record<string, (ctx: ScenarioContext) => Promise<Transcr
   "batch-failing": (c) => batch(c, "batch-failing", true),
   "scale-between-registers": scale,
   "failed-placement": failedPlacement,
+  "progress-deadline": progressDeadline,
 };

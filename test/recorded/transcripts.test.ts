@@ -67,35 +67,16 @@ const recordedSecrets = readdirSync(root)
 /**
  * Where the devserver is known to answer differently from the recorded server, and why. These still run:
  * each must still differ (so the entry is removed once the devserver is fixed), and every other step must
- * match.
+ * match. None today: the devserver as OpenBao 2.6.2 answers plugin versions and workload identity as
+ * recorded.
  */
-const KNOWN_DIFFERENCES: Readonly<Record<string, { steps: readonly string[]; why: string }>> = {
-  "openbao-2.6.2/plugin-version.json": {
-    steps: [
-      "enable with an unregistered version in config",
-      "enable with an unregistered version at the top level",
-      "mount as listed",
-      "tune to an unregistered version",
-    ],
-    why:
-      "OpenBao 2.6.2 takes an enable's plugin_version from `config` only (the top-level field is ignored), checks " +
-      "versions against its plugin catalog (400 plugin not found in the catalog) and reports the external " +
-      "plugin's sha256; the devserver takes the top-level field, accepts any semantic version, reports none",
-  },
-  "openbao-2.6.2/workload-identity.json": {
-    steps: ["write identity_token_audience", "read config"],
-    why:
-      "the azure plugin of openbao-plugins (auth-azure-v0.21.0) has no workload-identity fields: it ignores " +
-      "identity_token_* on write and never returns them; the devserver plays Vault's plugin (400 on the " +
-      "community edition, fields returned on read)",
-  },
-};
+const KNOWN_DIFFERENCES: Readonly<Record<string, { steps: readonly string[]; why: string }>> = {};
 
 describe.each([...new Set(recordedSecrets.map((r) => r.release))])("the devserver as secrets service %s", (release) => {
   let server: DevServer;
   beforeAll(async () => {
     server = await startDevServer({
-      secretsService: { methodType: "azure" },
+      secretsService: { methodType: "azure", release },
       secrets: { headerNames: REAL_HEADER_NAMES.secrets },
     });
   });

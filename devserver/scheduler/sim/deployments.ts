@@ -27,14 +27,25 @@ export function progressBy(g: DeploymentGroupState): void {
 /** Job meta key that makes the deployment of that job version fail (value "true"). */
 export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
 
-/** Returns whether a job (or one of its groups or tasks) asks the devserver to fail its deployment. */
-export function wantsFailedDeployment(job: JsonObject): boolean {
-  if (strMap(job, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
+/**
+ * Job meta key that keeps the allocations of that job version from ever turning healthy (value "true"), as
+ * a task that keeps restarting: the deployment then ends at its progress deadline, if it has one.
+ */
+export const NEVER_HEALTHY_META = "devserver.never_healthy";
+
+/** Returns whether a job, one of its groups or one of their tasks sets meta `key` to "true". */
+function metaFlag(job: JsonObject, key: string): boolean {
+  if (strMap(job, "Meta")[key] === "true") return true;
   for (const g of objs(job, "TaskGroups")) {
-    if (strMap(g, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
-    for (const t of objs(g, "Tasks")) if (strMap(t, "Meta")[FAIL_DEPLOYMENT_META] === "true") return true;
+    if (strMap(g, "Meta")[key] === "true") return true;
+    for (const t of objs(g, "Tasks")) if (strMap(t, "Meta")[key] === "true") return true;
   }
   return false;
+}
+
+/** Returns whether a job (or one of its groups or tasks) asks the devserver to fail its deployment. */
+export function wantsFailedDeployment(job: JsonObject): boolean {
+  return metaFlag(job, FAIL_DEPLOYMENT_META);
 }
 
 /**
@@ -49,6 +60,7 @@ export interface DeploymentHost {
   /** Registers a job version again (auto-revert), when set. */
   readonly rollback: RollbackFn | undefined;
   schedule(ms: number, fn: () => void): () => void;
+  scheduleQuiet(ms: number, fn: () => void): () => void;
   createEval(index: number, spec: EvalSpec): Evaluation;
   refreshStatus(entry: JobEntry, index: number): void;
 }
@@ -57,6 +69,8 @@ export interface DeploymentHost {
 export class Deployments {
   /** Pending health steps by deployment ID (cancelled when the deployment ends early). */
   private readonly timers = new Map<string, () => void>();
+  /** The progress-deadline timer of each running deployment, with the cutoff it was set for. */
+  private readonly deadlines = new Map<string, { at: string; cancel: () => void }>();
 
   constructor(private readonly engine: DeploymentHost) {}
 
@@ -131,6 +145,7 @@ export class Deployments {
   }
 
   arm(id: string): void {
+    this.armDeadline(id);
     if (this.timers.has(id)) return;
     const cancel = this.engine.schedule(this.engine.settings.deploymentMs, () => {
       this.timers.delete(id);
@@ -143,6 +158,68 @@ export class Deployments {
     return [...this.engine.store.allocs.values()].filter(
       (r) => r.alloc.DeploymentID === d.ID && r.alloc.DesiredStatus === "run",
     );
+  }
+
+  /**
+   * Groups whose rollout is done, as the real deployment watcher counts them: a group with canaries waiting
+   * for promotion is not; any other is once it has as many healthy running allocations as it wants.
+   */
+  private doneGroups(d: Deployment): Set<string> {
+    const healthy = new Map<string, number>();
+    for (const r of this.allocs(d))
+      if (r.alloc.DeploymentStatus?.Healthy === true && !["complete", "failed", "lost"].includes(r.alloc.ClientStatus))
+        healthy.set(r.alloc.TaskGroup, (healthy.get(r.alloc.TaskGroup) ?? 0) + 1);
+    const done = new Set<string>();
+    for (const [name, g] of Object.entries(d.TaskGroups)) {
+      if (g.DesiredCanaries > 0 && !g.Promoted) continue;
+      if ((healthy.get(name) ?? 0) >= g.DesiredTotal) done.add(name);
+    }
+    return done;
+  }
+
+  /**
+   * (Re)sets the deployment's progress-deadline timer to the earliest `RequireProgressBy` of its groups not
+   * done yet (none: no timer). When it fires, the deployment fails as the real watcher fails it.
+   */
+  private armDeadline(id: string): void {
+    const d = this.engine.store.deployments.get(id);
+    if (d === undefined || d.Status !== "running") return;
+    const done = this.doneGroups(d);
+    let at: string | undefined;
+    for (const [name, g] of Object.entries(d.TaskGroups)) {
+      if (done.has(name) || g.RequireProgressBy === null) continue;
+      if (at === undefined || Date.parse(g.RequireProgressBy) < Date.parse(at)) at = g.RequireProgressBy;
+    }
+    const current = this.deadlines.get(id);
+    if (current?.at === at) return;
+    current?.cancel();
+    this.deadlines.delete(id);
+    if (at === undefined) return;
+    const cancel = this.engine.scheduleQuiet(Math.max(0, Date.parse(at) - Date.now()), () => {
+      this.deadlines.delete(id);
+      this.deadlineHit(id);
+    });
+    this.deadlines.set(id, { at, cancel });
+  }
+
+  /**
+   * The progress deadline passed: the deployment fails ("Failed due to progress deadline") when a group
+   * lacks the healthy allocations it needs (its canaries while they wait for promotion, else its total), and
+   * reverts when such a group has auto_revert. A deployment whose canaries are healthy and wait for a
+   * manual promotion goes on waiting.
+   */
+  private deadlineHit(id: string): void {
+    const d = this.engine.store.deployments.get(id);
+    if (d === undefined || d.Status !== "running") return;
+    let failed = false;
+    let revert = false;
+    for (const g of Object.values(d.TaskGroups)) {
+      const needed = g.DesiredCanaries > 0 && !g.Promoted ? g.DesiredCanaries : g.DesiredTotal;
+      if (g.HealthyAllocs >= needed) continue;
+      failed = true;
+      if (g.AutoRevert) revert = true;
+    }
+    if (failed) this.fail(d, DEPLOYMENT_DESC.progressDeadline, false, revert);
   }
 
   /** Moves a running deployment on: failure (devserver switch), canary health, or success. */
@@ -158,6 +235,8 @@ export class Deployments {
       this.fail(d, DEPLOYMENT_DESC.unhealthy, true);
       return;
     }
+    // Allocations that never turn healthy leave the deployment running until its progress deadline.
+    if (metaFlag(version, NEVER_HEALTHY_META)) return;
     const index = this.engine.store.write("deployment", "allocs");
     const canaryGroups = Object.entries(d.TaskGroups).filter(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
     for (const r of this.allocs(d)) {
@@ -176,6 +255,7 @@ export class Deployments {
     if (canaryGroups.length > 0) {
       // The description was set when the deployment was made; only the watcher's auto-promotion acts here.
       if (canaryGroups.every(([, g]) => g.AutoPromote)) this.promote(d, index);
+      this.armDeadline(id);
       return;
     }
     this.end(d, "successful", DEPLOYMENT_DESC.successful, index);
@@ -240,6 +320,8 @@ export class Deployments {
     const cancel = this.timers.get(d.ID);
     this.timers.delete(d.ID);
     cancel?.();
+    this.deadlines.get(d.ID)?.cancel();
+    this.deadlines.delete(d.ID);
     d.Status = status;
     d.StatusDescription = desc;
     d.ModifyIndex = index;
@@ -248,11 +330,16 @@ export class Deployments {
   }
 
   /**
-   * Fails a deployment; with `unhealthy` its allocations report unhealthy and fail. When a group has
-   * auto_revert, the newest stable version is registered again if its spec differs (reference/scheduler.md §3.9).
-   * Returns the version rolled back to, if any.
+   * Fails a deployment; with `unhealthy` its allocations report unhealthy and fail. With `revert` (by
+   * default: when a group has auto_revert), the newest stable version is registered again if its spec
+   * differs (reference/scheduler.md §3.9). Returns the version rolled back to, if any.
    */
-  fail(d: Deployment, desc: string, unhealthy: boolean): number | undefined {
+  fail(
+    d: Deployment,
+    desc: string,
+    unhealthy: boolean,
+    revert = Object.values(d.TaskGroups).some((g) => g.AutoRevert),
+  ): number | undefined {
     const index = this.engine.store.write("deployment", "allocs", "job_summary");
     if (unhealthy) {
       for (const r of this.allocs(d)) {
@@ -276,7 +363,7 @@ export class Deployments {
     const entry = this.engine.store.getJob(d.Namespace, d.JobID);
     let description = desc;
     let rollbackTo: JsonObject | undefined;
-    if (entry && Object.values(d.TaskGroups).some((g) => g.AutoRevert)) {
+    if (entry && revert) {
       const stable = entry.versions.find((v) => v.Stable === true && num(v, "Version") !== num(entry.job, "Version"));
       if (stable === undefined) {
         description += " - no stable job version to auto revert to";

@@ -28,6 +28,8 @@ export interface EngineSettings {
 /** Runs the simulated scheduler over a store. */
 export class Engine {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Timers `idle` does not wait for (progress deadlines, minutes away by default); `close` cancels them. */
+  private readonly quietTimers = new Set<ReturnType<typeof setTimeout>>();
   private readonly idleWaiters: (() => void)[] = [];
   private closed = false;
   /** Jobs (namespace\0id) whose next deployment fails regardless of meta (control API). */
@@ -55,7 +57,29 @@ export class Engine {
     return () => {
       clearTimeout(t);
       this.timers.delete(t);
-      this.notifyIdle();
+      // After the step that cancelled it: that step may still schedule more.
+      queueMicrotask(() => this.notifyIdle());
+    };
+  }
+
+  /**
+   * Runs `fn` after `ms` like `schedule`, but `idle` does not wait for it: a deadline that may lie minutes
+   * ahead. What `fn` schedules is waited for as usual. Returns a cancel function.
+   */
+  scheduleQuiet(ms: number, fn: () => void): () => void {
+    if (this.closed) return () => undefined;
+    const t = setTimeout(() => {
+      this.quietTimers.delete(t);
+      try {
+        fn();
+      } finally {
+        this.notifyIdle();
+      }
+    }, ms);
+    this.quietTimers.add(t);
+    return () => {
+      clearTimeout(t);
+      this.quietTimers.delete(t);
     };
   }
 
@@ -75,6 +99,8 @@ export class Engine {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    for (const t of this.quietTimers) clearTimeout(t);
+    this.quietTimers.clear();
     this.notifyIdle();
   }
 

@@ -155,7 +155,7 @@ export function registerAuthRoutes(r: Router, deps: RouteDeps): void {
     if (sub === "config") {
       if (req.method === "GET" || req.method === "HEAD") {
         if (method.config === undefined) throw new DevHttpError(404, []);
-        return { json: envelope(readConfig(method.config)) };
+        return { json: envelope(readConfig(method.config, limits.release)) };
       }
       if (req.method === "DELETE") {
         method.config = undefined;
@@ -163,9 +163,7 @@ export function registerAuthRoutes(r: Router, deps: RouteDeps): void {
         return {};
       }
       if (req.method === "LIST") throw UNSUPPORTED_OPERATION();
-      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()), {
-        workloadIdentity: deps.workloadIdentity === true,
-      });
+      const { config, warnings } = writeConfig(method.config, bodyObject(req.json()), limits.release);
       method.config = config;
       ctx.nextIndex();
       return warnings.length > 0 ? { json: envelope(null, { warnings }) } : {};

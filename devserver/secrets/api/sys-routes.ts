@@ -23,8 +23,6 @@ export interface RouteDeps {
   readonly state: SecretsState;
   readonly ctx: ServiceContext;
   readonly limits: MountLimits;
-  /** Accept `identity_token_audience` on the method config (workload identity; the enterprise edition). */
-  readonly workloadIdentity?: boolean;
 }
 
 /** Returns the capability a request method needs (`create` or `update` for writes, by existence). */
@@ -61,7 +59,7 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
     acl(req, "sys/auth", ["read"]);
     const data: Record<string, unknown> = {};
     for (const m of [...state.mounts.values()].sort((a, b) => a.path.localeCompare(b.path)))
-      data[`${m.path}/`] = mountInfo(m);
+      data[`${m.path}/`] = mountInfo(m, limits);
     return sysData(data);
   });
 
@@ -75,7 +73,7 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
       if (mount === undefined)
         throw new DevHttpError(400, `cannot fetch sysview for path ${JSON.stringify(`auth/${path}/`)}`);
       if (req.method === "GET" || req.method === "HEAD") return sysData(tuneInfo(mount, limits));
-      state.mounts.set(path, tuneMount(mount, bodyObject(req.json())));
+      state.mounts.set(path, tuneMount(mount, bodyObject(req.json()), limits));
       ctx.nextIndex();
       return {};
     };
@@ -89,7 +87,7 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
     const existing = state.mounts.get(path);
     if (req.method === "GET" || req.method === "HEAD") {
       if (existing === undefined) throw new DevHttpError(400, `No auth engine at ${path}/`);
-      return sysData(mountInfo(existing));
+      return sysData(mountInfo(existing, limits));
     }
     if (req.method === "DELETE") {
       if (existing === undefined) return {};

@@ -1,4 +1,5 @@
 import { DevHttpError } from "../../core/errors";
+import type { SecretsRelease } from "./release";
 import { has, readBool, readDuration, readInt, readString, unknownFieldsWarning } from "./values";
 
 /**
@@ -34,7 +35,8 @@ const DEFAULT_IDENTITY_TOKEN_TTL = 3600;
 const ENVIRONMENTS = new Set(["AZURECHINACLOUD", "AZUREPUBLICCLOUD", "AZUREUSGOVERNMENTCLOUD"]);
 const NS_PER_SECOND = 1_000_000_000;
 
-const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+/** The fields every plugin played has; Vault's plugin also has the workload-identity and rotation ones. */
+const BASE_FIELDS = [
   "tenant_id",
   "resource",
   "environment",
@@ -44,13 +46,16 @@ const KNOWN_FIELDS: ReadonlySet<string> = new Set([
   "max_retries",
   "retry_delay",
   "max_retry_delay",
+] as const;
+const VAULT_ONLY_FIELDS = [
   "identity_token_audience",
   "identity_token_ttl",
   "rotation_schedule",
   "rotation_window",
   "rotation_period",
   "disable_automated_rotation",
-]);
+] as const;
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([...BASE_FIELDS, ...VAULT_ONLY_FIELDS]);
 
 function emptyConfig(): MethodConfig {
   return {
@@ -85,12 +90,20 @@ export function settingsError(c: MethodConfig): string | undefined {
   return undefined;
 }
 
-/** Applies a config write to the stored record; resolves to the new record and any warnings. */
+/**
+ * Applies a config write to the stored record; resolves to the new record and any warnings. A plugin without
+ * the workload-identity fields (`release.workloadIdentity` "ignored") leaves them and the rotation fields out
+ * as unknown, without a word.
+ */
 export function writeConfig(
   existing: MethodConfig | undefined,
-  body: Readonly<Record<string, unknown>>,
-  options: { readonly workloadIdentity?: boolean } = {},
+  input: Readonly<Record<string, unknown>>,
+  release: Pick<SecretsRelease, "workloadIdentity" | "warnsUnknownFields">,
 ): { config: MethodConfig; warnings: string[] } {
+  const hasVaultFields = release.workloadIdentity !== "ignored";
+  const body = hasVaultFields
+    ? input
+    : Object.fromEntries(Object.entries(input).filter(([k]) => !(VAULT_ONLY_FIELDS as readonly string[]).includes(k)));
   const c: MethodConfig = { ...(existing ?? emptyConfig()) };
   const str = (
     k:
@@ -132,18 +145,24 @@ export function writeConfig(
   if (c.identity_token_audience !== "" && c.client_secret !== "") {
     throw new DevHttpError(400, "only one of 'client_secret' or 'identity_token_audience' can be set");
   }
-  if (c.identity_token_audience !== "" && options.workloadIdentity !== true) {
+  if (c.identity_token_audience !== "" && release.workloadIdentity === "refused") {
     // Workload identity federation needs the enterprise edition; by default the devserver plays the community one.
     throw new DevHttpError(400, "plugin workload identity not supported in Vault community edition");
   }
   const problem = settingsError(c);
   if (problem !== undefined) throw new DevHttpError(500, problem);
-  return { config: c, warnings: unknownFieldsWarning(body, KNOWN_FIELDS) };
+  return { config: c, warnings: release.warnsUnknownFields ? unknownFieldsWarning(body, KNOWN_FIELDS) : [] };
 }
 
-/** Returns the config as a read shows it: no client_secret, retry delays in nanoseconds. */
-export function readConfig(c: MethodConfig): Record<string, unknown> {
-  return {
+/**
+ * Returns the config as a read shows it: no client_secret, retry delays in nanoseconds; a plugin without
+ * workload identity shows neither those fields nor the rotation ones.
+ */
+export function readConfig(
+  c: MethodConfig,
+  release: Pick<SecretsRelease, "workloadIdentity">,
+): Record<string, unknown> {
+  const all: Record<string, unknown> = {
     tenant_id: c.tenant_id,
     resource: c.resource,
     environment: c.environment,
@@ -159,6 +178,9 @@ export function readConfig(c: MethodConfig): Record<string, unknown> {
     rotation_period: c.rotation_period,
     disable_automated_rotation: c.disable_automated_rotation,
   };
+  if (release.workloadIdentity !== "ignored") return all;
+  for (const k of VAULT_ONLY_FIELDS) delete all[k];
+  return all;
 }
 
 /** Validates a persisted config record; returns undefined when it does not have the expected shape. */

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DevHttpError } from "../../core/errors";
+import type { SecretsRelease } from "./release";
 import { durationSeconds, has, readBool, readString, readStringList } from "./values";
 
 /**
@@ -33,7 +34,6 @@ export interface MountConfig {
   audit_non_hmac_response_keys?: string[];
   passthrough_request_headers?: string[];
   allowed_response_headers?: string[];
-  plugin_version?: string;
   identity_token_key?: string;
   user_lockout_config?: Record<string, unknown>;
 }
@@ -59,6 +59,8 @@ export interface MountLimits {
   readonly methodType: string;
   readonly systemDefaultLeaseTtl: number;
   readonly systemMaxLeaseTtl: number;
+  /** The server played: its plugin catalog and what a mount reports of the plugin it runs. */
+  readonly release: SecretsRelease;
 }
 
 function accessorFor(type: string): string {
@@ -138,12 +140,24 @@ function listField(key: ListConfigKey, value: unknown): string[] {
 
 const SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
-/** A plugin version: empty (the catalog's default) or a semantic version such as `v0.24.0`. */
-function pluginVersionField(value: unknown): string {
+/**
+ * A plugin version: empty (the catalog's default) or a semantic version such as `v0.24.0`, which the
+ * service writes with a leading `v` and looks up in its plugin catalog.
+ */
+function pluginVersionField(value: unknown, type: string, limits: MountLimits): string {
   const v = readString("plugin_version", value);
-  if (v !== "" && !SEMVER.test(v))
-    throw new DevHttpError(400, `version ${JSON.stringify(v)} is not a valid semantic version`);
-  return v;
+  if (v === "") return v;
+  if (!SEMVER.test(v))
+    throw new DevHttpError(
+      400,
+      `version ${JSON.stringify(v)} is not a valid semantic version${limits.release.malformedVersionDetail(v)}`,
+    );
+  const version = v.startsWith("v") ? v : `v${v}`;
+  // The built-in plugin's own version is not kept as a pin (the mount runs it without one).
+  if (type !== "token" && version === limits.release.runningPluginVersion) return "";
+  if (!limits.release.anyPluginVersion)
+    throw new DevHttpError(400, `plugin not found in the catalog: ${type}, version=${version}`);
+  return version;
 }
 
 function optionsField(value: unknown): Record<string, string> | null {
@@ -178,7 +192,6 @@ export function buildMount(path: string, body: Readonly<Record<string, unknown>>
   }
   if (has(cfg, "listing_visibility")) config.listing_visibility = listingField(cfg.listing_visibility);
   for (const key of LIST_CONFIG_KEYS) if (has(cfg, key)) config[key] = listField(key, cfg[key]);
-  if (has(cfg, "plugin_version")) config.plugin_version = readString("plugin_version", cfg.plugin_version);
   if (has(cfg, "identity_token_key"))
     config.identity_token_key = readString("identity_token_key", cfg.identity_token_key);
 
@@ -200,7 +213,8 @@ export function buildMount(path: string, body: Readonly<Record<string, unknown>>
         ? false
         : readBool("external_entropy_access", body.external_entropy_access),
     options: optionsField(body.options),
-    plugin_version: body.plugin_version === undefined ? "" : pluginVersionField(body.plugin_version),
+    // The version comes from `config` only: a `plugin_version` beside `type` is not read (Vault and OpenBao).
+    plugin_version: cfg.plugin_version === undefined ? "" : pluginVersionField(cfg.plugin_version, type, limits),
     config,
   };
 }
@@ -211,13 +225,12 @@ function optionalConfig(c: MountConfig, out: Record<string, unknown>): void {
     const v = c[key];
     if (v !== undefined && v.length > 0) out[key] = [...v];
   }
-  if (c.plugin_version !== undefined && c.plugin_version !== "") out.plugin_version = c.plugin_version;
   if (c.identity_token_key !== undefined && c.identity_token_key !== "") out.identity_token_key = c.identity_token_key;
   if (c.user_lockout_config !== undefined) out.user_lockout_config = { ...c.user_lockout_config };
 }
 
 /** Returns a mount as `GET /sys/auth` and `GET /sys/auth/<path>` show it (own TTLs, 0 = inherit). */
-export function mountInfo(m: AuthMount): Record<string, unknown> {
+export function mountInfo(m: AuthMount, limits: MountLimits): Record<string, unknown> {
   const config: Record<string, unknown> = {
     default_lease_ttl: m.config.default_lease_ttl,
     force_no_cache: false,
@@ -234,8 +247,8 @@ export function mountInfo(m: AuthMount): Record<string, unknown> {
     local: m.local,
     options: m.options === null ? null : { ...m.options },
     plugin_version: m.plugin_version,
-    running_plugin_version: m.type === "token" ? "v1.19.0+builtin.vault" : "v0.24.0+builtin",
-    running_sha256: "",
+    running_plugin_version: m.type === "token" ? "v1.19.0+builtin.vault" : limits.release.runningPluginVersion,
+    running_sha256: m.type === "token" ? "" : limits.release.runningSha256,
     seal_wrap: m.seal_wrap,
     type: m.type,
     uuid: m.uuid,
@@ -258,7 +271,7 @@ export function tuneInfo(m: AuthMount, limits: MountLimits): Record<string, unkn
 }
 
 /** Applies a tune request to a copy of the mount (only the fields present); throws 400 on bad input. */
-export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>): AuthMount {
+export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>, limits: MountLimits): AuthMount {
   const config: MountConfig = { ...m.config };
   let def: number | undefined;
   let max: number | undefined;
@@ -290,7 +303,7 @@ export function tuneMount(m: AuthMount, body: Readonly<Record<string, unknown>>)
   }
   const out: AuthMount = { ...m, config };
   // A tune's plugin_version pins the mount's own version (the one the mount list shows), run after a reload.
-  if (has(body, "plugin_version")) out.plugin_version = pluginVersionField(body.plugin_version);
+  if (has(body, "plugin_version")) out.plugin_version = pluginVersionField(body.plugin_version, m.type, limits);
   if (has(body, "description")) out.description = readString("description", body.description);
   if (has(body, "options")) {
     const opts = optionsField(body.options);

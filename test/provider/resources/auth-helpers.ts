@@ -2,7 +2,7 @@
  * Shared set-up of the secrets tests over real HTTP: a devserver on loopback port 0, the provider's stack
  * config pointing at it, the cloud controls, and a client for out-of-band changes.
  */
-import { startDevServer, type DevServer } from "../../../devserver";
+import { startDevServer, type DevServer, type DevServerOptions } from "../../../devserver";
 import { secretsControls, type SecretsControls } from "../../../devserver/secrets";
 import { SecretsClient, type SecretsClientOptions } from "../../../provider/clients/secrets";
 import { setStackConfig } from "../../../provider/config";
@@ -20,9 +20,9 @@ export interface SecretsEnv {
   close(): Promise<void>;
 }
 
-/** Starts a devserver and points the provider's stack config at it. */
-export async function startSecretsEnv(): Promise<SecretsEnv> {
-  const dev = await startDevServer();
+/** Starts a devserver (with `options`) and points the provider's stack config at it. */
+export async function startSecretsEnv(options: DevServerOptions = {}): Promise<SecretsEnv> {
+  const dev = await startDevServer(options);
   const controls = await secretsControls(dev);
   setStackConfig({ secretsAddress: dev.urls.secrets, secretsToken: dev.rootTokens.secrets });
   const newClient = (extra: SecretsClientOptions = {}) =>

@@ -140,6 +140,17 @@ describe("AuthMount pluginVersion", () => {
     const bad = await authMount.check({}, { path: "pv", pluginVersion: "latest" });
     expect(bad.failures?.[0]).toMatchObject({ property: "pluginVersion" });
   });
+
+  it("the built-in plugin's own version (kept by the server as no pin) refreshes to the version the program set", async () => {
+    const running = (await env.client.mounts.find("pv"))?.running_plugin_version ?? "";
+    expect(running).not.toBe("");
+    const m0 = await mountInputs({ path: "pv-builtin", pluginVersion: running.replace(/^v/, "") });
+    const mount = (await authMount.create(m0)).outs as AuthMountOutputs;
+    expect(await env.client.mounts.find("pv-builtin")).toMatchObject({ plugin_version: "" });
+    const read = await authMount.read("pv-builtin", mount);
+    expect(read.props).toMatchObject({ pluginVersion: m0.pluginVersion });
+    expect(await authMount.diff("pv-builtin", read.props as AuthMountOutputs, m0)).toEqual({ changes: false });
+  });
 });
 
 describe("AuthMount remount that fails on the server", () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { FAIL_DEPLOYMENT_META } from "../../../../devserver/scheduler";
+import { NEVER_HEALTHY_META } from "../../../../devserver/scheduler/sim/deployments";
 import { batchJob, list, rec, serviceJob, startScheduler, until, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
@@ -144,6 +145,44 @@ describe("deployments", () => {
       (a) => a.ClientStatus === "running",
     );
     expect(running.map((a) => a.JobVersion)).toEqual([2, 2]);
+  });
+
+  it("fails a deployment whose allocations never turn healthy at its progress deadline (no revert without auto_revert)", async () => {
+    const update = { Update: { MaxParallel: 1, MinHealthyTime: 1e8, HealthyDeadline: 2e8, ProgressDeadline: 4e8 } };
+    const started = Date.now();
+    await register(serviceJob("dep-deadline", { Meta: { [NEVER_HEALTHY_META]: "true" } }, update));
+    const first = await until(
+      async () => ((await h.call("GET", "/v1/job/dep-deadline/deployment")).body as Obj | null) ?? undefined,
+      "deployment",
+    );
+    expect(first).toMatchObject({ Status: "running", StatusDescription: "Deployment is running" });
+    const d = await until(async () => {
+      const now = rec(await h.call("GET", "/v1/job/dep-deadline/deployment"));
+      return now.Status === "running" ? undefined : now;
+    }, "deployment to end");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(d).toMatchObject({ Status: "failed", StatusDescription: "Failed due to progress deadline" });
+    expect((d.TaskGroups as Obj).web).toMatchObject({ PlacedAllocs: 2, HealthyAllocs: 0, UnhealthyAllocs: 0 });
+    const job = await getJob("dep-deadline");
+    expect([job.Version, job.Stable]).toEqual([0, false]);
+  });
+
+  it("keeps a deployment whose canaries are healthy waiting for promotion past its progress deadline", async () => {
+    const update = (canary: number) => ({
+      Update: { MaxParallel: 1, Canary: canary, AutoRevert: true, HealthyDeadline: 2e8, ProgressDeadline: 4e8 },
+    });
+    await register(serviceJob("dep-deadline-canary", {}, update(0)));
+    await h.sched.control.idle();
+    await register(withImage(serviceJob("dep-deadline-canary", {}, update(1)), "nginx:1.26"));
+    await h.sched.control.idle();
+    await new Promise((r) => setTimeout(r, 500));
+    await h.sched.control.idle();
+    const d = rec(await h.call("GET", "/v1/job/dep-deadline-canary/deployment"));
+    expect(d).toMatchObject({
+      JobVersion: 1,
+      Status: "running",
+      StatusDescription: "Deployment is running but requires manual promotion",
+    });
   });
 
   it("says when there is no stable version to revert to", async () => {

@@ -130,14 +130,18 @@ describe("sys/remount", () => {
 });
 
 describe("plugin_version", () => {
-  it("an enable or tune pins the mount's own version (the mount list and tune read show it); not a version is refused", async () => {
+  it("an enable (in config) or tune pins the mount's own version (the mount list and tune read show it); not a version is refused", async () => {
     await ok(
-      call(base, "POST", "/v1/sys/auth/pinned", { token: root, body: { type: "cloud", plugin_version: "v0.20.1" } }),
+      call(base, "POST", "/v1/sys/auth/pinned", {
+        token: root,
+        body: { type: "cloud", config: { plugin_version: "v0.20.1" } },
+      }),
     );
-    const entry = () =>
-      call(base, "GET", "/v1/sys/auth", { token: root }).then((r) => data(r)["pinned/"] as Record<string, unknown>);
+    const entry = (path = "pinned") =>
+      call(base, "GET", "/v1/sys/auth", { token: root }).then((r) => data(r)[`${path}/`] as Record<string, unknown>);
     expect(await entry()).toMatchObject({ plugin_version: "v0.20.1" });
-    await ok(call(base, "POST", "/v1/sys/auth/pinned/tune", { token: root, body: { plugin_version: "v0.21.0" } }));
+    expect((await entry()).config).not.toHaveProperty("plugin_version");
+    await ok(call(base, "POST", "/v1/sys/auth/pinned/tune", { token: root, body: { plugin_version: "0.21.0" } }));
     expect(await entry()).toMatchObject({ plugin_version: "v0.21.0" });
     expect(data(await call(base, "GET", "/v1/sys/auth/pinned/tune", { token: root }))).toMatchObject({
       plugin_version: "v0.21.0",
@@ -148,5 +152,70 @@ describe("plugin_version", () => {
     });
     expect(bad.status).toBe(400);
     expect(errors(bad)[0]).toBe('version "latest" is not a valid semantic version');
+  });
+
+  it("a plugin_version beside type (not in config) is not read: the mount runs the catalog's default", async () => {
+    await ok(
+      call(base, "POST", "/v1/sys/auth/top-level", { token: root, body: { type: "cloud", plugin_version: "v0.20.1" } }),
+    );
+    const list = data(await call(base, "GET", "/v1/sys/auth", { token: root }));
+    expect(list["top-level/"]).toMatchObject({ plugin_version: "" });
+  });
+});
+
+describe("the devserver as OpenBao 2.6.2 (release openbao-2.6.2)", () => {
+  let bao: DevServer;
+  let url: string;
+  let token: string;
+  beforeAll(async () => {
+    bao = await startDevServer({ secretsService: { methodType: "azure", release: "openbao-2.6.2" } });
+    url = bao.urls.secrets;
+    token = bao.rootTokens.secrets;
+  });
+  afterAll(async () => {
+    await bao.close();
+  });
+
+  it("has no plugin versions in its catalog: an enable or tune naming one is refused; the mount reports the external plugin", async () => {
+    const refused = await call(url, "POST", "/v1/sys/auth/pv", {
+      token,
+      body: { type: "azure", config: { plugin_version: "0.21.0" } },
+    });
+    expect(refused.status).toBe(400);
+    expect(errors(refused)).toEqual(["plugin not found in the catalog: azure, version=v0.21.0"]);
+    await ok(call(url, "POST", "/v1/sys/auth/pv", { token, body: { type: "azure" } }));
+    const tuned = await call(url, "POST", "/v1/sys/auth/pv/tune", { token, body: { plugin_version: "v9.9.9" } });
+    expect(errors(tuned)).toEqual(["plugin not found in the catalog: azure, version=v9.9.9"]);
+    const malformed = await call(url, "POST", "/v1/sys/auth/pv/tune", { token, body: { plugin_version: "latest" } });
+    expect(errors(malformed)).toEqual(['version "latest" is not a valid semantic version: malformed version: latest']);
+    const m = data(await call(url, "GET", "/v1/sys/auth/pv", { token }));
+    expect(m).toMatchObject({ plugin_version: "", running_plugin_version: "" });
+    expect(m.running_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("ignores the workload-identity fields of the method config without a word and never reads them back", async () => {
+    await ok(call(url, "POST", "/v1/sys/auth/wif", { token, body: { type: "azure" } }));
+    const written = await call(url, "POST", "/v1/auth/wif/config", {
+      token,
+      body: {
+        tenant_id: "00000000-0000-0000-0000-000000000001",
+        resource: RESOURCE,
+        identity_token_audience: "api://AzureADTokenExchange",
+        identity_token_ttl: 600,
+        client_secret: "s",
+      },
+    });
+    expect(written.status).toBe(204);
+    const read = data(await call(url, "GET", "/v1/auth/wif/config", { token }));
+    expect(Object.keys(read).sort()).toEqual([
+      "client_id",
+      "environment",
+      "max_retries",
+      "max_retry_delay",
+      "resource",
+      "retry_delay",
+      "root_password_ttl",
+      "tenant_id",
+    ]);
   });
 });
