@@ -620,38 +620,50 @@ bad("Job", "swapped prototype", Object.setPrototypeOf({ jobspec: SPEC }, { purge
 const goodJob = (name: string, job: Record<string, unknown>, property: string, source: string, line?: string): void =>
   good("Job", name, { job, waitForDeployment: false, purgeOnDestroy: true }, property, source, line);
 const Q = "?namespace=default&region=global";
-goodJob("plain ID", jobObject({ ID: "web-1" }), "job.ID", NOMAD_JOB, `GET /v1/job/web-1${Q}`);
+goodJob("plain ID", jobObject({ ID: "web-1" }), "job.ID", NOMAD_JOB, `DELETE /v1/job/web-1${Q}&purge=true`);
 goodJob(
   "ID with slashes of a child job",
   jobObject({ ID: "a/b/dispatch-1", Type: "batch" }),
   "job.ID",
   NOMAD_ROUTE,
-  `GET /v1/job/a%2Fb%2Fdispatch-1${Q}`,
+  `DELETE /v1/job/a%2Fb%2Fdispatch-1${Q}&purge=true`,
 );
-goodJob("ID with dots", jobObject({ ID: "app.v2" }), "job.ID", RFC_DOTS, `GET /v1/job/app.v2${Q}`);
-goodJob("ID three dots", jobObject({ ID: "..." }), "job.ID", RFC_DOTS, `GET /v1/job/...${Q}`);
+goodJob("ID with dots", jobObject({ ID: "app.v2" }), "job.ID", RFC_DOTS, `DELETE /v1/job/app.v2${Q}&purge=true`);
+goodJob("ID three dots", jobObject({ ID: "..." }), "job.ID", RFC_DOTS, `DELETE /v1/job/...${Q}&purge=true`);
 goodJob(
   "ID with a query character",
   jobObject({ ID: "x?y#z" }),
   "job.ID",
   "RFC 3986: '?' and '#' are encoded in a segment",
-  `GET /v1/job/x%3Fy%23z${Q}`,
+  `DELETE /v1/job/x%3Fy%23z${Q}&purge=true`,
 );
-goodJob("ID that looks encoded", jobObject({ ID: "%2e%2e" }), "job.ID", RFC_DOTS, `GET /v1/job/%252e%252e${Q}`);
+goodJob(
+  "ID that looks encoded",
+  jobObject({ ID: "%2e%2e" }),
+  "job.ID",
+  RFC_DOTS,
+  `DELETE /v1/job/%252e%252e${Q}&purge=true`,
+);
 goodJob(
   "ID non-ASCII",
   jobObject({ ID: "ünï" }),
   "job.ID",
   "RFC 3986: UTF-8 percent-encoding",
-  `GET /v1/job/%C3%BCn%C3%AF${Q}`,
+  `DELETE /v1/job/%C3%BCn%C3%AF${Q}&purge=true`,
 );
-goodJob("ID named like an endpoint", jobObject({ ID: "plan" }), "job.ID", NOMAD_ROUTE, `GET /v1/job/plan${Q}`);
+goodJob(
+  "ID named like an endpoint",
+  jobObject({ ID: "plan" }),
+  "job.ID",
+  NOMAD_ROUTE,
+  `DELETE /v1/job/plan${Q}&purge=true`,
+);
 goodJob(
   "ID ending in a longer word",
   jobObject({ ID: "a/planner" }),
   "job.ID",
   NOMAD_ROUTE,
-  `GET /v1/job/a%2Fplanner${Q}`,
+  `DELETE /v1/job/a%2Fplanner${Q}&purge=true`,
 );
 goodJob("ID ending in force alone", jobObject({ ID: "backup/force" }), "job.ID", NOMAD_ROUTE);
 goodJob(
