@@ -23,7 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimShowing } from "../../provider/log";
+import { claimShowing, messageOf } from "../../provider/log";
 
 const isRoot = process.getuid?.() === 0;
 let base = "";
@@ -149,5 +149,16 @@ describe("one way to print (issue 23 item 2)", () => {
     };
     walk(root);
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("severity", () => {
+  it("a warning goes to the engine at WARNING (2) without a prefix of its own; a text at INFO (1); stderr labels the warning", () => {
+    expect(messageOf("warning", "the token expires soon\n")).toEqual({
+      severity: 2,
+      engine: "the token expires soon",
+      stderr: "warning: the token expires soon",
+    });
+    expect(messageOf("info", "plan\n")).toEqual({ severity: 1, engine: "plan", stderr: "plan" });
   });
 });

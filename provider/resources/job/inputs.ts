@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { UsageError } from "../../errors";
 import { JobSchema } from "../../schemas/scheduler";
 import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
 import type { JobIdentity } from "./spec";
@@ -332,5 +333,5 @@ export function batchSettingsProblem(
 /** Throws the problem of {@link batchSettingsProblem}, if any. */
 export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
   const problem = batchSettingsProblem(identity, inputs);
-  if (problem !== undefined) throw new Error(problem);
+  if (problem !== undefined) throw new UsageError(problem);
 }
