@@ -24,7 +24,7 @@ import {
   unfinishedMessage,
   type Registered,
 } from "./apply";
-import { SETTING_KEYS, SOURCE_KEYS, assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
 import {
   NO_SECRETS,
   SECRET_SHOWN,
@@ -36,6 +36,7 @@ import {
   type SecretMask,
 } from "./secrets";
 import {
+  assertBatchSettings,
   identityOf,
   inputsHashMatches,
   jobMask,

@@ -5,6 +5,7 @@
  * are settled here, once, so every request and every comparison uses the same ones.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { UsageError } from "../../errors";
 import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
 import type { Job } from "../../schemas/scheduler";
@@ -315,6 +316,33 @@ export function identityOf(job: JobObject): JobIdentity {
     periodic: isRecord(job.Periodic),
     parameterized: isRecord(job.ParameterizedJob),
   };
+}
+
+/** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
+export function batchSettingsProblem(
+  identity: JobIdentity,
+  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
+): string | undefined {
+  const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
+  if (used.length === 0) return undefined;
+  const batch = identity.type === "batch" || identity.type === "sysbatch";
+  if (batch && !identity.periodic && !identity.parameterized) return undefined;
+  const kind = identity.periodic
+    ? `periodic ${identity.type}`
+    : identity.parameterized
+      ? `parameterized ${identity.type}`
+      : identity.type;
+  return (
+    `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
+    (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
+    "."
+  );
+}
+
+/** Throws the problem of {@link batchSettingsProblem}, if any. */
+export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
+  const problem = batchSettingsProblem(identity, inputs);
+  if (problem !== undefined) throw new UsageError(problem);
 }
 
 /** One reason why a change needs a new job instead of an update. */
