@@ -41,9 +41,9 @@ import {
   formatRolloutFailure,
   planDrift,
   planFacts,
-  shownPlanOf,
   type Rollback,
 } from "./text";
+import { shownPlanOf } from "./memo";
 
 /** A register the server applied. */
 export interface Registered {
