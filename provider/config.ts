@@ -75,7 +75,7 @@ const clients = new Map<ServiceName, { key: string; client: unknown }>();
  * `make` from stack config (then the environment). A provider host runs a whole command: its calls share one client (its settings resolved
  * once, its pool taken once) as long as the stack config, the connection overrides and the service's
  * environment variables are what they were; any change makes a new one. A client that cannot be made
- * (a setting missing or wrong) throws on every call, as before.
+ * (a setting missing or wrong) throws on every call, none is kept.
  */
 export function providerClient<T>(service: ServiceName, make: (options: ConnectionOptions) => T): T {
   const options = connectionOptions(service);

@@ -11,7 +11,7 @@
  *
  * The host is started with the engine's address as its argument, and the engine's `Log` call takes a whole
  * text as one message. So, inside that host, a text goes to the engine as one stack-level message (one
- * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr as before.
+ * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr.
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:

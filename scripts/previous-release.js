@@ -5,7 +5,8 @@
 // previews and updates with the current checkout's.
 //
 // The project has no tags and no published releases, so "the previous release" is a fixed commit:
-// PREVIOUS_RELEASE_COMMIT below (the state of the repository before the issue 22 work), or the argument,
+// PREVIOUS_RELEASE_COMMIT below (the last state before mount moves by remount, write-only client
+// secrets and the root Pulumi project came in), or the argument,
 // or PSS_PREVIOUS_RELEASE. The build is what a release does: `git archive` of that commit into a fresh
 // directory, its locked dependencies (hard-linked from this checkout's node_modules when the two lockfiles
 // are the same, else `npm ci`), `npm run build`, `npm pack`. The result is cached outside the repository by
@@ -20,7 +21,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-/** The commit the upgrade test deploys with: the last one before the issue 22 work began. */
+/** The commit the upgrade test deploys with: the last one before mount moves by remount came in. */
 const PREVIOUS_RELEASE_COMMIT = "b9a118a4214716583718ac755e596c69a30a47d9";
 
 const REPO = path.join(__dirname, "..");

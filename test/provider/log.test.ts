@@ -1,5 +1,5 @@
 /**
- * The plan markers of provider/log.ts (issue 20): `showOnce` remembers a shown plan in a
+ * The plan markers of provider/log.ts: `showOnce` remembers a shown plan in a
  * marker file so the update part of `pulumi up` does not repeat its preview's plan. The markers live in
  * this user's private directory under the cache home, never in the shared temporary directory; a planted
  * link is never followed, a directory or file someone else could have planted is not trusted (the plan is
@@ -69,7 +69,7 @@ describe("plan markers", () => {
     const [name] = readdirSync(dir());
     const victim = join(base, "victim");
     writeFileSync(victim, "precious");
-    // An old target: the earlier code rewrote markers older than a day, through the link.
+    // An old target: a marker older than a day must still not be rewritten through the link.
     utimesSync(victim, days(2), days(2));
     unlinkSync(join(dir(), name!));
     symlinkSync(victim, join(dir(), name!));
@@ -133,7 +133,7 @@ describe("plan markers", () => {
   });
 });
 
-describe("one way to print (issue 23 item 2)", () => {
+describe("one way to print", () => {
   it("no provider module but provider/log.ts writes to the console", () => {
     const root = join(__dirname, "..", "..", "provider");
     const offenders: string[] = [];

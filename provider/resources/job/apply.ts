@@ -432,7 +432,7 @@ export function sourceInputsOf(olds: JobOutputs, news: JobInputs): JobInputs {
 }
 
 /*
- * Autoscaler-safe updates (issue 21): with `preserveCounts` and/or `preserveResources`, the task group counts
+ * Autoscaler-safe updates: with `preserveCounts` and/or `preserveResources`, the task group counts
  * and task resources the scheduler runs now are kept over the spec's, and a job whose JobModifyIndex moved
  * only because of such changes (`POST /v1/job/:id/scale`, an autoscaler, a register that changed only
  * counts or resources) is not treated as changed outside Pulumi: the update registers with check-and-set on

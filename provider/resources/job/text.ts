@@ -194,7 +194,7 @@ function pushFailure(lines: string[], m: AllocMetric, mask: SecretMask): void {
 }
 
 /**
- * Returns every reason the metrics of one group give, each on its own (issue 21): no node evaluated, each
+ * Returns every reason the metrics of one group give, each on its own: no node evaluated, each
  * datacenter without available nodes, each node class and each constraint that filtered nodes, each
  * exhausted dimension and node class, and each quota hit. Sorted by name within each kind. With a secret
  * job, the constraints and datacenters (which come from it) show as `[secret]`.
