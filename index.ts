@@ -14,10 +14,12 @@ export { providers, type ProviderKind, type ProviderImpl } from "./provider";
 export {
   ApiError,
   ConfigError,
+  PssError,
   ResourceError,
   UsageError,
   isApiError,
   type ApiErrorCode,
+  type PssErrorCode,
   type ResourceErrorCode,
 } from "./provider/errors";
 

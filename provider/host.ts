@@ -60,5 +60,7 @@ function load(): Entry {
   return entry;
 }
 
-const entry: Entry = load();
-export = entry;
+// Each export by name (not `export =` of the loaded object): Node then sees them from an ESM
+// `import { providers } from "pulumi-secrets-scheduler/provider"` too. The package test (attw) fails when
+// index.ts exports a name not forwarded here.
+export const { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE, provider, providers }: Entry = load();

@@ -2,6 +2,7 @@
  * The provider side's entry point, loaded by the SDK's shims inside the dynamic-provider host at call time.
  * Each resource's implementation is required only when first used, so the host loads just what it needs.
  */
+import { PssError, UsageError } from "./errors";
 import { deferZodLocales } from "./lazy-zod-locales";
 import type { ProviderImpl } from "./resources/common";
 
@@ -28,12 +29,12 @@ export function provider(kind: ProviderKind): ProviderImpl {
   const cached = loaded.get(kind);
   if (cached !== undefined) return cached;
   const load = Object.hasOwn(MODULES, kind) ? MODULES[kind] : undefined;
-  if (load === undefined) throw new TypeError(`unknown resource kind "${String(kind)}"`);
+  if (load === undefined) throw new UsageError(`unknown resource kind "${String(kind)}"`);
   // Before the resource's code loads zod: its translated messages need not load with it.
   deferZodLocales();
   const mod = load() as Record<string, ProviderImpl>;
   const impl = mod[kind];
-  if (impl === undefined) throw new TypeError(`the module of "${kind}" does not export it`);
+  if (impl === undefined) throw new PssError("internal", `the module of "${kind}" does not export it`);
   const wrapped = keepProviderOnInitErrors(impl);
   loaded.set(kind, wrapped);
   return wrapped;

@@ -11,7 +11,7 @@
  *
  * The host is started with the engine's address as its argument, and the engine's `Log` call takes a whole
  * text as one message. So, inside that host, a text goes to the engine as one stack-level message (one
- * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr as before.
+ * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr.
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
@@ -33,10 +33,12 @@ interface LogClient {
 
 interface EngineModules {
   client: LogClient;
-  request(message: string): unknown;
+  request(message: string, severity: Severity): unknown;
 }
 
-const INFO = 1; // pulumirpc.LogSeverity.INFO
+/** The engine's severities used here (pulumirpc.LogSeverity): a text at INFO, a warning at WARNING. */
+const SEVERITY = { info: 1, warning: 2 } as const;
+type Severity = (typeof SEVERITY)[keyof typeof SEVERITY];
 
 let engine: EngineModules | null | undefined;
 
@@ -64,9 +66,9 @@ function engineOf(): EngineModules | null {
     const client = new rpc.EngineClient(address, grpc.credentials.createInsecure());
     engine = {
       client,
-      request(message) {
+      request(message, severity) {
         const req = new pb.LogRequest();
-        req.setSeverity(INFO);
+        req.setSeverity(severity);
         req.setMessage(message);
         req.setUrn("");
         return req;
@@ -78,21 +80,38 @@ function engineOf(): EngineModules | null {
   return engine;
 }
 
-/** Shows a text to the person running Pulumi: one engine message inside the host, else stderr. */
-export async function show(text: string): Promise<void> {
+/**
+ * What goes to the engine for a text or a warning, and what goes to stderr instead: the engine labels a
+ * WARNING itself, so only stderr gets the `warning: ` prefix.
+ */
+export function messageOf(
+  kind: keyof typeof SEVERITY,
+  text: string,
+): { severity: Severity; engine: string; stderr: string } {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  return { severity: SEVERITY[kind], engine: body, stderr: kind === "warning" ? `warning: ${body}` : body };
+}
+
+/** Sends one message: one engine message inside the host, else stderr. */
+async function emit(kind: keyof typeof SEVERITY, text: string): Promise<void> {
+  const m = messageOf(kind, text);
   const e = engineOf();
   if (e !== null) {
     const sent = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), 5000);
-      e.client.log(e.request(body), (err) => {
+      e.client.log(e.request(m.engine, m.severity), (err) => {
         clearTimeout(timer);
         resolve(err === null);
       });
     });
     if (sent) return;
   }
-  console.error(body);
+  console.error(m.stderr);
+}
+
+/** Shows a text to the person running Pulumi: one engine message inside the host, else stderr. */
+export function show(text: string): Promise<void> {
+  return emit("info", text);
 }
 
 const MARKER_DIR = "shown";
@@ -164,11 +183,12 @@ export async function showOnce(text: string): Promise<void> {
 }
 
 /**
- * Shows a warning (`warning: ` and the message) the way {@link showOnce} shows a text: inside the
- * dynamic-provider host as one engine message, once per CLI run; elsewhere on stderr.
+ * Shows a warning the way {@link showOnce} shows a text: inside the dynamic-provider host as one engine
+ * message at WARNING severity, once per CLI run; elsewhere on stderr after `warning: `.
  */
-export function warn(message: string): Promise<void> {
-  return showOnce(`warning: ${message}`);
+export async function warn(message: string): Promise<void> {
+  if (engineOf() !== null && !claimShowing(`warning: ${message}`)) return;
+  return emit("warning", message);
 }
 
 const warned = new Set<string>();

@@ -214,4 +214,29 @@ describe("npm pack", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // publint: the manifest's fields and the exports map agree with the files shipped. attw (profile node16:
+  // node16 from CommonJS and from ESM, and bundlers): each export resolves, to JavaScript and to its types.
+  it("publint and attw find no problem in the tarball's exports, types included", { timeout: 120_000 }, async () => {
+    expect(tarball).not.toBe("");
+    const bin = (name: string): string => join(REPO_ROOT, "node_modules", ".bin", name);
+    const lint = await run(bin("publint"), ["run", tarball, "--strict"], { cwd: stage }).catch(
+      (e: { stdout: string; stderr: string }) => e,
+    );
+    expect(`${lint.stdout}${lint.stderr}`).toContain("All good!");
+    // The exit code says whether attw found a problem; the table (one column per export) says what.
+    const types = await run(
+      bin("attw"),
+      [tarball, "--profile", "node16", "--no-definitely-typed", "--format", "table-flipped", "--no-color"],
+      {
+        cwd: stage,
+      },
+    ).then(
+      (r) => ({ ...r, code: 0 }),
+      (e: { stdout: string; code: number }) => e,
+    );
+    for (const entry of ["clients", "devserver", "provider", "shim/auth-mount", "shim/job", "shim/job-version-tag"])
+      expect(types.stdout).toContain(`"pulumi-secrets-scheduler/${entry}"`);
+    expect(types.code, types.stdout).toBe(0);
+  });
 });

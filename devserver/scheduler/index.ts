@@ -31,8 +31,7 @@ import { Store, jobKey } from "./state/store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./state/types";
 
 export { FAIL_DEPLOYMENT_META } from "./sim/deployments";
-export { FAIL_BATCH_META } from "./sim/batch";
-export type { ActionInvocation, ActionResult, ActionRunner } from "./api/action";
+export type { ActionRunner } from "./api/action";
 export type { NodePoolOptions } from "./sim/cluster";
 export type { Node } from "./sim/types";
 

@@ -42,7 +42,7 @@ import { SecretsState } from "./state/state";
 import { registerRemountRoutes } from "./api/remount";
 import { registerSysRoutes } from "./api/sys-routes";
 
-export type { FakeInstance, FakeInstanceInput, ManagedIdentity } from "./state/instance";
+export type { FakeInstance, FakeInstanceInput } from "./state/instance";
 export type { MetadataFaultHandle, MetadataFaultSpec, MetadataLogEntry } from "./api/cloud";
 export type { SignOptions } from "./state/directory";
 

@@ -6,7 +6,16 @@ export * as secrets from "./secrets";
 export * as scheduler from "./scheduler";
 export { SecretsClient, type SecretsClientOptions } from "./secrets";
 export { SchedulerClient } from "./scheduler";
-export { ApiError, ConfigError, UsageError, isApiError, type ApiErrorCode, type ServiceName } from "../errors";
+export {
+  ApiError,
+  ConfigError,
+  PssError,
+  UsageError,
+  isApiError,
+  type ApiErrorCode,
+  type PssErrorCode,
+  type ServiceName,
+} from "../errors";
 export { closeConnections, type ApiResponse, type ResponseMeta } from "../http/core";
 export {
   ENV,

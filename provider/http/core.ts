@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Dispatcher, Pool } from "undici";
 import { z } from "zod";
-import { ApiError, ConfigError, type ApiErrorCode, type ServiceName } from "../errors";
+import { ApiError, ConfigError, type ApiErrorCode, type ApiErrorFields, type ServiceName } from "../errors";
 import { redact } from "./redact";
 import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
 import {
@@ -163,6 +163,36 @@ export async function closeConnections(): Promise<void> {
 
 const SERVICE_LABEL: Record<ServiceName, string> = { secrets: "secrets service", scheduler: "scheduler" };
 
+const CANCELLED = "the operation was cancelled";
+
+/** The fields of a failure that the request itself does not already say. */
+type FailureFields = Omit<ApiErrorFields, "service" | "operation" | "method" | "path">;
+
+/** One request as every attempt sends it, and how its failures read. */
+interface PreparedCall<T> {
+  opts: RequestOptions<T>;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  /** Base path, path and query, as sent. */
+  path: string;
+  /** The encoded query ("" or starting with "?"). */
+  query: string;
+  idempotent: boolean;
+  /** When the first attempt started (the retries' time budget counts from here). */
+  started: number;
+  fail(f: FailureFields): ApiError;
+}
+
+/** A failed attempt: the error to throw if no retry follows, and what the retry policy needs of it. */
+interface Failed {
+  kind: "failed";
+  error: ApiError;
+  outcome: Outcome;
+}
+
+/** What one attempt came to. */
+type Attempt<T> = { kind: "answered"; response: ApiResponse<T> } | Failed;
+
 /** The HTTP core of one service connection. Cheap to create: pools are shared per origin and TLS setting. */
 export class HttpCore {
   readonly connection: ResolvedConnection;
@@ -235,10 +265,25 @@ export class HttpCore {
     return this.writeCount;
   }
 
-  /** Sends one request with retries; resolves to the parsed body and meta, or throws ApiError. */
+  /**
+   * Sends one request with retries; resolves to the parsed body and meta, or throws ApiError. The steps:
+   * {@link prepare} the request every attempt sends, {@link attempt} it once (an answer, or a failure
+   * classified for the retry policy), and {@link waitToRetry} or give up.
+   */
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
-    const c = this.connection;
     if (opts.mutates ?? (opts.method !== "GET" && opts.method !== "HEAD")) this.writeCount++;
+    const call = this.prepare(opts);
+    for (let attempt = 1; ; attempt++) {
+      if (opts.signal?.aborted) throw call.fail({ code: "aborted", attempts: attempt - 1, hint: CANCELLED });
+      const tried = await this.attempt(call, attempt);
+      if (tried.kind === "answered") return tried.response;
+      await this.waitToRetry(call, attempt, tried);
+    }
+  }
+
+  /** The request every attempt sends (headers, body, path), and how its failures read (secrets redacted). */
+  private prepare<T>(opts: RequestOptions<T>): PreparedCall<T> {
+    const c = this.connection;
     const headers: Record<string, string> = { accept: "application/json", ...(opts.headers ?? {}) };
     if (opts.auth !== false) Object.assign(headers, this.authHeaders(opts.operation));
     if (c.service === "secrets" && c.namespace !== undefined) headers[c.headers.namespace] = c.namespace;
@@ -252,123 +297,170 @@ export class HttpCore {
       headers["content-type"] = "application/json";
     }
     const query = encodeQuery(opts.query);
-    const path = c.basePath + opts.path + query;
-    const idempotent = opts.idempotent ?? opts.method !== "POST";
     const secrets = [c.token, ...(opts.secrets ?? [])];
-    const started = Date.now();
-    const fail = (f: Omit<ConstructorParameters<typeof ApiError>[0], "service" | "operation" | "method" | "path">) =>
-      new ApiError({
-        ...f,
-        service: c.service,
-        operation: opts.operation,
-        method: opts.method,
-        path: opts.path,
-        serverErrors: (f.serverErrors ?? []).map((s) => redact(s, secrets)),
-      });
+    return {
+      opts,
+      headers,
+      body,
+      path: c.basePath + opts.path + query,
+      query,
+      idempotent: opts.idempotent ?? opts.method !== "POST",
+      started: Date.now(),
+      fail: (f) =>
+        new ApiError({
+          ...f,
+          service: c.service,
+          operation: opts.operation,
+          method: opts.method,
+          path: opts.path,
+          serverErrors: (f.serverErrors ?? []).map((s) => redact(s, secrets)),
+        }),
+    };
+  }
 
-    for (let attempt = 1; ; attempt++) {
-      if (opts.signal?.aborted)
-        throw fail({ code: "aborted", attempts: attempt - 1, hint: "the operation was cancelled" });
-      c.hooks.onRequest?.({ service: c.service, method: opts.method, path: opts.path, query: query.slice(1), attempt });
-      const t0 = Date.now();
-      const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-      let outcome: Outcome;
-      let lastError: ApiError;
-      try {
-        const res = await undiciParts().request.call(this.entry.pool, {
-          path,
-          method: opts.method,
-          headers,
-          body,
-          signal,
-        });
-        const text = await res.body.text();
-        const ms = Date.now() - t0;
-        c.hooks.onResponse?.({
-          service: c.service,
-          method: opts.method,
-          path: opts.path,
-          attempt,
-          status: res.statusCode,
-          ms,
-        });
-        const meta = this.meta(res.statusCode, res.headers, attempt, started);
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          return { value: this.parse(opts, text, res.headers, meta, fail), meta };
-        }
-        const serverErrors = serverMessages(text);
-        const code = classify(c.service, res.statusCode, serverErrors);
-        lastError = fail({
-          code,
-          status: res.statusCode,
-          serverErrors,
-          attempts: attempt,
-          hint: this.hint(code, res.statusCode, serverErrors),
-          requestSent: true,
-        });
-        outcome = {
-          kind: "status",
-          status: res.statusCode,
-          retryAfterMs: parseRetryAfter(headerValue(res.headers, "retry-after")),
-          transient500: res.statusCode === 500 && isTransient500(c.service, serverErrors),
-        };
-      } catch (e) {
-        if (ApiError.is(e)) throw e;
-        c.hooks.onResponse?.({
-          service: c.service,
-          method: opts.method,
-          path: opts.path,
-          attempt,
-          ms: Date.now() - t0,
-        });
-        if (opts.signal?.aborted)
-          throw fail({ code: "aborted", attempts: attempt, hint: "the operation was cancelled" });
-        const timedOut = timeout.aborted;
-        const netCode = timedOut ? "TIMEOUT" : errorCode(e);
-        // The HTTP library refused to build the request (a header or the path it cannot carry): nothing
-        // was sent, and every attempt would fail the same way.
-        if (netCode === "UND_ERR_INVALID_ARG") {
-          throw fail({
-            code: "transport",
-            attempts: attempt,
-            hint: invalidRequestHint(),
-            requestSent: false,
-            cause: { code: netCode },
-          });
-        }
-        const certificate = !timedOut && isCertificateFailure(netCode);
-        const beforeSend = !timedOut && isBeforeSend(netCode);
-        lastError = fail({
-          code: timedOut ? "timeout" : "transport",
-          attempts: attempt,
-          hint: timedOut
-            ? timeoutHint(c, timeoutMs)
-            : certificate
-              ? certificateHint(c, netCode)
-              : beforeSend
-                ? transportHint(c, netCode)
-                : lostAfterSendHint(c, netCode, opts.method !== "GET" && opts.method !== "HEAD"),
-          requestSent: !beforeSend,
-          cause: { code: netCode },
-        });
-        // A certificate that failed verification fails the same way on every attempt.
-        if (certificate) throw lastError;
-        outcome = { kind: "network", code: netCode, beforeSend };
-      }
-      const wait = retryDelay(c.retry, attempt, outcome, idempotent);
-      if (wait === undefined || Date.now() - started + wait > c.retry.maxTotalMs) throw lastError;
-      c.hooks.onRetry?.({
+  /** Sends one attempt: the parsed answer, or the failure and what kind it was (for the retry policy). */
+  private async attempt<T>(call: PreparedCall<T>, attempt: number): Promise<Attempt<T>> {
+    const { opts } = call;
+    const c = this.connection;
+    c.hooks.onRequest?.({
+      service: c.service,
+      method: opts.method,
+      path: opts.path,
+      query: call.query.slice(1),
+      attempt,
+    });
+    const t0 = Date.now();
+    const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    try {
+      const res = await undiciParts().request.call(this.entry.pool, {
+        path: call.path,
+        method: opts.method,
+        headers: call.headers,
+        body: call.body,
+        signal,
+      });
+      const text = await res.body.text();
+      const ms = Date.now() - t0;
+      c.hooks.onResponse?.({
         service: c.service,
         method: opts.method,
         path: opts.path,
         attempt,
-        delayMs: wait,
-        ...(outcome.kind === "status" ? { status: outcome.status } : { code: outcome.code }),
+        status: res.statusCode,
+        ms,
       });
-      await sleep(wait, opts.signal);
+      const meta = this.meta(res.statusCode, res.headers, attempt, call.started);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { kind: "answered", response: { value: this.parse(opts, text, res.headers, meta, call.fail), meta } };
+      }
+      return this.refused(call, attempt, res.statusCode, res.headers, text);
+    } catch (e) {
+      if (ApiError.is(e)) throw e;
+      c.hooks.onResponse?.({
+        service: c.service,
+        method: opts.method,
+        path: opts.path,
+        attempt,
+        ms: Date.now() - t0,
+      });
+      return this.unanswered(call, attempt, e, timeout.aborted, timeoutMs);
     }
+  }
+
+  /** An answer other than 2xx, as the ApiError it is. */
+  private refused<T>(
+    call: PreparedCall<T>,
+    attempt: number,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text: string,
+  ): Failed {
+    const service = this.connection.service;
+    const serverErrors = serverMessages(text);
+    const code = classify(service, status, serverErrors);
+    return {
+      kind: "failed",
+      error: call.fail({
+        code,
+        status,
+        serverErrors,
+        attempts: attempt,
+        hint: this.hint(code, status, serverErrors),
+        requestSent: true,
+      }),
+      outcome: {
+        kind: "status",
+        status,
+        retryAfterMs: parseRetryAfter(headerValue(headers, "retry-after")),
+        transient500: status === 500 && isTransient500(service, serverErrors),
+      },
+    };
+  }
+
+  /**
+   * A failure without an answer (a network error or the attempt's timeout), as the ApiError it is; throws
+   * it at once where no further attempt can do better: cancelled, a request the HTTP library cannot build,
+   * or a certificate that failed verification.
+   */
+  private unanswered<T>(
+    call: PreparedCall<T>,
+    attempt: number,
+    e: unknown,
+    timedOut: boolean,
+    timeoutMs: number,
+  ): Failed {
+    const c = this.connection;
+    const { opts } = call;
+    if (opts.signal?.aborted) throw call.fail({ code: "aborted", attempts: attempt, hint: CANCELLED });
+    const netCode = timedOut ? "TIMEOUT" : errorCode(e);
+    // The HTTP library refused to build the request (a header or the path it cannot carry): nothing
+    // was sent, and every attempt would fail the same way.
+    if (netCode === "UND_ERR_INVALID_ARG") {
+      throw call.fail({
+        code: "transport",
+        attempts: attempt,
+        hint: invalidRequestHint(),
+        requestSent: false,
+        cause: { code: netCode },
+      });
+    }
+    const certificate = !timedOut && isCertificateFailure(netCode);
+    const beforeSend = !timedOut && isBeforeSend(netCode);
+    const error = call.fail({
+      code: timedOut ? "timeout" : "transport",
+      attempts: attempt,
+      hint: timedOut
+        ? timeoutHint(c, timeoutMs)
+        : certificate
+          ? certificateHint(c, netCode)
+          : beforeSend
+            ? transportHint(c, netCode)
+            : lostAfterSendHint(c, netCode, opts.method !== "GET" && opts.method !== "HEAD"),
+      requestSent: !beforeSend,
+      cause: { code: netCode },
+    });
+    // A certificate that failed verification fails the same way on every attempt.
+    if (certificate) throw error;
+    return { kind: "failed", error, outcome: { kind: "network", code: netCode, beforeSend } };
+  }
+
+  /** Waits before the next attempt, or throws the failure when the retry policy or the time budget says stop. */
+  private async waitToRetry<T>(call: PreparedCall<T>, attempt: number, failed: Failed): Promise<void> {
+    const c = this.connection;
+    const { opts } = call;
+    const wait = retryDelay(c.retry, attempt, failed.outcome, call.idempotent);
+    if (wait === undefined || Date.now() - call.started + wait > c.retry.maxTotalMs) throw failed.error;
+    c.hooks.onRetry?.({
+      service: c.service,
+      method: opts.method,
+      path: opts.path,
+      attempt,
+      delayMs: wait,
+      ...(failed.outcome.kind === "status" ? { status: failed.outcome.status } : { code: failed.outcome.code }),
+    });
+    await sleep(wait, opts.signal);
   }
 
   private meta(

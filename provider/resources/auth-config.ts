@@ -14,7 +14,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
-import { ResourceError } from "../errors";
+import { ConfigError, PssError, ResourceError } from "../errors";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
@@ -143,7 +143,7 @@ function derive(
       salt,
       SCRYPT.keylen,
       { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r },
-      (err, key) => (err ? reject(new Error("hashing the client secret failed")) : resolve(key)),
+      (err, key) => (err ? reject(new PssError("internal", "hashing the client secret failed")) : resolve(key)),
     );
   });
 }
@@ -204,7 +204,7 @@ function writeOnlySecret(news: AuthConfigInputs): string {
         ? stackConfigValue(news.clientSecretConfigKey)
         : undefined;
   if (v === undefined || v === "") {
-    throw new Error(
+    throw new ConfigError(
       `${RESOURCE} "${configId(news.mount)}": clientSecretVersion is ${news.clientSecretVersion ?? "unset"}, so the client secret is sent now, but ${where} is not set ` +
         (news.clientSecretEnv !== undefined
           ? "in the environment of the pulumi command"

@@ -403,11 +403,20 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
     throw unfinished(
       inputs,
       "",
-      new Error(`${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`),
+      new ResourceError(
+        "unfinished",
+        `${RESOURCE} "${path}": enabled, but reading it back failed: ${(e as Error).message}`,
+        {
+          cause: e,
+        },
+      ),
     );
   }
   if (found === undefined)
-    throw new Error(`${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`);
+    throw new ResourceError(
+      "gone",
+      `${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`,
+    );
   return outputs(inputs, found.accessor);
 }
 
@@ -450,7 +459,10 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
     );
   }
   if (existing === undefined)
-    throw new Error(`${RESOURCE} "${path}": the path is in use, but not by an auth method; choose another path`);
+    throw new ResourceError(
+      "already_exists",
+      `${RESOURCE} "${path}": the path is in use, but not by an auth method; choose another path`,
+    );
   const mismatch: string[] = [];
   if (existing.type !== inputs.type) mismatch.push(`type is "${existing.type}", not "${inputs.type}"`);
   if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
@@ -548,7 +560,8 @@ async function remount(
     result = await client.mounts.remountAndWait(from, news.path);
   } catch (e) {
     if (isRemountUnsupported(e)) {
-      throw new Error(
+      throw new ResourceError(
+        "replace_needed",
         `${RESOURCE} "${from}": the server has no sys/remount (releases before 1.10), so the mount cannot move to "${news.path}/"; nothing was changed. ` +
           "Set disableRemount: true to replace it instead (its config and roles are deleted and recreated from the program, every token it issued is revoked).",
         { cause: e },
@@ -567,13 +580,17 @@ async function remount(
       ? "the remount's answer was lost"
       : `the remount (migration ID ${result.migrationId}) reported "${result.status}"`;
   if (still !== undefined)
-    throw new Error(
+    throw new ResourceError(
+      "not_applied",
       `${RESOURCE} "${from}": ${what}, and the mount is still at "${from}/"; see the server's log for why`,
     );
   throw unfinished(
     news,
     olds.accessor,
-    new Error(`${RESOURCE} "${from}": ${what}, and the mount is at neither "${from}/" nor "${news.path}/"`),
+    new ResourceError(
+      "unfinished",
+      `${RESOURCE} "${from}": ${what}, and the mount is at neither "${from}/" nor "${news.path}/"`,
+    ),
   );
 }
 

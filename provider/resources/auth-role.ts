@@ -8,7 +8,7 @@
 import { isIP } from "node:net";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
-import { ResourceError } from "../errors";
+import { ResourceError, UsageError } from "../errors";
 import {
   canonicalCidr,
   canonicalRoleName,
@@ -429,7 +429,7 @@ function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { moun
   if (props?.mount !== undefined && props.name !== undefined)
     return { mount: props.mount, name: canonicalRoleName(props.name) };
   const m = /^auth\/(.+)\/role\/([^/]+)$/.exec(id);
-  if (!m) throw new TypeError(`${RESOURCE}: "${id}" is not an AuthRole ID (auth/<mount>/role/<name>)`);
+  if (!m) throw new UsageError(`${RESOURCE}: "${id}" is not an AuthRole ID (auth/<mount>/role/<name>)`);
   return { mount: trimMountPath(m[1] ?? ""), name: canonicalRoleName(m[2] ?? "") };
 }
 

@@ -4,7 +4,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z as zod, type z } from "zod";
-import { isOutcomeUnknown, outcomeUnknown } from "../errors";
+import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
 import { hasControlCharacter } from "../http/settings";
@@ -220,13 +220,13 @@ export function definedDeep<T>(v: T): T {
  * An error that tells the engine the object exists but did not finish: the engine keeps `id` and
  * `properties` in state (Pulumi's init-error mechanism), so nothing is orphaned.
  */
-export class ResourceInitError extends Error {
+export class ResourceInitError extends ResourceError {
   override readonly name = "ResourceInitError";
   readonly id: string;
   readonly properties: Record<string, unknown>;
   readonly reasons: string[];
   constructor(message: string, id: string, properties: Record<string, unknown>, reasons: string[] = [message]) {
-    super(message);
+    super("unfinished", message);
     this.id = id;
     this.properties = definedDeep(properties);
     this.reasons = reasons;

@@ -48,9 +48,6 @@ export const EnvelopeSchema = z.looseObject({
 export const WriteResponseSchema = EnvelopeSchema.optional();
 export type WriteResponse = z.infer<typeof WriteResponseSchema>;
 
-/** An error body: `{"errors": [...]}` with status ≥ 400. */
-export const ErrorBodySchema = z.looseObject({ errors: z.array(z.string()) });
-
 // ---------------------------------------------------------------------------------------------------------
 // sys/auth: mounts
 
@@ -152,13 +149,11 @@ export type TuneResponse = z.infer<typeof TuneResponseSchema>;
 
 /** `POST /v1/sys/remount` (1.10+): `from` and `to` are full paths, `auth/<path>` for an auth method. */
 export const RemountRequestSchema = z.looseObject({ from: z.string().min(1), to: z.string().min(1) });
-export type RemountRequest = z.infer<typeof RemountRequestSchema>;
 
 /** The answer of `POST /v1/sys/remount`: the ID of the move, which runs after the answer. */
 export const RemountResponseSchema = EnvelopeSchema.extend({
   data: z.looseObject({ migration_id: z.string().min(1) }),
 });
-export type RemountResponse = z.infer<typeof RemountResponseSchema>;
 
 /** `GET /v1/sys/remount/status/<id>` data: `status` is `in-progress`, then `success` or `failure`. */
 export const RemountStatusSchema = enveloped(
@@ -235,17 +230,6 @@ export type ConfigRead = z.infer<typeof ConfigReadSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // auth/<mount>/role/<name>
-
-/** The bound lists of a role, in wire names. */
-export const BOUND_FIELDS = [
-  "bound_service_principal_ids",
-  "bound_group_ids",
-  "bound_locations",
-  "bound_subscription_ids",
-  "bound_resource_groups",
-  "bound_scale_sets",
-] as const;
-export type BoundField = (typeof BOUND_FIELDS)[number];
 
 /** `POST /v1/auth/<mount>/role/<name>`: a merge; an explicit `[]` clears a list, an omitted key keeps it. */
 export const RoleWriteSchema = z.looseObject({

@@ -1,6 +1,6 @@
 /**
- * The auth resources through the Automation API and the real Pulumi CLI, against the devserver (issues 20
- * and 22): a preview right after `up` sends no request to the secrets service; after a refresh that finds
+ * The auth resources through the Automation API and the real Pulumi CLI, against the devserver: a preview
+ * right after `up` sends no request to the secrets service; after a refresh that finds
  * drift, `pulumi stack export` holds the client secret's hash nowhere in plaintext; a write-only client
  * secret leaves no trace (not even ciphertext) in the export; a new mount path is an update (remount) that
  * keeps the accessor, config and roles.
@@ -121,13 +121,13 @@ describe("auth resources through the Pulumi CLI", () => {
         const accessor = up.outputs.accessor?.value as string;
         expect(accessor).toMatch(/^auth_/);
 
-        // Issue 22: the first preview after the create sends nothing to the secrets service.
+        // The first preview after the create sends nothing to the secrets service.
         dev.resetLog();
         const quiet = await stack.preview({ onOutput });
         expect(changes(quiet.changeSummary)).toEqual({});
         expect(dev.requestLog.filter((e) => e.service === "secrets").map((e) => `${e.method} ${e.path}`)).toEqual([]);
 
-        // Issue 20: a refresh that finds drift; then no plaintext hash (or secret) in the export.
+        // A refresh that finds drift; then no plaintext hash (or secret) in the export.
         await client.config.write("cli-auth", {
           tenant_id: TENANT,
           resource: "https://drifted.example/",
@@ -152,7 +152,7 @@ describe("auth resources through the Pulumi CLI", () => {
         ).deployment.resources;
         const c = resources.find((r) => r.urn.endsWith("::c"));
         expect(JSON.stringify(c?.inputs)).toContain('"clientSecretKept":true');
-        // Issue 22: the write-only secret: no input, no output, no ciphertext of anything on that resource.
+        // The write-only secret: no input, no output, no ciphertext of anything on that resource.
         const cwo = resources.find((r) => r.urn.endsWith("::c-wo"));
         expect(cwo).toBeDefined();
         expect(JSON.stringify([cwo?.inputs, cwo?.outputs])).not.toMatch(/ciphertext|"clientSecret"|"clientSecretHash"/);

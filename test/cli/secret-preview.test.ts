@@ -1,5 +1,5 @@
 /**
- * Issue 20 (1) through the real Pulumi CLI: a Job whose variable is a secret made in the program (so the
+ * Through the real Pulumi CLI: a Job whose variable is a secret made in the program (so the
  * CLI's own masking of secret stack config does not apply) previews a changed value as `[secret]`, and no
  * output of preview, up or destroy, and nothing `pulumi stack export` shows (an init error included), holds the
  * value or what the jobspec computes from it (`upper`, `base64encode`). Opt-in like test/cli/examples.test.ts

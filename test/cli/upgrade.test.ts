@@ -1,5 +1,5 @@
 /**
- * Upgrades (issue 22): a stack deployed with an earlier release previews and updates with no change once
+ * Upgrades: a stack deployed with an earlier release previews and updates with no change once
  * the project installs the new one. Through the Automation API and the real Pulumi CLI, against the
  * devserver:
  *   1. the previous release (scripts/previous-release.js: the newest release CHANGELOG.md names below this

@@ -190,7 +190,7 @@ describe("Jobs.plan", () => {
     expect(await f.client.jobs.find(id)).toBeUndefined();
   });
 
-  it("counts nodes a constraint filtered under the constraint's own text, per constraint (issue 21)", async () => {
+  it("counts nodes a constraint filtered under the constraint's own text, per constraint", async () => {
     const id = target.name("plan-constraint");
     const never = { LTarget: "${attr.kernel.name}", RTarget: "no-such-kernel", Operand: "=" };
     const { value: plan } = await f.client.jobs.plan(id, { Job: serviceJob(id, { Constraints: [never] }), Diff: true });

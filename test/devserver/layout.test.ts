@@ -1,4 +1,4 @@
-// The devserver's import graph (issue 23, item 4): no cycles, and the scheduler's and the secrets service's
+// The devserver's import graph: no cycles, and the scheduler's and the secrets service's
 // layers only import downwards. Every relative import counts, type-only ones too: a cycle of types is still a
 // tangle a reader has to hold in mind at once.
 import { readdirSync, readFileSync, statSync } from "node:fs";

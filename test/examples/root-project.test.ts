@@ -1,5 +1,5 @@
 /**
- * The repository's own Pulumi project (issue 22): the root Pulumi.yaml runs examples/root/index.ts, which
+ * The repository's own Pulumi project: the root Pulumi.yaml runs examples/root/index.ts, which
  * is the quickstart's program but for the jobspec's path, from a directory inside this package (no
  * package.json of its own), so Node resolves `pulumi-secrets-scheduler` by the package's self-reference.
  * `npm run example -- root` (run by .ci/run) deploys it through the real CLI; this checks the layout that

@@ -1,5 +1,5 @@
 /**
- * The providers' client of each service is made once per provider host (issue 9: a 200-Job refresh made
+ * The providers' client of each service is made once per provider host (otherwise a 200-Job refresh would make
  * 400 clients, each resolving its settings and hashing its pool key, about 20 ms of the host's time) and
  * made again whenever what it is made from changes: stack config, connection overrides, the service's
  * environment variables. Calls keep working across closeConnections, which a shared client outlives.

@@ -1,11 +1,22 @@
 /**
- * provider/errors.ts: the resource error model (issue 23 item 2). Each resource's refusals carry a stable
- * `code` (the resource tests check which); here, the outcome-unknown path of a write whose read-back cannot
- * tell, and the brand that recognises the error across duplicate installs.
+ * provider/errors.ts: one error family. Each error carries a stable `code` (the resource tests check which);
+ * here, the outcome-unknown path of a write whose read-back cannot tell, the brand that recognises the
+ * family across duplicate installs, `is` across the family, and a scan that provider code throws nothing else.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiError, ResourceError } from "../../provider/errors";
-import { writeWithReadBack } from "../../provider/resources/common";
+import * as publicApi from "../../index";
+import {
+  ApiError,
+  ConfigError,
+  PssError,
+  ResourceError,
+  UsageError,
+  isApiError,
+  type PssErrorCode,
+} from "../../provider/errors";
+import { ResourceInitError, writeWithReadBack } from "../../provider/resources/common";
 
 const lost = () =>
   new ApiError({
@@ -46,5 +57,88 @@ describe("ResourceError", () => {
     expect(ResourceError.is(e, "replace_needed")).toBe(false);
     expect(ResourceError.is(new Error("moved"))).toBe(false);
     expect(ResourceError.is(Object.assign(new Error("x"), { code: "changed_outside" }))).toBe(false);
+  });
+});
+
+describe("PssError family", () => {
+  const api = new ApiError({ code: "not_found", service: "secrets", operation: "read", method: "GET", path: "/v1/x" });
+  const resource = new ResourceError("gone", "gone");
+  const usage = new UsageError("bad option");
+  const config = new ConfigError("no address");
+  const init = new ResourceInitError("not finished", "id", {});
+  const internal = new PssError("internal", "bug");
+  const all = [api, resource, usage, config, init, internal];
+
+  it("every member is a PssError with its code; PssError.is filters by any code of the one union", () => {
+    for (const e of all) {
+      expect(e).toBeInstanceOf(PssError);
+      expect(PssError.is(e)).toBe(true);
+      expect(PssError.is(e, e.code)).toBe(true);
+    }
+    expect(all.map((e) => [e.name, e.code])).toEqual([
+      ["ApiError", "not_found"],
+      ["ResourceError", "gone"],
+      ["UsageError", "invalid_usage"],
+      ["ConfigError", "invalid_config"],
+      ["ResourceInitError", "unfinished"],
+      ["PssError", "internal"],
+    ]);
+    const codes: PssErrorCode[] = ["not_found", "invalid_usage"];
+    expect(all.filter((e) => PssError.is(e, ...codes))).toEqual([api, usage]);
+    expect(PssError.is(new Error("x"))).toBe(false);
+    expect(PssError.is(Object.assign(new Error("x"), { code: "not_found" }))).toBe(false);
+    expect(PssError.is(null)).toBe(false);
+  });
+
+  it("each subclass's is narrows to its own members and codes", () => {
+    expect(all.filter((e) => ApiError.is(e))).toEqual([api]);
+    expect(all.filter((e) => isApiError(e, "not_found", "conflict"))).toEqual([api]);
+    expect(isApiError(api, "conflict")).toBe(false);
+    expect(all.filter((e) => ResourceError.is(e))).toEqual([resource, init]);
+    expect(all.filter((e) => ResourceError.is(e, "unfinished"))).toEqual([init]);
+    expect(all.filter((e) => UsageError.is(e))).toEqual([usage]);
+    expect(all.filter((e) => ConfigError.is(e))).toEqual([config]);
+    // ApiError.with keeps the family and changes the code.
+    expect(ApiError.is(api.with({ code: "conflict" }), "conflict")).toBe(true);
+  });
+
+  it("is recognised across duplicate installs: another copy's error carries the same brand", () => {
+    const brand = Symbol.for("pulumi-secrets-scheduler.PssError");
+    const foreign = Object.defineProperty(Object.assign(new Error("x"), { code: "timeout" }), brand, { value: true });
+    expect(PssError.is(foreign)).toBe(true);
+    expect(ApiError.is(foreign, "timeout")).toBe(true);
+    expect(ResourceError.is(foreign)).toBe(false);
+  });
+
+  it("the package exports the family under the names users already use", () => {
+    expect(publicApi.PssError).toBe(PssError);
+    expect(publicApi.ApiError).toBe(ApiError);
+    expect(publicApi.ResourceError).toBe(ResourceError);
+    expect(publicApi.isApiError).toBe(isApiError);
+  });
+});
+
+describe("provider code throws only the family", () => {
+  it("no provider module constructs a bare Error, TypeError, RangeError or other built-in error", () => {
+    const root = join(__dirname, "..", "..", "provider");
+    const offenders: string[] = [];
+    const builtin =
+      /\bnew\s+(Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)\s*\(/;
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith(".ts")) {
+          const code = readFileSync(p, "utf8")
+            .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ""))
+            .replace(/\/\/.*$/gm, "");
+          code.split("\n").forEach((line, i) => {
+            if (builtin.test(line)) offenders.push(`${relative(root, p)}:${i + 1}: ${line.trim()}`);
+          });
+        }
+      }
+    };
+    walk(root);
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue #8): all five resources are created, updated and deleted through seeded fault
+ * The fault suite: all five resources are created, updated and deleted through seeded fault
  * proxies on loopback (resets before and after forwarding, 5xx after forwarding, 5xx bursts, 429 with
  * Retry-After, delays). A failed step gets one re-run with the network healthy again, as a user re-runs a
  * failed `pulumi up`. After every step the server is read directly (around the proxies): nothing lost,

@@ -1,5 +1,5 @@
 /**
- * What the provider host pays on the first call of a command, beyond the work itself (issue 9: at 2
+ * What the provider host pays on the first call of a command, beyond the work itself (at 2
  * resources a command may cost at most 0.15 s more than the engine's floor). Two costs are pinned here:
  * zod's 64 locale files, which `provider()` defers before a resource's code loads zod
  * (provider/lazy-zod-locales.ts), and zod's compiling of a

@@ -1,5 +1,5 @@
 /**
- * The plan markers of provider/log.ts (issue 20): `showOnce` remembers a shown plan in a
+ * The plan markers of provider/log.ts: `showOnce` remembers a shown plan in a
  * marker file so the update part of `pulumi up` does not repeat its preview's plan. The markers live in
  * this user's private directory under the cache home, never in the shared temporary directory; a planted
  * link is never followed, a directory or file someone else could have planted is not trusted (the plan is
@@ -23,7 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimShowing } from "../../provider/log";
+import { claimShowing, messageOf } from "../../provider/log";
 
 const isRoot = process.getuid?.() === 0;
 let base = "";
@@ -69,7 +69,7 @@ describe("plan markers", () => {
     const [name] = readdirSync(dir());
     const victim = join(base, "victim");
     writeFileSync(victim, "precious");
-    // An old target: the earlier code rewrote markers older than a day, through the link.
+    // An old target: a marker older than a day must still not be rewritten through the link.
     utimesSync(victim, days(2), days(2));
     unlinkSync(join(dir(), name!));
     symlinkSync(victim, join(dir(), name!));
@@ -133,7 +133,7 @@ describe("plan markers", () => {
   });
 });
 
-describe("one way to print (issue 23 item 2)", () => {
+describe("one way to print", () => {
   it("no provider module but provider/log.ts writes to the console", () => {
     const root = join(__dirname, "..", "..", "provider");
     const offenders: string[] = [];
@@ -149,5 +149,16 @@ describe("one way to print (issue 23 item 2)", () => {
     };
     walk(root);
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("severity", () => {
+  it("a warning goes to the engine at WARNING (2) without a prefix of its own; a text at INFO (1); stderr labels the warning", () => {
+    expect(messageOf("warning", "the token expires soon\n")).toEqual({
+      severity: 2,
+      engine: "the token expires soon",
+      stderr: "warning: the token expires soon",
+    });
+    expect(messageOf("info", "plan\n")).toEqual({ severity: 1, engine: "plan", stderr: "plan" });
   });
 });

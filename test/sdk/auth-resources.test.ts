@@ -82,7 +82,7 @@ describe("AuthRole", () => {
   });
 });
 
-describe("new inputs (issue 22)", () => {
+describe("new inputs", () => {
   it("AuthMount passes pluginVersion and disableRemount and declares them as outputs", async () => {
     const m = new sdk.AuthMount("m22", { path: "p22", pluginVersion: "v0.21.0", disableRemount: true });
     expect(await value(m.pluginVersion)).toBe("v0.21.0");

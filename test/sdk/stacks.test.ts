@@ -43,7 +43,7 @@ describe("resource constructors and stack traces", () => {
       const before = Error.stackTraceLimit;
       const r = make();
       expect(Error.stackTraceLimit).toBe(before);
-      // Pulumi reads the caller's position once per resource; before the fix a Job made 90-odd traces here.
+      // Pulumi reads the caller's position once per resource; none more per output property.
       expect(traces).toBeLessThanOrEqual(2);
       await outputValue(r.urn);
     },

@@ -13,7 +13,6 @@ export const MAX_MESSAGE = 64 * 1024;
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY_VIOLATION = 1008;
 export const CLOSE_TOO_BIG = 1009;
-export const CLOSE_INTERNAL = 1011;
 
 /** Returns the Sec-WebSocket-Accept value for a client key. */
 export function acceptKey(key: string): string {

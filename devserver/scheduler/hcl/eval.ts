@@ -218,10 +218,6 @@ function sized(v: HclValue, bg: Budget): HclValue {
 }
 
 /** Renders a template; a template that is a single interpolation keeps its value's type (HCL's template unwrapping). */
-export function renderTemplate(tmpl: Template, scope: Scope): HclValue {
-  return withBudget(() => render(tmpl, scope, budget()));
-}
-
 function render(tmpl: Template, scope: Scope, bg: Budget): HclValue {
   const only = tmpl.parts.length === 1 ? tmpl.parts[0] : undefined;
   if (only && only.t === "interp") return ev(only.expr, scope);

@@ -416,5 +416,3 @@ export function decodeJob(raw: HclObject, items: readonly OutlineItem[] | undefi
   }
   return out;
 }
-
-export type { Ctx as DecodeContext };

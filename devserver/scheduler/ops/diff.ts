@@ -27,7 +27,7 @@ import {
 } from "./diff-core";
 import { deepEqual, obj, objs, str, strs, type JsonObject } from "../state/json";
 
-export type { DiffType, FieldDiff, JobDiff, ObjectDiff, TaskDiff, TaskGroupDiff } from "./diff-core";
+export type { JobDiff, TaskDiff, TaskGroupDiff } from "./diff-core";
 
 /** Job fields left out of the job-level field diff (server-managed, or diffed as blocks). */
 const JOB_FILTER = [

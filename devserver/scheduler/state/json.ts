@@ -14,11 +14,6 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Returns a deep copy of a JSON value. */
-export function clone<T extends Json>(v: T): T {
-  return structuredClone(v);
-}
-
 /** Returns whether two JSON values are structurally equal (object key order ignored). */
 export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true;

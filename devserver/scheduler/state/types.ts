@@ -116,13 +116,6 @@ export interface AllocDeploymentStatus {
   ModifyIndex: number;
 }
 
-export interface AllocPort {
-  Label: string;
-  Value: number;
-  To: number;
-  HostIP: string;
-}
-
 export interface Allocation {
   ID: string;
   Namespace: string;

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPair, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
+import { createHash, generateKeyPair, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { goQuote, goQuoteList, goTime } from "./values";
 
@@ -249,9 +249,4 @@ export class Directory {
   snapshot(): DirectoryState {
     return { kid: this.kidValue, privateJwk: this.privateKey.export({ format: "jwk" }) as Record<string, unknown> };
   }
-}
-
-/** Returns a random object id in the directory's UUID format. */
-export function newObjectId(): string {
-  return randomUUID();
 }

@@ -31,7 +31,6 @@ export const BOUND_KEYS = [
   "bound_resource_groups",
   "bound_scale_sets",
 ] as const;
-export type BoundKey = (typeof BOUND_KEYS)[number];
 
 /** A stored role (durations in seconds); a bound list is null until a write sets it. */
 export interface Role {

@@ -41,9 +41,9 @@ import {
   formatRolloutFailure,
   planDrift,
   planFacts,
-  shownPlanOf,
   type Rollback,
 } from "./text";
+import { shownPlanOf } from "./memo";
 
 /** A register the server applied. */
 export interface Registered {
@@ -190,7 +190,8 @@ export async function refuseOnPlanDrift(
     `Job "${ref.jobId}": the scheduler's plan changed since this \`up\` showed it; nothing was registered.\n` +
       `Plan shown by this \`up\`:\n${before?.planned === true ? before.text : "(none)\n"}Plan right before the register:\n${nowText}`,
   );
-  throw new Error(
+  throw new ResourceError(
+    "plan_changed",
     `Job "${ref.jobId}" in namespace "${ref.namespace}" was not updated: right before the register the scheduler's plan has ` +
       `${drift.join("; ")}, which this \`up\` did not show (${describeShown(before)}). Nothing was registered. Run \`pulumi preview\` ` +
       "to see the plan as it is now, then `pulumi up` again; or set `allowPlanDrift: true` to register anyway.",
@@ -370,7 +371,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
         rollback,
         runningVersion: server?.job.Version ?? undefined,
       });
-      if (server === undefined) throw new Error(message);
+      if (server === undefined) throw new ResourceError("gone", message);
       const keep = keptAfterFailure(rollback, { priorVersion, previous }, d, server.job);
       const props: JobOutputs = {
         ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }),
@@ -384,7 +385,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
     if (done.ok) await show(maskText(`Job "${ref.jobId}": ${done.note}.`, mask));
     else {
       const server = await readServerState(op, { follow: false });
-      if (server === undefined) throw new Error(done.message);
+      if (server === undefined) throw new ResourceError("gone", done.message);
       const props: JobOutputs = {
         ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }),
         rolloutFailed: true,
@@ -434,7 +435,7 @@ export function sourceInputsOf(olds: JobOutputs, news: JobInputs): JobInputs {
 }
 
 /*
- * Autoscaler-safe updates (issue 21): with `preserveCounts` and/or `preserveResources`, the task group counts
+ * Autoscaler-safe updates: with `preserveCounts` and/or `preserveResources`, the task group counts
  * and task resources the scheduler runs now are kept over the spec's, and a job whose JobModifyIndex moved
  * only because of such changes (`POST /v1/job/:id/scale`, an autoscaler, a register that changed only
  * counts or resources) is not treated as changed outside Pulumi: the update registers with check-and-set on

@@ -561,7 +561,7 @@ async function revertToTag(
 }
 
 /*
- * Batch jobs (issue 21): `waitForCompletion` follows a batch/sysbatch registration until its allocations
+ * Batch jobs: `waitForCompletion` follows a batch/sysbatch registration until its allocations
  * finished and fails naming the failed ones; `runOnce` keeps a finished job the scheduler garbage-collected
  * in the stack as done (no re-run); `triggers` runs the job again when the map changes (its hash goes into
  * the job's meta, so the scheduler sees a new version and places the work again: it never re-runs a

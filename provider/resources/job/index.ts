@@ -25,7 +25,7 @@ import {
   unfinishedMessage,
   type Registered,
 } from "./apply";
-import { SETTING_KEYS, SOURCE_KEYS, assertBatchSettings, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
 import {
   NO_SECRETS,
   SECRET_SHOWN,
@@ -37,6 +37,7 @@ import {
   type SecretMask,
 } from "./secrets";
 import {
+  assertBatchSettings,
   identityOf,
   inputsHashMatches,
   jobMask,
@@ -68,7 +69,8 @@ import {
   type Kept,
 } from "./state";
 import { listedJob } from "./listing";
-import { alreadyExistsMessage, rememberShownPlan, replaceNeededMessage, scaledNote } from "./text";
+import { rememberShownPlan } from "./memo";
+import { alreadyExistsMessage, replaceNeededMessage, scaledNote, shownPlan } from "./text";
 
 /** The Job provider, before secret values are masked out of its errors. */
 const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
@@ -123,7 +125,7 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       await showOnce(scaledNote(op.ref.jobId, how, base.scaledFrom));
     if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
     const planned = await planChange({ ...op, desired: base.desired }, base.index, true, (shown) =>
-      rememberShownPlan(op.ref, base.desired.text, shown),
+      rememberShownPlan(op.ref, base.desired.text, shownPlan(shown)),
     );
     return { changes: planned !== "none" || settingsChanged };
   },

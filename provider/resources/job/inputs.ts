@@ -8,7 +8,6 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { JobSchema } from "../../schemas/scheduler";
 import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
 import { connectionSchema } from "../connection";
-import type { JobIdentity } from "./spec";
 import { checkJobObject } from "./validate";
 
 /** Defaults of the settings the inputs may leave out. */
@@ -310,31 +309,4 @@ export interface Preserve {
 export function preserveOf(inputs: Pick<JobInputs, "preserveCounts" | "preserveResources">): Preserve | undefined {
   const p = { counts: inputs.preserveCounts === true, resources: inputs.preserveResources === true };
   return p.counts || p.resources ? p : undefined;
-}
-
-/** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
-export function batchSettingsProblem(
-  identity: JobIdentity,
-  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
-): string | undefined {
-  const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
-  if (used.length === 0) return undefined;
-  const batch = identity.type === "batch" || identity.type === "sysbatch";
-  if (batch && !identity.periodic && !identity.parameterized) return undefined;
-  const kind = identity.periodic
-    ? `periodic ${identity.type}`
-    : identity.parameterized
-      ? `parameterized ${identity.type}`
-      : identity.type;
-  return (
-    `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
-    (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
-    "."
-  );
-}
-
-/** Throws the problem of {@link batchSettingsProblem}, if any. */
-export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
-  const problem = batchSettingsProblem(identity, inputs);
-  if (problem !== undefined) throw new Error(problem);
 }

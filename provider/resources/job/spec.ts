@@ -5,6 +5,7 @@
  * are settled here, once, so every request and every comparison uses the same ones.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { UsageError } from "../../errors";
 import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
 import type { Job } from "../../schemas/scheduler";
@@ -17,6 +18,7 @@ import {
   type JobSubmissionBody,
   type Preserve,
 } from "./inputs";
+import { keepParsed, parseKey, takeParsed } from "./memo";
 import { maskOfJob, masksAnything, type SecretMask } from "./secrets";
 
 /**
@@ -90,26 +92,6 @@ export function inputsHashMatches(stored: string | undefined, inputs: JobInputs,
   return /^[0-9a-f]{32}$/.test(stored) && hashOf(hashMaterial(inputs, client)) === stored;
 }
 
-/**
- * Parse results `check` got, each waiting for the one `diff`, `create` or `update` of the same resource the
- * engine runs right after it in this process: that call takes the result instead of sending the same parse
- * again (at preview, one parse per Job instead of two). Keyed by a SHA-256 of the exact request: where it
- * goes (origin, base path, token, namespace, region) and what it sends (jobspec text, variables,
- * canonicalize), so a different input or connection never gets another's result. A result is taken once,
- * failures are never kept, and at most {@link PARSE_MEMO_LIMIT} wait (the oldest go first). Memory of this
- * process only; nothing of it is ever printed or stored.
- */
-const parsedByCheck = new Map<string, Job>();
-const PARSE_MEMO_LIMIT = 64;
-
-function parseKey(client: SchedulerClient, body: ParseJobRequest, opts: { namespace?: string }): string {
-  const c = client.core.connection;
-  const where = [c.origin, c.basePath, c.anonymous ? null : (c.token ?? null), c.namespace ?? null, c.region ?? null];
-  return createHash("sha256")
-    .update(canonicalJson({ where, namespace: opts.namespace ?? null, body }))
-    .digest("hex");
-}
-
 /** Sends a parse, or takes the result a `check` got for the same request; `remember` keeps this one for the next. */
 async function parseJob(
   client: SchedulerClient,
@@ -118,16 +100,10 @@ async function parseJob(
   remember: boolean,
 ): Promise<Job> {
   const key = parseKey(client, body, opts);
-  const kept = parsedByCheck.get(key);
-  if (kept !== undefined) {
-    parsedByCheck.delete(key);
-    return kept;
-  }
+  const kept = takeParsed(key);
+  if (kept !== undefined) return kept;
   const { value } = await client.jobs.parse(body, opts);
-  if (remember) {
-    parsedByCheck.set(key, structuredClone(value));
-    while (parsedByCheck.size > PARSE_MEMO_LIMIT) parsedByCheck.delete(parsedByCheck.keys().next().value as string);
-  }
+  if (remember) keepParsed(key, value);
   return value;
 }
 
@@ -315,6 +291,33 @@ export function identityOf(job: JobObject): JobIdentity {
     periodic: isRecord(job.Periodic),
     parameterized: isRecord(job.ParameterizedJob),
   };
+}
+
+/** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
+export function batchSettingsProblem(
+  identity: JobIdentity,
+  inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
+): string | undefined {
+  const used = (["waitForCompletion", "runOnce"] as const).filter((k) => inputs[k] === true);
+  if (used.length === 0) return undefined;
+  const batch = identity.type === "batch" || identity.type === "sysbatch";
+  if (batch && !identity.periodic && !identity.parameterized) return undefined;
+  const kind = identity.periodic
+    ? `periodic ${identity.type}`
+    : identity.parameterized
+      ? `parameterized ${identity.type}`
+      : identity.type;
+  return (
+    `Job "${identity.id}": ${used.join(" and ")} apply only to batch and sysbatch jobs that run themselves, not to a ${kind} job` +
+    (identity.periodic || identity.parameterized ? " (its runs are child jobs the scheduler launches)" : "") +
+    "."
+  );
+}
+
+/** Throws the problem of {@link batchSettingsProblem}, if any. */
+export function assertBatchSettings(identity: JobIdentity, inputs: JobInputs): void {
+  const problem = batchSettingsProblem(identity, inputs);
+  if (problem !== undefined) throw new UsageError(problem);
 }
 
 /** One reason why a change needs a new job instead of an update. */

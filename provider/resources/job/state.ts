@@ -11,7 +11,7 @@
  */
 /** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 import type { SchedulerClient } from "../../clients/scheduler";
-import { isApiError } from "../../errors";
+import { ResourceError, isApiError } from "../../errors";
 import type { Deployment, Job, JobStub } from "../../schemas/scheduler";
 import { SCHEMA_VERSION, definedDeep } from "../common";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
@@ -290,7 +290,10 @@ export async function refreshed(
   const instead = server === undefined ? whenGone?.(kept) : undefined;
   if (instead !== undefined) return instead;
   if (server === undefined)
-    throw new Error(`Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`);
+    throw new ResourceError(
+      "gone",
+      `Job "${ref.jobId}" in namespace "${ref.namespace}" no longer exists; run \`pulumi refresh\`.`,
+    );
   return buildOutputs(inputs, ref, server, kept);
 }
 

@@ -1,9 +1,8 @@
 /**
  * The text a Job shows, as pure functions: the preview of a plan (what the scheduler says it would do with
  * the desired job, as lines a person reads in `pulumi preview`; shown through ../../log.ts), the error texts (a failed deployment, a refused check-and-set, an existing job, a
- * refused replacement), the notes, and what a preview showed, remembered for apply to compare with.
+ * refused replacement), the notes, and the facts of a plan that apply compares with what the preview showed.
  */
-import { createHash } from "node:crypto";
 import type {
   AllocMetric,
   DeploymentGroupState,
@@ -16,8 +15,10 @@ import type {
 } from "../../schemas/scheduler";
 import { NO_SECRETS, SECRET_SHOWN, maskFieldName, maskName, maskText, masksField, type SecretMask } from "./secrets";
 import type { Preserve } from "./inputs";
+import type { PlanFacts, ShownPlan } from "./memo";
 import type { ReplaceReason } from "./spec";
-import type { JobRef } from "./state";
+
+export type { ShownPlan } from "./memo";
 
 /** What the formatter needs to know besides the plan. */
 export interface PlanContext {
@@ -196,7 +197,7 @@ function pushFailure(lines: string[], m: AllocMetric, mask: SecretMask): void {
 const CLASS_INELIGIBLE = "computed class ineligible";
 
 /**
- * Returns every reason the metrics of one group give, each on its own (issue 21): no node evaluated, each
+ * Returns every reason the metrics of one group give, each on its own: no node evaluated, each
  * datacenter without available nodes, each node class and each constraint that filtered nodes, each
  * exhausted dimension and node class, and each quota hit. Sorted by name within each kind. With a secret
  * job, the constraints and datacenters (which come from it) show as `[secret]`.
@@ -444,37 +445,10 @@ function formatMs(ms: number): string {
 /*
  * Apply matches preview (input `allowPlanDrift`). The engine calls `diff` for a resource right before it
  * calls `update` on it, in the same provider process and the same `pulumi up`; `diff` plans the job and
- * shows that plan. What follows remembers, per job and desired spec, what that plan said (destructive
+ * shows that plan, and ./memo.ts remembers, per job and desired spec, what that plan said (destructive
  * updates and failed placements per group); `update` plans again right before its register and refuses
  * when the new plan has destructive updates or failed placements beyond what was shown.
- *
- * Memory only, in the provider host (never in state, never serialized): a spec is keyed by a SHA-256 of its
- * normal form, and only counts and group names are kept.
  */
-
-/** What a plan says that apply must not exceed: destructive updates and failed placements per group. */
-export interface PlanFacts {
-  /** Destructive updates per group (groups with none left out). */
-  destructive: Record<string, number>;
-  /** Allocations that could not be placed, per group. */
-  failed: Record<string, number>;
-  /** One-line summary of the failed placements ("" when none). */
-  failedSummary: string;
-}
-
-/** What `diff` showed for one job and desired spec: the plan's facts, or that it could not plan. */
-export type ShownPlan = { planned: true; facts: PlanFacts; text: string } | { planned: false };
-
-const LIMIT = 1000;
-const shown = new Map<string, { spec: string; plan: ShownPlan }>();
-
-function jobKey(ref: JobRef): string {
-  return JSON.stringify([ref.namespace, ref.region, ref.jobId]);
-}
-
-function specKey(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 /** Returns the facts of a plan response. */
 export function planFacts(plan: PlanResponse): PlanFacts {
@@ -488,25 +462,9 @@ export function planFacts(plan: PlanResponse): PlanFacts {
   return { destructive, failed, failedSummary: summarizeFailedPlacements(plan.FailedTGAllocs) };
 }
 
-/** Remembers what `diff` showed for `ref` with desired spec `specText` (a plan, or none when planning failed). */
-export function rememberShownPlan(
-  ref: JobRef,
-  specText: string,
-  plan: { value: PlanResponse; text: string } | undefined,
-): void {
-  const key = jobKey(ref);
-  shown.delete(key);
-  shown.set(key, {
-    spec: specKey(specText),
-    plan: plan === undefined ? { planned: false } : { planned: true, facts: planFacts(plan.value), text: plan.text },
-  });
-  while (shown.size > LIMIT) shown.delete(shown.keys().next().value as string);
-}
-
-/** What `diff` showed for `ref` with exactly this desired spec; undefined when it showed nothing for it. */
-export function shownPlanOf(ref: JobRef, specText: string): ShownPlan | undefined {
-  const entry = shown.get(jobKey(ref));
-  return entry !== undefined && entry.spec === specKey(specText) ? entry.plan : undefined;
+/** What `diff` showed: the facts of the plan it showed, or that it could not plan. */
+export function shownPlan(plan: { value: PlanResponse; text: string } | undefined): ShownPlan {
+  return plan === undefined ? { planned: false } : { planned: true, facts: planFacts(plan.value), text: plan.text };
 }
 
 /** Lists what `now` has beyond `before` (destructive updates, failed placements); empty when nothing. */

@@ -63,8 +63,6 @@ export const TaskGroupDiffSchema = z.looseObject({
   /** e.g. `{ "create/destroy update": 1, "in-place update": 2 }`. */
   Updates: map(z.number()),
 });
-/** Changes of one task group. */
-export type TaskGroupDiff = z.infer<typeof TaskGroupDiffSchema>;
 
 /** Changes of a whole job. */
 export const JobDiffSchema = z.looseObject({

@@ -28,8 +28,6 @@ export const UpdatePolicySchema = z.looseObject({
   /** `checks`, `task_states` or `manual`. */
   HealthCheck: str(),
 });
-/** Rolling-update policy. */
-export type UpdatePolicy = z.infer<typeof UpdatePolicySchema>;
 
 /** Periodic (cron) configuration. */
 export const PeriodicSchema = z.looseObject({
@@ -39,8 +37,6 @@ export const PeriodicSchema = z.looseObject({
   ProhibitOverlap: bool(),
   TimeZone: str(),
 });
-/** Periodic configuration. */
-export type Periodic = z.infer<typeof PeriodicSchema>;
 
 /** Parameterized-job configuration: what a dispatch must and may carry. */
 export const ParameterizedJobSchema = z.looseObject({
@@ -49,8 +45,6 @@ export const ParameterizedJobSchema = z.looseObject({
   MetaRequired: list(z.string()),
   MetaOptional: list(z.string()),
 });
-/** Parameterized-job configuration. */
-export type ParameterizedJob = z.infer<typeof ParameterizedJobSchema>;
 
 /** A task group: tasks placed together, `Count` times. */
 export const TaskGroupSchema = z.looseObject({
@@ -77,13 +71,9 @@ export const TaskGroupSchema = z.looseObject({
   /** Nanoseconds. */
   StopAfterClientDisconnect: num(),
 });
-/** A task group. */
-export type TaskGroup = z.infer<typeof TaskGroupSchema>;
 
 /** The tag a version carries (real scheduler ≥ 1.9); TaggedTime in unix nanoseconds. */
 export const JobVersionTagInfoSchema = z.looseObject({ Name: str(), Description: str(), TaggedTime: num() });
-/** The tag a version carries. */
-export type JobVersionTagInfo = z.infer<typeof JobVersionTagInfoSchema>;
 
 /** A full job definition: what register and plan accept, and what read, parse and versions return. */
 export const JobSchema = z.looseObject({
@@ -144,8 +134,6 @@ export const TaskGroupSummarySchema = z.looseObject({
   Lost: num(),
   Unknown: num(),
 });
-/** Counts of one task group's allocations by state. */
-export type TaskGroupSummary = z.infer<typeof TaskGroupSummarySchema>;
 
 /** Allocation counts per task group and child-job counts. */
 export const JobSummarySchema = z.looseObject({

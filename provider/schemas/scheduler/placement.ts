@@ -4,17 +4,11 @@ import { list, num, str } from "./fields";
 
 /** A placement constraint. */
 export const ConstraintSchema = z.looseObject({ LTarget: str(), RTarget: str(), Operand: str() });
-/** A placement constraint. */
-export type Constraint = z.infer<typeof ConstraintSchema>;
 
 /** A placement preference: a constraint with a weight (-100..100). */
 export const AffinitySchema = z.looseObject({ LTarget: str(), RTarget: str(), Operand: str(), Weight: num() });
-/** A placement preference. */
-export type Affinity = z.infer<typeof AffinitySchema>;
 
 /** A spread target of a spread block. */
 export const SpreadTargetSchema = z.looseObject({ Value: str(), Percent: num() });
 /** A spread block: distribute allocations over an attribute. */
 export const SpreadSchema = z.looseObject({ Attribute: str(), Weight: num(), SpreadTarget: list(SpreadTargetSchema) });
-/** A spread block. */
-export type Spread = z.infer<typeof SpreadSchema>;

@@ -32,8 +32,6 @@ export const TaskEventSchema = z.looseObject({
   DiskLimit: num(),
   Details: stringMap(),
 });
-/** One event of a task's life. */
-export type TaskEvent = z.infer<typeof TaskEventSchema>;
 
 /** State of one task in an allocation; StartedAt/FinishedAt are ISO 8601 text. */
 export const TaskStateSchema = z.looseObject({
@@ -44,8 +42,6 @@ export const TaskStateSchema = z.looseObject({
   FinishedAt: str(),
   Events: list(TaskEventSchema),
 });
-/** State of one task in an allocation. */
-export type TaskState = z.infer<typeof TaskStateSchema>;
 
 /** One placement of a task group on a node. */
 export const AllocationSchema = z.looseObject({

@@ -8,8 +8,6 @@ import { AffinitySchema, ConstraintSchema } from "./placement";
 
 /** A reserved or dynamic port. */
 export const PortSchema = z.looseObject({ Label: str(), Value: num(), To: num(), HostNetwork: str() });
-/** A reserved or dynamic port. */
-export type Port = z.infer<typeof PortSchema>;
 
 /** A network block of a group or task. */
 export const NetworkSchema = z.looseObject({
@@ -22,8 +20,6 @@ export const NetworkSchema = z.looseObject({
   ReservedPorts: list(PortSchema),
   DynamicPorts: list(PortSchema),
 });
-/** A network block. */
-export type Network = z.infer<typeof NetworkSchema>;
 
 /** A health check of a service; Interval and Timeout in nanoseconds. */
 export const ServiceCheckSchema = z.looseObject({
@@ -38,8 +34,6 @@ export const ServiceCheckSchema = z.looseObject({
   Interval: num(),
   Timeout: num(),
 });
-/** A health check of a service. */
-export type ServiceCheck = z.infer<typeof ServiceCheckSchema>;
 
 /** A service block of a group or task. */
 export const ServiceSchema = z.looseObject({
@@ -50,8 +44,6 @@ export const ServiceSchema = z.looseObject({
   Tags: list(z.string()),
   Checks: list(ServiceCheckSchema),
 });
-/** A service block. */
-export type Service = z.infer<typeof ServiceSchema>;
 
 /** Restart policy; Interval and Delay in nanoseconds. */
 export const RestartPolicySchema = z.looseObject({
@@ -61,8 +53,6 @@ export const RestartPolicySchema = z.looseObject({
   Mode: str(),
   RenderTemplates: bool(),
 });
-/** Restart policy. */
-export type RestartPolicy = z.infer<typeof RestartPolicySchema>;
 
 /** Reschedule policy; durations in nanoseconds. */
 export const ReschedulePolicySchema = z.looseObject({
@@ -73,8 +63,6 @@ export const ReschedulePolicySchema = z.looseObject({
   MaxDelay: num(),
   Unlimited: bool(),
 });
-/** Reschedule policy. */
-export type ReschedulePolicy = z.infer<typeof ReschedulePolicySchema>;
 
 /** Migrate policy; durations in nanoseconds. */
 export const MigratePolicySchema = z.looseObject({
@@ -83,8 +71,6 @@ export const MigratePolicySchema = z.looseObject({
   MaxParallel: num(),
   MinHealthyTime: num(),
 });
-/** Migrate policy. */
-export type MigratePolicy = z.infer<typeof MigratePolicySchema>;
 
 /** Resources a task asks for. */
 export const ResourcesSchema = z.looseObject({
@@ -97,8 +83,6 @@ export const ResourcesSchema = z.looseObject({
   Devices: z.array(z.looseObject({ Name: str(), Count: num() })).nullish(),
   Networks: list(NetworkSchema),
 });
-/** Resources a task asks for. */
-export type Resources = z.infer<typeof ResourcesSchema>;
 
 /** A predefined action of a task (`action` block). */
 export const TaskActionSchema = z.looseObject({ Name: str(), Command: str(), Args: list(z.string()) });
@@ -145,5 +129,3 @@ export const TaskSchema = z.looseObject({
   VolumeMounts: list(z.looseObject({ Volume: str(), Destination: str(), ReadOnly: bool() })),
   Actions: list(TaskActionSchema),
 });
-/** One task of a task group. */
-export type Task = z.infer<typeof TaskSchema>;

@@ -118,7 +118,7 @@ export function lifecycleSuite(get: () => EngineContext): void {
       expect(checked.failures).toEqual([]);
       const diff = await ctx.host.diff(urn(), r.id, r.outs, checked.inputs);
       expect(diff).toMatchObject({ changes: "some", replaces: [] });
-      // Issue 23: in Pulumi's own host, diff takes the parse check just made (one parse for the two calls).
+      // In Pulumi's own host, diff takes the parse check just made (one parse for the two calls).
       const parses = ctx.devserver.requestLog.filter((e) => e.method === "POST" && e.path === "/v1/jobs/parse");
       if (s.kind === "job") expect(parses).toHaveLength(1);
       const outs = await ctx.host.update(urn(), r.id, r.outs, checked.inputs);

@@ -215,7 +215,7 @@ export function serializationSuite(get: () => EngineContext): void {
       }
     });
 
-    it("from a program inside the package itself (the root Pulumi.yaml), a shim serialized by value runs in the host (issue 22)", async () => {
+    it("from a program inside the package itself (the root Pulumi.yaml), a shim serialized by value runs in the host", async () => {
       // The build's staging directory is such a package: package.json (name and exports), dist/ and
       // node_modules. A program directory in it with no package.json loads the library by self-reference.
       const program = join(get().packs[0].stageDir, "program");

@@ -1,5 +1,5 @@
 /**
- * Issue 20 (6): a control character in a header value or name (a namespace, a token, a header-name
+ * A control character in a header value or name (a namespace, a token, a header-name
  * setting) is refused when the settings are resolved, or at check for resource inputs, naming the setting
  * and never echoing the value; the HTTP core never reports it as a connection lost after sending, nor
  * retries it.

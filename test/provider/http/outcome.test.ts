@@ -1,5 +1,5 @@
 /**
- * Unknown outcomes in the HTTP core (issue #8, defect 6): a connection that breaks after the request was sent
+ * Unknown outcomes in the HTTP core: a connection that breaks after the request was sent
  * is not "could not reach", and callers can tell a failure that may have been applied from one that was not.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 20 (5): a token sent over plain http to a host that is not this machine, and TLS verification
+ * A token sent over plain http to a host that is not this machine, and TLS verification
  * turned off, are warned about (once per address, through the provider's warning printer); loopback over
  * http (the devserver) stays silent. No warning holds the token.
  */

@@ -1,6 +1,6 @@
 /**
  * AuthConfig's write-only client secret (`clientSecretVersion` with the secret read at apply time), the
- * workload-identity settings, and what a refresh after drift stores as inputs (issues 20 and 22). Over
+ * workload-identity settings, and what a refresh after drift stores as inputs. Over
  * real HTTP against a devserver whose persisted state shows which secret the service holds.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -216,7 +216,7 @@ describe("workload identity settings", () => {
   });
 });
 
-describe("refresh after drift (issue 20)", () => {
+describe("refresh after drift", () => {
   it("stores no hash of the secret in the inputs, only a flag, and the next refreshes and previews stay quiet", async () => {
     useStackConfig();
     const inputs = await ok({ ...base, mount: "d1", clientSecret: "drift-secret" });

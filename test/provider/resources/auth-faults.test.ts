@@ -1,5 +1,5 @@
 /**
- * The auth resources when a write's outcome is unknown (issue #8, defects 2 and 3, and the same rule for
+ * The auth resources when a write's outcome is unknown (AuthMount and AuthConfig, and the same rule for
  * AuthRole): a fault proxy on loopback between the providers and the devserver; the server is read around it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -66,7 +66,7 @@ async function converges(
   return again.state as Stated;
 }
 
-describe("AuthMount create after an unconfirmed enable (defect 2)", () => {
+describe("AuthMount create after an unconfirmed enable", () => {
   it("the enable was applied and its answer lost: read back, no 'already enabled' on the re-run", async () => {
     const news = { path: "fm1", type: methodType, description: "faulted" };
     proxy.script({ kind: "reset-after", method: "POST", path: /^\/v1\/sys\/auth\/fm1$/ });
@@ -103,7 +103,7 @@ describe("AuthMount create after an unconfirmed enable (defect 2)", () => {
   });
 });
 
-describe("AuthConfig create after unconfirmed writes (defect 3)", () => {
+describe("AuthConfig create after unconfirmed writes", () => {
   it("every attempt was applied but answered 502: read back as written, or kept in state; the re-run converges", async () => {
     await env.client.mounts.enable("fc1", { type: methodType });
     const news = cfg("fc1");

@@ -1,5 +1,5 @@
 /**
- * A new AuthMount path moves the mount with sys/remount (issue 22): the provider's methods called as the
+ * A new AuthMount path moves the mount with sys/remount: the provider's methods called as the
  * engine does, against devservers with and without remount, over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

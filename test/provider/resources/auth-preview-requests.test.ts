@@ -1,5 +1,5 @@
 /**
- * A preview of an unchanged program sends no request for any auth resource (issue 22): after `up`, the
+ * A preview of an unchanged program sends no request for any auth resource: after `up`, the
  * engine's preview calls check(stored inputs, program) and diff(state, checked inputs); the devserver's
  * request log counts what reached the service.
  */

@@ -1,5 +1,5 @@
 /**
- * AuthRole.check and the login rule of newer plugins (issue 22): a role with neither boundServicePrincipalIds
+ * AuthRole.check and the login rule of newer plugins: a role with neither boundServicePrincipalIds
  * nor boundGroupIds (or both ["*"]) is refused when the mount runs a plugin that enforces the rule, warned
  * about otherwise, and an unchanged role sends no request.
  */

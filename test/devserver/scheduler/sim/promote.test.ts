@@ -1,4 +1,4 @@
-// `PUT /v1/deployment/promote/:id` as the real server answers it (issue 21): `All` or only the named
+// `PUT /v1/deployment/promote/:id` as the real server answers it: `All` or only the named
 // `Groups`; a group whose canaries are not all healthy refuses the promotion (500 "Task group ... has n/m
 // healthy allocations") and nothing is promoted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

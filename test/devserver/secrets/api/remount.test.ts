@@ -1,4 +1,4 @@
-/** `sys/remount` of the devserver's secrets service over real HTTP (issue 22). */
+/** `sys/remount` of the devserver's secrets service over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../../devserver";
 import { secretsControls, type CloudControls } from "../../../../devserver/secrets";

@@ -1,5 +1,5 @@
 /**
- * Batch jobs (issue 21, item 3): waitForCompletion, runOnce and triggers, against the devserver (batch work
+ * Batch jobs: waitForCompletion, runOnce and triggers, against the devserver (batch work
  * that completes or fails, and the forced garbage collection of finished jobs).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

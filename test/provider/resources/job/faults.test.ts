@@ -1,5 +1,5 @@
 /**
- * The Job provider when a write's outcome is unknown (issue #8, defects 1, 4 and 5): a fault proxy on
+ * The Job provider when a write's outcome is unknown: a fault proxy on
  * loopback sits between the provider and the devserver; what the server holds is read around the proxy.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +54,7 @@ async function rerunConverges(state: Stated | undefined, news: Record<string, un
   return s;
 }
 
-describe("Job create whose register was applied but not confirmed (defect 1)", () => {
+describe("Job create whose register was applied but not confirmed", () => {
   it("a reset after the server applied the register: read back, never a plain error, no orphan", async () => {
     proxy.script({ kind: "reset-after", method: "POST", path: /^\/v1\/jobs$/ });
     const news = { jobspec: SPEC("orphan-a", "nginx:1") };
@@ -87,14 +87,14 @@ describe("Job create whose register was applied but not confirmed (defect 1)", (
     const lost = await upStep(job, undefined, news);
     expect(lost.error).toBeUndefined();
     expect(lost.state?.outs.jobModifyIndex).toBe((await held("orphan-c"))?.JobModifyIndex);
-    // A job that differs from what this resource sends is someone else's: refused as before.
+    // A job that differs from what this resource sends is someone else's: still refused.
     const foreign = await upStep(job, undefined, { jobspec: SPEC("orphan-c", "nginx:2") });
     expect(foreign.error?.message).toMatch(/already exists/);
     expect((await held("orphan-c"))?.Version).toBe(0);
   });
 });
 
-describe("Job update whose register was applied but a later read failed (defect 4)", () => {
+describe("Job update whose register was applied but a later read failed", () => {
   it("state takes the server's new jobModifyIndex and the next up finishes instead of seeing no change", async () => {
     const v1 = { jobspec: SPEC("stale", "nginx:1") };
     const created = await upStep(job, undefined, v1);
@@ -115,7 +115,7 @@ describe("Job update whose register was applied but a later read failed (defect 
   });
 });
 
-describe("check-and-set registers are retried with a re-read in between (defect 5)", () => {
+describe("check-and-set registers are retried with a re-read in between", () => {
   it("a 503 on the create's register is retried; the job is registered once", async () => {
     const from = dev.requestLog.length;
     proxy.script({ kind: "status", status: 503, method: "POST", path: /^\/v1\/jobs$/ });

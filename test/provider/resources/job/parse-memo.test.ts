@@ -1,7 +1,7 @@
 /**
  * At preview the engine runs `check` and then `diff` for each Job in one provider process; both resolve a
- * jobspec through the scheduler's parse endpoint. The result `check` got serves the `diff` right after it
- * (issue 23 item 4): one parse, not two. Only the very same request shares it.
+ * jobspec through the scheduler's parse endpoint. The result `check` got serves the `diff` right after it:
+ * one parse, not two. Only the very same request shares it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerClient } from "../../../../provider/clients/scheduler";

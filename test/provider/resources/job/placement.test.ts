@@ -1,5 +1,5 @@
 /**
- * Preview of failed placements (issue 21, item 6): every constraint that filtered nodes and every exhausted
+ * Preview of failed placements: every constraint that filtered nodes and every exhausted
  * dimension of a group is shown, from the devserver's plan, not only the first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

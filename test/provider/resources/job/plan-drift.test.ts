@@ -1,5 +1,5 @@
 /**
- * Apply matches preview (issue 21): `update` plans again right before its register and refuses when that
+ * Apply matches preview: `update` plans again right before its register and refuses when that
  * plan has destructive updates or failed placements that the plan `diff` showed in the same `up` did not
  * (opt-out `allowPlanDrift`). The cluster changes between diff and update here the way it does for real:
  * nodes go away. Against the devserver over real HTTP.

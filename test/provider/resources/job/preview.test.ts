@@ -110,7 +110,7 @@ describe("formatPlan", () => {
     );
   });
 
-  it("lists every blocking constraint, exhausted dimension, node class, empty datacenter and quota of a group (issue 21)", () => {
+  it("lists every blocking constraint, exhausted dimension, node class, empty datacenter and quota of a group", () => {
     const plan: PlanResponse = {
       Diff: { Type: "Added", ID: "web", TaskGroups: [{ Type: "Added", Name: "api" }] },
       Annotations: { DesiredTGUpdates: { api: { Place: 2 } } },

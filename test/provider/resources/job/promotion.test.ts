@@ -1,5 +1,5 @@
 /**
- * Canary promotion (issue 21): `promotion` "manual" (the default: `up` ends with the deployment waiting,
+ * Canary promotion: `promotion` "manual" (the default: `up` ends with the deployment waiting,
  * and says so), "auto" (promote once the canaries are healthy) and `{ soak, groups? }`; a failing canary
  * fails the update and goes through `onDeploymentFailure`. Against the devserver over real HTTP.
  */

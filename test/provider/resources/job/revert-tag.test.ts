@@ -1,5 +1,5 @@
 /**
- * `onDeploymentFailure: { revertTo: "<tag>" }` (issue 21): a failed deployment is reverted to the version
+ * `onDeploymentFailure: { revertTo: "<tag>" }`: a failed deployment is reverted to the version
  * carrying that version tag, with check-and-set on the failed version; a missing tag (or a scheduler older
  * than version tags) reverts nothing and says why. Against the devserver over real HTTP.
  */

@@ -1,5 +1,5 @@
 /**
- * Autoscaler-safe updates (issue 21, item 4): with preserveCounts / preserveResources, a job scaled through
+ * Autoscaler-safe updates: with preserveCounts / preserveResources, a job scaled through
  * the API (or with only counts/resources changed) between two `up`s is updated on its current index, keeping
  * the scaled values, without a refresh; any other change made outside Pulumi is still refused.
  */

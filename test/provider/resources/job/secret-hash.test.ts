@@ -1,5 +1,5 @@
 /**
- * Job.inputsHash with a secret variable (issue #8, "Also"): the hash is salted and keyed, so a low-entropy
+ * Job.inputsHash with a secret variable: the hash is salted and keyed, so a low-entropy
  * secret cannot be confirmed from state with a quick hash of a guess; no output derived from the secret is
  * plaintext (the echoed inputs keep their inputs' secretness; the derived ones are listed as secret outputs
  * by the SDK, which test/sdk/job.test.ts checks).

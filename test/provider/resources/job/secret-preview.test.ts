@@ -1,5 +1,5 @@
 /**
- * Issue 20 (1), through the provider against the devserver: a Job whose variables hold a secret shows
+ * Through the provider against the devserver: a Job whose variables hold a secret shows
  * `[secret]` in its preview plan (and in the replacement note and errors), never the value; the input that
  * says so (`secretInputs`, set by the SDK) never makes a diff of its own, and state without it shows what it
  * showed before.

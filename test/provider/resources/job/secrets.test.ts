@@ -1,5 +1,5 @@
 /**
- * Issue 20 (1): no value of a secret Job source in the text the provider shows. Pure tests of the mask
+ * No value of a secret Job source in the text the provider shows. Pure tests of the mask
  * and of the plan text with it.
  */
 import { describe, expect, it } from "vitest";
