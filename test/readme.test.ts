@@ -1,6 +1,6 @@
 /**
- * Every fenced code block of the README is compiled or run, and the README's tables and versions agree
- * with the code: TypeScript blocks are type-checked against the package's sources with the README's own
+ * Every fenced code block of the README and of the guides under docs/ is compiled or run, and their tables
+ * and versions agree with the code: TypeScript blocks are type-checked against the package's sources with the README's own
  * tsconfig, the devserver block is run, HCL is parsed, JSON is parsed, and every shell command is checked
  * against what exists (npm scripts, environment variables the library or the conformance suite reads,
  * stack config keys, Pulumi CLI commands and flags).
@@ -16,6 +16,15 @@ import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
 
 const ROOT = resolve(__dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
+/** The README and the guides under docs/, by their paths from the repository root. */
+const DOCS: Record<string, string> = {
+  "README.md": README,
+  ...Object.fromEntries(
+    readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => [`docs/${f}`, readFileSync(join(ROOT, "docs", f), "utf8")]),
+  ),
+};
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   name: string;
   engines: { node: string };
@@ -27,10 +36,12 @@ interface Block {
   lang: string;
   code: string;
   line: number;
+  /** The Markdown file the block is in, from the repository root. */
+  file: string;
 }
 
 /** The fenced blocks of a Markdown text, indented ones (inside list items) included, without their indent. */
-function fencedBlocks(md: string): Block[] {
+function fencedBlocks(md: string, file: string): Block[] {
   const blocks: Block[] = [];
   const lines = md.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -40,13 +51,13 @@ function fencedBlocks(md: string): Block[] {
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length && (lines[j] ?? "").trim() !== "```"; j++) body.push((lines[j] ?? "").slice(indent.length));
-    blocks.push({ lang: open[2] ?? "", code: body.join("\n") + "\n", line: i + 1 });
+    blocks.push({ lang: open[2] ?? "", code: body.join("\n") + "\n", line: i + 1, file });
     i = j;
   }
   return blocks;
 }
 
-const blocks = fencedBlocks(README);
+const blocks = Object.entries(DOCS).flatMap(([file, md]) => fencedBlocks(md, file));
 const ofLang = (lang: string) => blocks.filter((b) => b.lang === lang);
 
 /** The package's own module specifiers mapped to their TypeScript sources (from package.json `exports`). */
@@ -66,10 +77,10 @@ const hasTopLevelAwait = (code: string) => /^(?:await\b|(?:const|let)\b[^\n]*=\s
 /** The README's tsconfig for a Pulumi program (the JSON block with compilerOptions). */
 function readmeTsconfig(): { compilerOptions: Record<string, unknown> } {
   const configs = ofLang("json")
-    .map((b) => JSON.parse(b.code) as { compilerOptions?: Record<string, unknown> })
-    .filter((j) => j.compilerOptions !== undefined);
-  expect(configs).toHaveLength(1);
-  return configs[0] as { compilerOptions: Record<string, unknown> };
+    .map((b) => ({ file: b.file, json: JSON.parse(b.code) as { compilerOptions?: Record<string, unknown> } }))
+    .filter((c) => c.json.compilerOptions !== undefined);
+  expect(configs.map((c) => c.file)).toEqual(["README.md"]);
+  return configs[0]?.json as { compilerOptions: Record<string, unknown> };
 }
 
 /** Type-checks sources as files in the repository root (so node_modules resolve), with the given options. */
@@ -110,11 +121,19 @@ function typecheck(files: Record<string, string>, compilerOptions: Record<string
   ];
 }
 
-describe("README code blocks", () => {
+describe("README and docs code blocks", () => {
   it("are all of a kind this test checks", () => {
     expect(blocks.length).toBeGreaterThan(5);
     for (const b of blocks)
-      expect(["ts", "sh", "hcl", "json"], `README.md:${b.line} has a \`\`\`${b.lang} block`).toContain(b.lang);
+      expect(["ts", "sh", "hcl", "json"], `${b.file}:${b.line} has a \`\`\`${b.lang} block`).toContain(b.lang);
+  });
+
+  it("the README keeps the main job's and the test's commands, as CI runs them", () => {
+    const readmeSh = ofLang("sh")
+      .filter((b) => b.file === "README.md")
+      .map((b) => b.code.trim());
+    expect(readmeSh).toContain("npm ci && npm run example");
+    expect(readmeSh).toContain("npm ci && npm test");
   });
 
   it("TypeScript blocks type-check against the package with the README's tsconfig", () => {
@@ -122,7 +141,8 @@ describe("README code blocks", () => {
     expect(ts6.length).toBeGreaterThanOrEqual(2);
     const files: Record<string, string> = {};
     ts6.forEach((b, i) => {
-      files[`readme-block-${b.line}-${i}.${hasTopLevelAwait(b.code) ? "mts" : "ts"}`] = b.code;
+      const name = b.file.replace(/\.md$/, "").replace(/\W/g, "-");
+      files[`readme-block-${name}-${b.line}-${i}.${hasTopLevelAwait(b.code) ? "mts" : "ts"}`] = b.code;
     });
     expect(typecheck(files, readmeTsconfig().compilerOptions)).toEqual([]);
   }, 120_000);
@@ -165,7 +185,7 @@ describe("README code blocks", () => {
     expect(hcl.length).toBeGreaterThan(0);
     for (const b of hcl) {
       const r = hclToJson("readme.hcl", b.code);
-      expect(r.ok, `README.md:${b.line}: ${r.ok ? "" : r.error}`).toBe(true);
+      expect(r.ok, `${b.file}:${b.line}: ${r.ok ? "" : r.error}`).toBe(true);
     }
   });
 
@@ -215,11 +235,11 @@ describe("README code blocks", () => {
         .split("\n")
         .map((l) => l.replace(/\s+#.*$/, "").trim())
         .filter((l) => l !== "" && !l.startsWith("#"))
-        .flatMap((l) => l.split("&&").map((c) => ({ line: b.line, cmd: c.trim() }))),
+        .flatMap((l) => l.split("&&").map((c) => ({ file: b.file, line: b.line, cmd: c.trim() }))),
     );
     expect(commands.length).toBeGreaterThan(5);
-    for (const { line, cmd } of commands) {
-      const at = `README.md:${line}: ${cmd}`;
+    for (const { file, line, cmd } of commands) {
+      const at = `${file}:${line}: ${cmd}`;
       const words = cmd.split(/\s+/);
       if (words[0] === "npm") {
         if (words[1] === "ci" || words[1] === "test") continue;
@@ -255,17 +275,21 @@ describe("README code blocks", () => {
   });
 });
 
-describe("README claims", () => {
+describe("README and docs claims", () => {
   it("names the Node.js version package.json requires, everywhere it names one", () => {
     const floor = /^>=(\d+\.\d+\.\d+)$/.exec(PKG.engines.node)?.[1];
     expect(floor).toBeDefined();
-    const mentions = [...README.matchAll(/\bNode(?:\.js)? (\d+\.\d+(?:\.\d+)?) or newer/g)].map((m) => m[1]);
-    expect(mentions.length).toBeGreaterThanOrEqual(2);
+    const mentionsIn = (md: string) =>
+      [...md.matchAll(/\bNode(?:\.js)? (\d+\.\d+(?:\.\d+)?) or newer/g)].map((m) => m[1]);
+    expect(mentionsIn(README).length).toBeGreaterThanOrEqual(1);
+    const mentions = Object.values(DOCS).flatMap(mentionsIn);
+    expect(mentions.length).toBeGreaterThanOrEqual(3);
     for (const m of mentions) expect(m).toBe(floor);
   });
 
   it("lists every stack config key and environment variable the library reads, a setting per table row", () => {
-    const config = README.slice(README.indexOf("## Configuration"));
+    const config = DOCS["docs/configuration.md"] ?? "";
+    expect(config.startsWith("# Configuration\n")).toBe(true);
     // The configuration table's rows, as cells: stack config keys, variables, meaning.
     const rows = config
       .slice(0, config.indexOf("\n\n", config.indexOf("\n|")))
