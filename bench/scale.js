@@ -411,4 +411,5 @@ async function run(report) {
   }
 }
 
-module.exports = { run };
+// The pieces, for a script that profiles or reruns one command (a project set up the way this benchmark does).
+module.exports = { run, findCli, installLibrary, writeProject, pulumiEnv, pulumi, initStack, COMMANDS, OURS, FLOOR };

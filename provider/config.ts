@@ -18,6 +18,8 @@ let stackConfig: Record<string, string> = {};
 /** Reads any key of the whole stack config the engine sent to `configure` (values stay in this process). */
 let anyStackConfig: (key: string) => string | undefined = () => undefined;
 let overrides: Pick<ConnectionOptions, "retry" | "timeoutMs"> = {};
+/** Moves whenever the stored stack config or the overrides are replaced: a client made before may be stale. */
+let settingsGeneration = 0;
 
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
 export async function configure(req: ConfigSource): Promise<void> {
@@ -28,6 +30,7 @@ export async function configure(req: ConfigSource): Promise<void> {
   }
   stackConfig = next;
   anyStackConfig = (key) => req.config.get(key);
+  settingsGeneration++;
 }
 
 /**
@@ -59,6 +62,7 @@ export function connectionOptions(service: ServiceName): ConnectionOptions {
  */
 export function setConnectionOverrides(values: Pick<ConnectionOptions, "retry" | "timeoutMs">): void {
   overrides = { ...values };
+  settingsGeneration++;
 }
 
 /** Replaces the stored stack config (tests): this library's keys by name, `any` by full key. */
@@ -66,9 +70,10 @@ export function setStackConfig(values: Record<string, string>, any: Record<strin
   stackConfig = { ...values };
   const all = { ...any };
   anyStackConfig = (key) => all[key];
+  settingsGeneration++;
 }
 
-const clients = new Map<ServiceName, { key: string; client: unknown }>();
+const clients = new Map<ServiceName, { generation: number; env: string; key: string; client: unknown }>();
 
 /**
  * The providers' client of a service for this process (each service has one client class), made by
@@ -78,12 +83,18 @@ const clients = new Map<ServiceName, { key: string; client: unknown }>();
  * (a setting missing or wrong) throws on every call, as before.
  */
 export function providerClient<T>(service: ServiceName, make: (options: ConnectionOptions) => T): T {
-  const options = connectionOptions(service);
-  let key = JSON.stringify(options);
-  for (const variable of Object.values(ENV[service])) key += "\0" + (process.env[variable] ?? "\u0001");
+  let env = "";
+  for (const variable of Object.values(ENV[service])) env += "\0" + (process.env[variable] ?? "\u0001");
   const known = clients.get(service);
-  if (known !== undefined && known.key === key) return known.client as T;
+  // Every call of a command lands here: the options are built again only when something they come from moved.
+  if (known !== undefined && known.generation === settingsGeneration && known.env === env) return known.client as T;
+  const options = connectionOptions(service);
+  const key = JSON.stringify(options) + env;
+  if (known !== undefined && known.key === key) {
+    clients.set(service, { ...known, generation: settingsGeneration, env });
+    return known.client as T;
+  }
   const client = make(options);
-  clients.set(service, { key, client });
+  clients.set(service, { generation: settingsGeneration, env, key, client });
   return client;
 }
