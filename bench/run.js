@@ -6,6 +6,7 @@ const suites = process.argv.slice(2);
 const all = {
   http: "./http",
   startup: "./startup",
+  host: "./host-startup",
   provider: "./provider",
   devserver: "./devserver",
   scale: "./scale",

@@ -5,8 +5,14 @@
 // the way a user's project has it. Repetitions are interleaved (ours and the floor take turns, the order
 // flipping every round) and the table prints medians and ratios. Timing is reported, never asserted.
 //
+// The floor sends nothing on refresh (it has no read), create or delete, and one plan per changed diff.
+// BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules> adds that release's
+// library as a third project, taking its turn in every round, so both releases see the same machine load.
+// Each round's line carries the load average (the machine may be shared).
+//
 // Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
-// without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_SMALL_N (2),
+// without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_LARGE_N (2000,
+// one round of up, the no-change preview and refresh; 0 skips it), BENCH_SCALE_SMALL_N (2; 0 skips it),
 // BENCH_SCALE_REPS (5: refresh, about 1.6 s at N=200, varied from 1.08 to 1.14 in ratio between the rounds
 // of one run here, so 3 rounds left its median to one round), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
 // ours minus the floor in one round spreads from -0.5 to +0.6 s around a true difference of about 0.1 s, so
@@ -15,7 +21,7 @@
 const { execFileSync, spawnSync } = require("node:child_process");
 const { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
 const { Buffer } = require("node:buffer");
-const { tmpdir } = require("node:os");
+const { loadavg, tmpdir } = require("node:os");
 const { dirname, join, relative, sep } = require("node:path");
 const { startChild, median, fmt } = require("./lib");
 
@@ -60,9 +66,9 @@ function collectClosure(pkgDir, seen) {
  * repository's node_modules (a symlink would resolve into the repository, where Pulumi's serializer and the
  * provider host would not find the package).
  */
-function installLibrary(dir) {
+function installLibrary(dir, repo = REPO) {
   const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
-    cwd: REPO,
+    cwd: repo,
     encoding: "utf8",
   });
   const tarball = join(dir, JSON.parse(out)[0].filename);
@@ -73,7 +79,7 @@ function installLibrary(dir) {
   execFileSync("tar", ["-xzf", tarball, "-C", unpack]);
   renameSync(join(unpack, "package"), join(modules, PKG));
   const pj = JSON.parse(readFileSync(join(modules, PKG, "package.json"), "utf8"));
-  const repoModules = join(REPO, "node_modules");
+  const repoModules = join(repo, "node_modules");
   const closure = new Set();
   for (const name of [...Object.keys(pj.dependencies ?? {}), "@pulumi/pulumi", "typescript"]) {
     const from = resolvePackageDir(repoModules, name);
@@ -234,7 +240,7 @@ function initStack(ctx, project, stack, n, dev) {
   pulumi(ctx, project, ["stack", "init", stack]);
   pulumi(ctx, project, ["config", "set", "count", String(n), "--plaintext", ...s]);
   pulumi(ctx, project, ["config", "set", "image", "nginx:1.27", "--plaintext", ...s]);
-  if (project.name === "ours") {
+  if (project.library) {
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerAddress`, dev.info.urls.scheduler, "--plaintext", ...s]);
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerToken`, dev.info.rootTokens.scheduler, "--secret", ...s]);
   } else {
@@ -291,27 +297,33 @@ function stateBytes(ctx, project, stack, typeSuffix) {
   return { perResource: total / mine.length, outputsPerResource: outputs / mine.length };
 }
 
-/** Runs the rounds for one size; resolves to {key: {ours: [secs], floor: [secs]}} and state sizes. */
-function measure(ctx, n, stack, reps, report) {
-  const times = Object.fromEntries(COMMANDS.map((c) => [c.key, { ours: [], floor: [] }]));
+/** Runs the rounds for one size; resolves to {key: {<project>: [secs]}} and state sizes. */
+function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
+  const times = Object.fromEntries(
+    commands.map((c) => [c.key, Object.fromEntries(ctx.projects.map((p) => [p.name, []]))]),
+  );
   let state;
   let floorState;
   for (let rep = 0; rep < reps; rep++) {
-    const order = rep % 2 === 0 ? [ctx.ours, ctx.floor] : [ctx.floor, ctx.ours];
-    for (const c of COMMANDS) {
+    // Each project takes every place in the order in turn.
+    const k = rep % ctx.projects.length;
+    const order = [...ctx.projects.slice(k), ...ctx.projects.slice(0, k)];
+    const load = loadavg()[0];
+    for (const c of commands) {
       for (const p of order) {
         times[c.key][p.name].push(c.run(ctx, p, stack));
         if (c.key === "up" && rep === 0) {
           if (p.name === "ours") state = stateBytes(ctx, p, stack, ":Job");
-          else floorState = stateBytes(ctx, p, stack, ":Floor");
+          else if (p.name === "floor") floorState = stateBytes(ctx, p, stack, ":Floor");
         }
       }
     }
     report(
-      `  round ${rep + 1}/${reps} at N=${n}: ` +
-        COMMANDS.map((c) => `${c.key} ${fmt(times[c.key].ours[rep], 2)}/${fmt(times[c.key].floor[rep], 2)} s`).join(
-          ", ",
-        ),
+      `  round ${rep + 1}/${reps} at N=${n} (load ${fmt(load, 1)} to ${fmt(loadavg()[0], 1)}): ` +
+        commands
+          .map((c) => `${c.key} ${ctx.projects.map((p) => fmt(times[c.key][p.name][rep], 2)).join("/")} s`)
+          .join(", ") +
+        ` (${ctx.projects.map((p) => p.name).join("/")})`,
     );
   }
   return { times, state, floorState };
@@ -322,21 +334,25 @@ function measure(ctx, n, stack, reps, report) {
  * `op` over the rounds (ours and the floor ran back to back in each round, so that one cancels what drifts
  * between rounds; at N=2 a command's time varies by a few tenths from round to round).
  */
-function table(report, times, n, label, op, format) {
+function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER) {
+  const others = projects.filter((p) => p.name !== "floor");
+  const pairedLabel = `median of paired ${label === "ratio" ? "ratios" : "differences"}`;
   report("");
   report(
-    `| command (N = ${n}) | ours | floor | ${label} | median of paired ${label === "ratio" ? "ratios" : "differences"} |`,
+    `| command (N = ${n}) | floor | ${others.map((p) => `${p.name} | ${p.name}: ${label} | ${p.name}: ${pairedLabel}`).join(" | ")} |`,
   );
-  report("|---|---|---|---|---|");
-  for (const key of TABLE_ORDER) {
+  report(`|---|---|${others.map(() => "---|---|---|").join("")}`);
+  for (const key of keys) {
     const c = COMMANDS.find((x) => x.key === key);
     const t = times[key];
-    const o = median(t.ours);
+    if (t === undefined) continue;
     const f = median(t.floor);
-    const paired = median(t.ours.map((x, i) => op(x, t.floor[i])));
-    report(
-      `| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(o, 2)} s | ${fmt(f, 2)} s | ${format(op(o, f))} | ${format(paired)} |`,
-    );
+    const cells = others.map((p) => {
+      const o = median(t[p.name]);
+      const paired = median(t[p.name].map((x, i) => op(x, t.floor[i])));
+      return `${fmt(o, 2)} s | ${format(op(o, f))} | ${format(paired)}`;
+    });
+    report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(f, 2)} s | ${cells.join(" | ")} |`);
   }
 }
 
@@ -349,53 +365,75 @@ async function run(report) {
     return;
   }
   const n = Number(process.env.BENCH_SCALE_N ?? 200);
+  const large = Number(process.env.BENCH_SCALE_LARGE_N ?? 2000);
   const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
   const reps = Number(process.env.BENCH_SCALE_REPS ?? 5);
   const smallReps = Number(process.env.BENCH_SCALE_SMALL_REPS ?? 15);
+  const baseline = process.env.BENCH_SCALE_BASELINE || undefined;
   const tmp = mkdtempSync(join(tmpdir(), "pss-scale-"));
   const dev = await startChild("full");
   try {
     installLibrary(tmp);
-    const ctx = {
-      env: pulumiEnv(bin, tmp),
-      ours: { name: "ours", dir: join(tmp, "ours") },
-      floor: { name: "floor", dir: join(tmp, "floor") },
-    };
+    const ours = { name: "ours", dir: join(tmp, "ours"), library: true };
+    const floor = { name: "floor", dir: join(tmp, "floor") };
+    const projects = [ours, floor];
+    if (baseline !== undefined) {
+      // Its own node_modules beside its program: Node resolves the library (and its dependencies) there first.
+      const b = { name: "baseline", dir: join(tmp, "baseline"), library: true };
+      mkdirSync(b.dir, { recursive: true });
+      installLibrary(b.dir, baseline);
+      projects.push(b);
+    }
+    const ctx = { env: pulumiEnv(bin, tmp), ours, floor, projects };
     mkdirSync(join(tmp, "state"), { recursive: true });
-    writeProject(ctx.ours.dir, "ours", OURS);
-    writeProject(ctx.floor.dir, "floor", FLOOR);
-    const stacks = [...(n > 0 ? [{ n, stack: `n${n}` }] : []), { n: small, stack: `n${small}` }];
-    for (const s of stacks) for (const p of [ctx.ours, ctx.floor]) initStack(ctx, p, s.stack, s.n, dev);
+    for (const p of projects) writeProject(p.dir, p.name, p.library ? OURS : FLOOR);
+    const stacks = [n, large, small].filter((x) => x > 0).map((x) => ({ n: x, stack: `n${x}` }));
+    for (const s of stacks) for (const p of projects) initStack(ctx, p, s.stack, s.n, dev);
     if (process.env.BENCH_SCALE_KEEP) {
       report(
-        `Keeping ${tmp}. To rerun by hand: cd ${ctx.ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`,
+        `Keeping ${tmp}. To rerun by hand: cd ${ours.dir} && PATH=${bin}:$PATH PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_BACKEND_URL=file://${join(tmp, "state")} PULUMI_CONFIG_PASSPHRASE=x PULUMI_HOME=${join(tmp, "pulumi-home")} pulumi preview --stack ${stacks[0].stack} (the devserver stops with this run)`,
       );
     }
-    const version = pulumi(ctx, ctx.ours, ["version"]).stdout.trim();
+    const version = pulumi(ctx, ours, ["version"]).stdout.trim();
+    const baselineNote =
+      baseline === undefined
+        ? ""
+        : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
     const rounds = [
       ...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []),
-      `${smallReps}${n > 0 ? "" : " interleaved rounds"} at N=${small}`,
+      ...(large > 0 ? [`1 at N=${large} (up, no-change preview, refresh)`] : []),
+      ...(small > 0 ? [`${smallReps} at N=${small}`] : []),
     ].join(", ");
-    report(`Pulumi CLI ${version}, local backend; ${rounds}; medians (ours / floor per round below).`);
+    report(
+      `Pulumi CLI ${version}, local backend${baselineNote}; ${rounds}; medians (per round below: seconds of ${projects.map((p) => p.name).join("/")}).`,
+    );
+    const ratio = [(a, b) => a / b, (v) => fmt(v, 2)];
     const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
-    const little = measure(ctx, small, `n${small}`, smallReps, report);
-    if (big)
+    const largeKeys = ["up", "preview", "refresh"];
+    const huge =
+      large > 0
+        ? measure(
+            ctx,
+            large,
+            `n${large}`,
+            1,
+            report,
+            COMMANDS.filter((c) => largeKeys.includes(c.key)),
+          )
+        : undefined;
+    const little = small > 0 ? measure(ctx, small, `n${small}`, smallReps, report) : undefined;
+    if (big) table(report, big.times, n, "ratio", ...ratio, projects);
+    if (huge) table(report, huge.times, large, "ratio", ...ratio, projects, ["preview", "refresh", "up"]);
+    if (little)
       table(
         report,
-        big.times,
-        n,
-        "ratio",
-        (a, b) => a / b,
-        (v) => fmt(v, 2),
+        little.times,
+        small,
+        "minus floor",
+        (a, b) => a - b,
+        (v) => `${fmt(v, 2)} s`,
+        projects,
       );
-    table(
-      report,
-      little.times,
-      small,
-      "ours - floor",
-      (a, b) => a - b,
-      (v) => `${fmt(v, 2)} s`,
-    );
     if (big?.state) {
       report("");
       report(
@@ -411,4 +449,5 @@ async function run(report) {
   }
 }
 
-module.exports = { run };
+// The pieces, for a script that profiles or reruns one command (a project set up the way this benchmark does).
+module.exports = { run, findCli, installLibrary, writeProject, pulumiEnv, pulumi, initStack, COMMANDS, OURS, FLOOR };

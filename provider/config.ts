@@ -31,6 +31,8 @@ type Overrides = Pick<ConnectionOptions, "retry" | "timeoutMs" | "hooks">;
 let overrides: Overrides = {};
 /** Counts setConnectionOverrides calls: hooks are functions, which no key can hold, so a client key holds this. */
 let overridesGeneration = 0;
+/** Moves whenever the stored stack config or the overrides are replaced: a client made before may be stale. */
+let settingsGeneration = 0;
 
 /** Stores the stack config values this library reads; called by every provider's `configure`. */
 export async function configure(req: ConfigSource): Promise<void> {
@@ -41,6 +43,7 @@ export async function configure(req: ConfigSource): Promise<void> {
   }
   stackConfig = next;
   anyStackConfig = (key) => req.config.get(key);
+  settingsGeneration++;
 }
 
 /**
@@ -79,6 +82,7 @@ function withOverrides(opts: ConnectionOptions): ConnectionOptions {
 export function setConnectionOverrides(values: Overrides): void {
   overrides = { ...values };
   overridesGeneration++;
+  settingsGeneration++;
 }
 
 /** Replaces the stored stack config (tests): this library's keys by name, `any` by full key. */
@@ -86,10 +90,13 @@ export function setStackConfig(values: Record<string, string>, any: Record<strin
   stackConfig = { ...values };
   const all = { ...any };
   anyStackConfig = (key) => all[key];
+  settingsGeneration++;
 }
 
 /** The providers' clients of this process, by a SHA-256 of what each is made from (see {@link providerClient}). */
 const clients = new Map<string, unknown>();
+/** Per service, the key of the client stack config and the environment give, while nothing they come from moved. */
+const configKeys = new Map<ServiceName, { generation: number; env: string; key: string }>();
 
 /**
  * The providers' client of a service for one connection, made by `make` and kept for the life of the
@@ -105,15 +112,22 @@ export function providerClient<S extends ServiceName, T>(
   make: (options: ConnectionOptions) => T,
   connection?: ConnectionSettings<S>,
 ): T {
+  let env = "";
+  if (connection === undefined) {
+    for (const variable of Object.values(ENV[service as ServiceName]) as string[])
+      env += "\0" + (process.env[variable] ?? "\u0001");
+    // Every call of a command lands here: the options are built again only when something they come from moved.
+    const known = configKeys.get(service);
+    const client = known?.generation === settingsGeneration && known.env === env ? clients.get(known.key) : undefined;
+    if (client !== undefined) return client as T;
+  }
   const options =
     connection === undefined ? connectionOptions(service) : withOverrides(optionsFromSettings(service, connection));
-  const h = createHash("sha256").update(`${service}\0${overridesGeneration}\0`);
   const { hooks: _hooks, ...keyed } = options;
-  h.update(JSON.stringify(keyed));
-  if (connection === undefined)
-    for (const variable of Object.values(ENV[service as ServiceName]) as string[])
-      h.update("\0" + (process.env[variable] ?? "\u0001"));
-  const key = h.digest("hex");
+  const key = createHash("sha256")
+    .update(`${service}\0${overridesGeneration}\0${JSON.stringify(keyed)}${env}`)
+    .digest("hex");
+  if (connection === undefined) configKeys.set(service, { generation: settingsGeneration, env, key });
   const known = clients.get(key);
   if (known !== undefined) return known as T;
   const client = make(options);

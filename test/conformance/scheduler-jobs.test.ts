@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rejection, schedulerSide, serviceJob, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
 import { openTarget, type ConformanceTarget } from "./target";
+import { selection } from "../../provider/resources/job/listing";
 
 let target: ConformanceTarget;
 let f: SchedulerSide;
@@ -154,6 +155,42 @@ describe("Jobs.list", () => {
     expect(inDefault).toEqual([]);
     const all = await f.client.jobs.listAll({ prefix: id, namespace: "*" });
     expect(all.map((s) => [s.ID, s.Namespace])).toEqual([[id, other]]);
+  });
+});
+
+describe("the job list a refresh reads (listing.ts)", () => {
+  it("lists exactly the IDs of its selection, regex syntax in IDs taken literally, with index, stop and status", async () => {
+    const prefix = target.name("sel");
+    const ids = [`${prefix}.a`, `${prefix}-(b)`, `${prefix}+c|d`];
+    const lookalikes = [`${prefix}xa`, `${prefix}-(b)x`, `${prefix}c`];
+    const written = new Map<string, number>();
+    for (const id of [...ids, ...lookalikes]) {
+      const { value } = await f.register({ Job: serviceJob(id, { Datacenters: ["pss-nowhere"] }) });
+      written.set(id, value.JobModifyIndex ?? 0);
+    }
+    const sel = selection(new Set(ids));
+    expect(sel.filter).toMatch(/^ID matches `/);
+    const stubs = await f.client.jobs.listAll(sel);
+    expect(stubs.map((s) => s.ID)).toEqual([...ids].sort());
+    for (const s of stubs) {
+      expect(s.JobModifyIndex).toBe(written.get(s.ID ?? ""));
+      expect(s.Stop).toBe(false);
+      expect(s.Status).toBe("pending");
+    }
+  });
+
+  it("answers a new job's register with the index a read then shows; unplaced, the job is pending at that index", async () => {
+    const id = target.name("fresh");
+    const { value: res } = await f.register({
+      Job: serviceJob(id, { Datacenters: ["pss-nowhere"] }),
+      EnforceIndex: true,
+      JobModifyIndex: 0,
+    });
+    const { value: job } = await f.client.jobs.info(id);
+    expect(job.Version).toBe(0);
+    expect(job.JobModifyIndex).toBe(res.JobModifyIndex);
+    expect(job.ModifyIndex).toBe(res.JobModifyIndex);
+    expect(job.Status).toBe("pending");
   });
 });
 

@@ -42,6 +42,7 @@ import {
   inputsHashMatches,
   jobMask,
   parseStoredJob,
+  storedObjectText,
   replaceReasons,
   resolveDesired,
   serverJobText,
@@ -100,12 +101,13 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     // Unknown sources: the engine asks again with the real values during `up`.
     if (SOURCE_KEYS.some((k) => containsUnknown(news[k])) || containsUnknown(news.connection)) return { changes: true };
     const client = newClient(news.connection);
-    const stored = parseStoredJob(olds.normalizedJob);
-    if (stored !== undefined && inputsHashMatches(olds.inputsHash, news, client)) {
+    // The stored text is parsed only where it is read: an unchanged job needs its hash alone.
+    if (storedObjectText(olds.normalizedJob) && inputsHashMatches(olds.inputsHash, news, client)) {
       // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
-      if (settingsChanged) assertBatchSettings(storedIdentity(olds, stored), news);
+      if (settingsChanged) assertBatchSettings(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), news);
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
+    const stored = parseStoredJob(olds.normalizedJob);
     const desired = await resolveDesired(client, news);
     assertBatchSettings(desired.identity, news);
     const op = await opOf(client, news, desired, olds);

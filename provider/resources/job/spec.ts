@@ -152,12 +152,16 @@ export async function resolveDesired(
   const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
   const region = inputs.region ?? written.region ?? conn.region ?? "global";
   const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
+  // The hash only when asked for: `check` and a `diff` that plans never store it (a random salt and an HMAC each).
+  let hash: string | undefined;
   return {
     job: normal as Job,
     text: stateText(normal),
     identity: identityOf(normal),
     submission: submissionOf(inputs),
-    inputsHash: desiredInputsHash(inputs, client),
+    get inputsHash() {
+      return (hash ??= desiredInputsHash(inputs, client));
+    },
     source,
   };
 }
@@ -195,6 +199,14 @@ export async function jobMask(
 /** Returns the canonical normal-form text of a job as the server holds it (credentials left out). */
 export function serverJobText(job: Job): string {
   return stateText(normalizeJob(job as JobObject));
+}
+
+/**
+ * True when state holds a stored job's text, without parsing it: this library writes it as the canonical
+ * JSON of an object (`stateText`, or the server's job), so it starts with "{".
+ */
+export function storedObjectText(text: unknown): text is string {
+  return typeof text === "string" && text.startsWith("{");
 }
 
 /** Parses a stored normal-form text back into a job; undefined when state holds none. */
@@ -423,6 +435,7 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
 
 /** True when the old inputs hold exactly these inputs (the provider text aside). */
 function sameInputs(olds: Record<string, unknown>, inputs: JobInputs): boolean {
+  if (!("job" in olds || "jobspec" in olds)) return false; // a new resource: nothing to compare
   const before: Record<string, unknown> = { ...olds };
   delete before.__provider;
   const now: Record<string, unknown> = { ...inputs };
