@@ -136,8 +136,7 @@ export async function readServerState(
   how: DeploymentRead,
 ): Promise<JobServerState | undefined> {
   const opts = placeOf(ref);
-  const latest = () =>
-    client.records.latestDeployment(ref.jobId, opts).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
+  const latest = () => latestDeployment({ client, ref });
   const kept = how.kept;
   if (how.follow && (kept === undefined || !deploymentSettled(kept))) {
     const [found, deployment] = await Promise.all([client.jobs.find(ref.jobId, opts), latest()]);
@@ -149,14 +148,21 @@ export async function readServerState(
   if (!how.follow || kept === undefined) return { job, deployment: NO_DEPLOYMENT };
   if ((job.JobModifyIndex ?? 0) !== kept.jobModifyIndex || (job.Stop === true) !== (kept.stopped === true))
     return { job, deployment: await latest() };
-  return {
-    job,
-    deployment: viewOf({
-      ID: kept.deploymentId,
-      Status: kept.deploymentStatus,
-      StatusDescription: kept.deploymentStatusDescription,
-    }),
-  };
+  return { job, deployment: keptDeployment(kept) };
+}
+
+/** The job's latest deployment, or none when the server has none. */
+function latestDeployment({ client, ref }: JobAt): Promise<DeploymentView> {
+  return client.records.latestDeployment(ref.jobId, placeOf(ref)).then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
+}
+
+/** The deployment state last recorded, as a view. */
+function keptDeployment(kept: Partial<JobOutputs>): DeploymentView {
+  return viewOf({
+    ID: kept.deploymentId,
+    Status: kept.deploymentStatus,
+    StatusDescription: kept.deploymentStatusDescription,
+  });
 }
 
 /**
@@ -188,20 +194,7 @@ export async function listedServerState(
     Stop: false,
   };
   if (!follow) return { job, deployment: NO_DEPLOYMENT };
-  if (!deploymentSettled(kept)) {
-    const latest = await client.records
-      .latestDeployment(ref.jobId, placeOf(ref))
-      .then((r) => viewOf(r.value), goneAs(NO_DEPLOYMENT));
-    return { job, deployment: latest };
-  }
-  return {
-    job,
-    deployment: viewOf({
-      ID: kept.deploymentId,
-      Status: kept.deploymentStatus,
-      StatusDescription: kept.deploymentStatusDescription,
-    }),
-  };
+  return { job, deployment: deploymentSettled(kept) ? keptDeployment(kept) : await latestDeployment({ client, ref }) };
 }
 
 /** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */
