@@ -1,7 +1,7 @@
 // Library CPU per operation, without the network: input checks, job normalization and canonical text.
 "use strict";
-const { checkJobInputs } = require("../dist/provider/resources/job-inputs");
-const { canonicalJobText } = require("../dist/provider/resources/job-normalize");
+const { checkJobInputs } = require("../dist/provider/resources/job/inputs");
+const { canonicalJobText } = require("../dist/provider/resources/job/spec");
 const { JobSchema } = require("../dist/provider/schemas/scheduler");
 const { authRole } = require("../dist/provider/resources/auth-role");
 const { median, fmt } = require("./lib");
