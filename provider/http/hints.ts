@@ -107,6 +107,6 @@ export function permissionHint(c: Conn): string {
   return (
     `${check}. If you rotated it: Pulumi stores the stack config in the state of the default provider, and ` +
     "`pulumi refresh` and `pulumi destroy` use that stored copy (it wins over the environment); run `pulumi up` first, " +
-    'or `pulumi refresh --run-program` / `pulumi destroy --run-program` (see "Rotating a token" in the README)'
+    'or `pulumi refresh --run-program` / `pulumi destroy --run-program` (see "Rotating a token" in the docs, docs/configuration.md)'
   );
 }
