@@ -5,32 +5,20 @@
  * `[]` and zeros included: removing a list from the program really clears it on the service (the
  * Terraform provider's #884 left it in place forever).
  */
-import { isIP } from "node:net";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { z } from "zod";
 import { ResourceError, UsageError } from "../errors";
-import {
-  canonicalCidr,
-  canonicalRoleName,
-  cleanList,
-  durationSeconds,
-  sameSet,
-  trimMountPath,
-} from "../clients/secrets/normalize";
-import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
+import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
+import type { RoleRead, RoleWrite } from "../schemas/secrets";
 import {
   checkObjectInputs,
   compact,
   isUnknown,
   mountMissingHint,
-  mountPathSchema,
-  refreshed,
   reportWarnings,
   secretsClient,
   warn,
-  wholeNumber,
 } from "./auth-common";
-import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
+import { MOVED, connectionChange, type Connection } from "./connection";
 import {
   ResourceInitError,
   SCHEMA_VERSION,
@@ -42,105 +30,41 @@ import {
   type ProviderImpl,
   type ReadBack,
 } from "./common";
+import {
+  inputsSchema,
+  refreshedSetting,
+  replaceKeys,
+  sameValue,
+  seconds as secs,
+  settingKeys,
+  wireBody,
+  type InputsOf,
+  type OutputsOf,
+} from "./definition";
+import { authRoleDefinition as DEF } from "./definitions/auth-role";
 
-const RESOURCE = "AuthRole";
-
-// The service's name rule: word characters, '-' and '.', starting and ending with a word character.
-const NAME_PATTERN = /^\w(?:[\w.-]*\w)?$/;
-
-const duration = z
-  .union([z.number().int(), z.string()])
-  .refine((v) => durationSeconds(v) !== undefined, 'must be a duration: seconds, or a string such as "90s" or "1h"')
-  .refine((v) => (durationSeconds(v) ?? 0) >= 0, "must not be negative");
-const list = StringOrListSchema.transform(cleanList);
-
-function isCidr(s: string): boolean {
-  const [addr, bits, ...rest] = s.split("/");
-  if (rest.length > 0 || addr === undefined) return false;
-  const family = isIP(addr);
-  if (family === 0) return false;
-  if (bits === undefined) return true;
-  if (!/^\d+$/.test(bits)) return false;
-  return Number(bits) <= (family === 4 ? 32 : 128);
-}
+const RESOURCE = DEF.name;
+const FIELDS = DEF.fields;
 
 /** The inputs of an AuthRole after `check`: lists are arrays, the name is lowercase. */
-export const AuthRoleInputsSchema = z.object({
-  mount: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
-  name: z
-    .string()
-    .regex(NAME_PATTERN, "must be letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_'")
-    .transform(canonicalRoleName),
-  /** The spec's name for the role's policies; the same list as `tokenPolicies`, which it fills. */
-  policies: list.optional(),
-  tokenPolicies: list.optional(),
-  boundServicePrincipalIds: list.optional(),
-  boundGroupIds: list.optional(),
-  boundLocations: list.optional(),
-  boundSubscriptionIds: list.optional(),
-  boundResourceGroups: list.optional(),
-  boundScaleSets: list.optional(),
-  tokenTtl: duration.optional(),
-  tokenMaxTtl: duration.optional(),
-  tokenExplicitMaxTtl: duration.optional(),
-  tokenPeriod: duration.optional(),
-  tokenNumUses: wholeNumber().optional(),
-  tokenBoundCidrs: list.pipe(z.array(z.string().refine(isCidr, "must be an IP address or a CIDR block"))).optional(),
-  tokenNoDefaultPolicy: z.boolean().optional(),
-  tokenType: z.enum(["default", "service", "batch"]).optional(),
-  adopt: z.boolean().optional(),
-  /** Where the role lives (see ./connection.ts); without one, stack config then the environment. */
-  connection: connectionSchema("secrets").optional(),
-});
+export const AuthRoleInputsSchema = inputsSchema(DEF);
 
 /** The inputs of an AuthRole. */
-export type AuthRoleInputs = z.infer<typeof AuthRoleInputsSchema>;
+export type AuthRoleInputs = InputsOf<typeof DEF>;
 
-/** The outputs (state) of an AuthRole: every input. */
-export interface AuthRoleOutputs extends AuthRoleInputs {
-  /** Set when the last write's outcome is unknown: the next `up` writes the role again. */
-  incomplete?: boolean;
-  schemaVersion: number;
-}
+/** The outputs (state) of an AuthRole: every input, `schemaVersion`, and `incomplete` after an unknown outcome. */
+export type AuthRoleOutputs = OutputsOf<typeof DEF>;
 
-const LISTS = {
-  tokenPolicies: "token_policies",
-  boundServicePrincipalIds: "bound_service_principal_ids",
-  boundGroupIds: "bound_group_ids",
-  boundLocations: "bound_locations",
-  boundSubscriptionIds: "bound_subscription_ids",
-  boundResourceGroups: "bound_resource_groups",
-  boundScaleSets: "bound_scale_sets",
-  tokenBoundCidrs: "token_bound_cidrs",
-} as const;
-type ListKey = keyof typeof LISTS;
-const LIST_KEYS = Object.keys(LISTS) as ListKey[];
-const BOUND_KEYS: readonly ListKey[] = [
+const REPLACE_KEYS = replaceKeys(DEF);
+const SETTINGS = settingKeys(DEF);
+const BOUND_KEYS = [
   "boundServicePrincipalIds",
   "boundGroupIds",
   "boundLocations",
   "boundSubscriptionIds",
   "boundResourceGroups",
   "boundScaleSets",
-];
-
-const DURATIONS = {
-  tokenTtl: "token_ttl",
-  tokenMaxTtl: "token_max_ttl",
-  tokenExplicitMaxTtl: "token_explicit_max_ttl",
-  tokenPeriod: "token_period",
-} as const;
-type DurationKey = keyof typeof DURATIONS;
-const DURATION_KEYS = Object.keys(DURATIONS) as DurationKey[];
-
-function secs(v: string | number | undefined): number {
-  return v === undefined ? 0 : (durationSeconds(v) ?? 0);
-}
-
-function sameList(key: ListKey, a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  if (key === "tokenBoundCidrs") return sameSet(cleanList(a).map(canonicalCidr), cleanList(b).map(canonicalCidr));
-  return sameSet(a, b);
-}
+] as const satisfies readonly (keyof AuthRoleInputs)[];
 
 /**
  * Checks AuthRole inputs against what the service refuses (name rule, no bound constraint, ttl above
@@ -279,37 +203,21 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
   return canonicalJson(rest) === canonicalJson(news);
 }
 
-/** Compares desired inputs with the state: mount or name replace; every other field updates. */
+/** Compares desired inputs with the state: a source field replaces; every setting updates. */
 export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
-  const replaces: string[] = [];
-  if (isUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
-  if (isUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
+  const replaces = REPLACE_KEYS.filter((k) => isUnknown(news[k]) || !sameValue(FIELDS[k], news[k], olds[k]));
   if (replaces.length > 0) return { changes: true, replaces };
   if (olds.incomplete === true) return { changes: true };
   const differs =
-    connection === "settings" ||
-    LIST_KEYS.some((k) => isUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
-    DURATION_KEYS.some((k) => isUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
-    isUnknown(news.tokenNumUses) ||
-    (news.tokenNumUses ?? 0) !== (olds.tokenNumUses ?? 0) ||
-    isUnknown(news.tokenNoDefaultPolicy) ||
-    (news.tokenNoDefaultPolicy ?? false) !== (olds.tokenNoDefaultPolicy ?? false) ||
-    isUnknown(news.tokenType) ||
-    (news.tokenType ?? "default") !== (olds.tokenType ?? "default");
+    connection === "settings" || SETTINGS.some(([k, f]) => isUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
   return { changes: differs };
 }
 
 /** Returns the full role: every list (`[]` when unset) and every token setting (its zero when unset). */
 export function roleBody(i: AuthRoleInputs): RoleWrite {
-  const body: Record<string, unknown> = {};
-  for (const k of LIST_KEYS) body[LISTS[k]] = cleanList(i[k]);
-  for (const k of DURATION_KEYS) body[DURATIONS[k]] = secs(i[k]);
-  body.token_num_uses = i.tokenNumUses ?? 0;
-  body.token_no_default_policy = i.tokenNoDefaultPolicy ?? false;
-  body.token_type = i.tokenType ?? "default";
-  return body as RoleWrite;
+  return wireBody(DEF, i) as RoleWrite;
 }
 
 function roleId(mount: string, name: string): string {
@@ -323,41 +231,7 @@ function outputs(i: AuthRoleInputs): AuthRoleOutputs {
 /** Returns the inputs a refresh stores: the server's values, in the user's spelling where they mean the same. */
 function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, role: RoleRead): AuthRoleInputs {
   const out: Record<string, unknown> = { mount, name, adopt: props.adopt, connection: props.connection };
-  for (const k of LIST_KEYS) {
-    const server = cleanList(role[LISTS[k]]);
-    out[k] = refreshed<string[]>(
-      props[k],
-      server,
-      (a, b) => sameList(k, a, b),
-      (v) => v.length === 0,
-    );
-  }
-  for (const k of DURATION_KEYS) {
-    out[k] = refreshed<string | number>(
-      props[k],
-      role[DURATIONS[k]],
-      (a, b) => secs(a) === secs(b),
-      (v) => secs(v) === 0,
-    );
-  }
-  out.tokenNumUses = refreshed<number>(
-    props.tokenNumUses,
-    role.token_num_uses,
-    (a, b) => (a ?? 0) === b,
-    (v) => v === 0,
-  );
-  out.tokenNoDefaultPolicy = refreshed<boolean>(
-    props.tokenNoDefaultPolicy,
-    role.token_no_default_policy,
-    (a, b) => (a ?? false) === b,
-    (v) => !v,
-  );
-  out.tokenType = refreshed<string>(
-    props.tokenType,
-    role.token_type,
-    (a, b) => (a ?? "default") === b,
-    (v) => v === "default",
-  );
+  for (const [k, f] of SETTINGS) out[k] = refreshedSetting(f, props[k], role);
   // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
   if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
   return compact(out) as AuthRoleInputs;

@@ -1,0 +1,284 @@
+/**
+ * One definition per resource: each field is declared once, with its doc, its kind, its zod rule and (for a
+ * setting that maps 1:1 onto the service's record) its wire name; everything else is derived from it:
+ * - on the provider side (here): the `check` schema ({@link inputsSchema}), the diff's key tables
+ *   ({@link replaceKeys}, {@link settingKeys}) and comparisons ({@link sameValue}), the write body
+ *   ({@link wireBody}) and the refresh mapping ({@link refreshedSetting});
+ * - by `npm run generate` (test/generated.test.ts renders, test/helpers/render-definitions.ts): the SDK's
+ *   `*Args` interface, its class's output declarations and the props the constructor copies
+ *   (`sdk/generated/<module>.ts`), and the reference page (`docs/reference/<module>.md`).
+ *
+ * Adding a field to a resource: one line in its definition under ./definitions/, such as
+ *   `tokenFoo: field.duration({ doc: "What it does.", wire: "token_foo" }),`
+ * then `npm run generate`, the field in the devserver, and a test. A setting with a wire name is checked,
+ * diffed, written and refreshed with no further code; a field without one (an alias, a provider option)
+ * only needs the code that gives it its meaning.
+ *
+ * Adding a resource: write ./definitions/<module>.ts with {@link defineResource}, list it in
+ * ./definitions/index.ts (the generator renders every definition listed there), run `npm run generate`,
+ * make the SDK class extend the generated `<Name>Resource` and pass `<name>Props(args)` to `super`, and
+ * build the provider from the derived pieces.
+ *
+ * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
+ * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
+ * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret.
+ */
+import { z } from "zod";
+import type { ServiceName } from "../errors";
+import { cleanList, durationSeconds, sameSet } from "../clients/secrets/normalize";
+import { StringOrListSchema } from "../schemas/secrets";
+import { refreshed } from "./auth-common";
+import { connectionSchema } from "./connection";
+
+/** What a field holds; it picks the SDK type, the default rule and how values compare. */
+export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection";
+
+/** The role of a field (see the top of this file). */
+export type FieldKind = "source" | "setting" | "option" | "output";
+
+/** A plain value the docs can show. */
+type Shown = string | number | boolean | readonly string[];
+
+/** One field of a resource. */
+export interface Field<S extends z.ZodType = z.ZodType> {
+  readonly type: ValueType;
+  readonly kind: FieldKind;
+  /** The one doc of the field: the SDK's JSDoc of the input and the output, and the reference page. */
+  readonly doc: string;
+  /** A different doc for the SDK output property (what state holds, when it differs from the input). */
+  readonly outputDoc?: string;
+  /** The `check` rule, `.optional()` or `.default()` already applied. */
+  readonly schema: S;
+  /** The program must set it. */
+  readonly required: boolean;
+  /** What the field means when the program leaves it out (filled in by `check` for a non-setting). */
+  readonly default?: Shown;
+  readonly replaceOnChange: boolean;
+  readonly secret: boolean;
+  /** The key in the service's record, for a setting that maps 1:1 onto it. */
+  readonly wire?: string;
+  /** Applied to each value (each item of a list) before comparing. */
+  readonly canonical?: (v: string) => string;
+  /** Enum values (an enum's SDK type and docs). */
+  readonly values?: readonly string[];
+  /** The service of a connection field. */
+  readonly service?: ServiceName;
+  /** Declared as an output property of the SDK class. */
+  readonly sdkOutput: boolean;
+}
+
+interface FieldOptions<S extends z.ZodType = z.ZodType> {
+  doc: string;
+  outputDoc?: string;
+  /** The rule (default: the type's usual rule). */
+  rule?: S;
+  kind?: FieldKind;
+  required?: boolean;
+  default?: Shown;
+  replaceOnChange?: boolean;
+  secret?: boolean;
+  wire?: string;
+  canonical?: (v: string) => string;
+  sdkOutput?: boolean;
+}
+
+/** The rule of a field: the one given, else the type's usual rule `D`. */
+type RuleOf<O, D extends z.ZodType> = O extends { rule: infer S extends z.ZodType } ? S : D;
+
+/** The final schema of a field: the rule as given when required, else with `.default()` or `.optional()`. */
+type Final<S extends z.ZodType, O> = O extends { required: true }
+  ? S
+  : O extends { default: Shown }
+    ? z.ZodDefault<S>
+    : z.ZodOptional<S>;
+
+/** The kind of a field: as given, else a setting when it has a wire name, else an option. */
+type KindOf<O> = O extends { kind: infer K extends FieldKind } ? K : O extends { wire: string } ? "setting" : "option";
+
+/** A field as its builder returns it: its final schema and its kind kept in the type. */
+type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> };
+
+function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
+  type: ValueType,
+  usual: D,
+  o: O,
+  extra: Partial<Field> = {},
+): Built<D, O> {
+  const rule: z.ZodType = o.rule ?? usual;
+  const schema =
+    o.required === true ? rule : o.default !== undefined ? rule.default(o.default as never) : rule.optional();
+  return {
+    type,
+    kind: o.kind ?? (o.wire !== undefined ? "setting" : "option"),
+    doc: o.doc,
+    ...(o.outputDoc !== undefined && { outputDoc: o.outputDoc }),
+    schema,
+    required: o.required === true,
+    ...(o.default !== undefined && { default: o.default }),
+    replaceOnChange: o.replaceOnChange === true,
+    secret: o.secret === true,
+    ...(o.wire !== undefined && { wire: o.wire }),
+    ...(o.canonical !== undefined && { canonical: o.canonical }),
+    sdkOutput: o.sdkOutput ?? true,
+    ...extra,
+  } as Built<D, O>;
+}
+
+/** Seconds of a duration input; 0 when unset (the service's "not set"). */
+export function seconds(v: unknown): number {
+  return typeof v === "number" || typeof v === "string" ? (durationSeconds(v) ?? 0) : 0;
+}
+
+const DURATION = z
+  .union([z.number().int(), z.string()])
+  .refine((v) => durationSeconds(v) !== undefined, 'must be a duration: seconds, or a string such as "90s" or "1h"')
+  .refine((v) => (durationSeconds(v) ?? 0) >= 0, "must not be negative");
+const LIST = StringOrListSchema.transform(cleanList);
+
+/** The rule of a list whose items must each pass `item`. */
+export function listOf(item: z.ZodType<string, string>) {
+  return LIST.pipe(z.array(item));
+}
+
+/** The field builders, one per {@link ValueType}. */
+export const field = {
+  string: <const O extends FieldOptions<z.ZodType>>(o: O) => make("string", z.string(), o),
+  number: <const O extends FieldOptions<z.ZodType>>(o: O) => make("number", z.number(), o),
+  boolean: <const O extends FieldOptions<z.ZodType>>(o: O) => make("boolean", z.boolean(), o),
+  /** A list given as an array or a comma-separated string; blanks dropped; compared as a set. */
+  list: <const O extends FieldOptions<z.ZodType>>(o: O) => make("list", LIST, o),
+  /** Seconds, or a duration string such as "90s" or "1h"; compared in seconds. */
+  duration: <const O extends FieldOptions<z.ZodType>>(o: O) => make("duration", DURATION, o),
+  /** One of `values`; the first is what an unset setting writes. */
+  enum: <const V extends readonly [string, ...string[]], const O extends FieldOptions<z.ZodType>>(values: V, o: O) =>
+    make("enum", z.enum(values) as z.ZodEnum<{ [K in V[number]]: K }>, o, { values }),
+  /** Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`. */
+  connection: <const Svc extends ServiceName, const O extends FieldOptions<z.ZodType>>(service: Svc, o: O) =>
+    make("connection", connectionSchema(service), { ...o, kind: "source" as const }, { service }),
+};
+
+/** A resource's definition: its fields, in the order the SDK and the docs list them. */
+export interface ResourceDefinition<F extends Record<string, Field> = Record<string, Field>> {
+  /** The class name, such as `AuthRole`. */
+  readonly name: string;
+  /** The file stem of its SDK class and shim, such as `auth-role`. */
+  readonly module: string;
+  /** What the resource is (the class's doc). */
+  readonly doc: string;
+  /** The doc of its `*Args` interface. */
+  readonly argsDoc: string;
+  /** The form of its ID. */
+  readonly id: string;
+  /** What else replaces it, or how an update is made, in a sentence or two for the reference page. */
+  readonly notes?: string;
+  readonly fields: F;
+}
+
+/** Declares a resource (an identity function that keeps the fields' types). */
+export function defineResource<const F extends Record<string, Field>>(d: ResourceDefinition<F>): ResourceDefinition<F> {
+  return d;
+}
+
+type InputKeys<F> = { [K in keyof F]: F[K] extends { kind: "output" } ? never : K }[keyof F];
+type OutputKeys<F> = { [K in keyof F]: F[K] extends { kind: "output" } ? K : never }[keyof F];
+type ShapeOf<F, K extends keyof F> = { [P in K]: F[P] extends Field<infer S> ? S : never };
+
+/** The inputs `check` returns, from a definition. */
+export type InputsOf<D> =
+  D extends ResourceDefinition<infer F> ? z.infer<z.ZodObject<ShapeOf<F, InputKeys<F>>>> : never;
+/** The state of a resource: its inputs and its outputs. */
+export type OutputsOf<D> =
+  D extends ResourceDefinition<infer F> ? InputsOf<D> & z.infer<z.ZodObject<ShapeOf<F, OutputKeys<F>>>> : never;
+
+function entries<F extends Record<string, Field>>(d: ResourceDefinition<F>): [keyof F & string, Field][] {
+  return Object.entries(d.fields) as [keyof F & string, Field][];
+}
+
+/** The `check` schema: every input field's rule. */
+export function inputsSchema<F extends Record<string, Field>>(
+  d: ResourceDefinition<F>,
+): z.ZodObject<ShapeOf<F, InputKeys<F>>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [k, f] of entries(d)) if (f.kind !== "output") shape[k] = f.schema;
+  return z.object(shape) as unknown as z.ZodObject<ShapeOf<F, InputKeys<F>>>;
+}
+
+/** The keys whose change replaces the resource, in definition order. */
+export function replaceKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {
+  return entries(d)
+    .filter(([, f]) => f.replaceOnChange && f.kind !== "output")
+    .map(([k]) => k as InputKeys<F> & string);
+}
+
+/** The settings that map 1:1 onto the service's record: `[key, field]` with the field's `wire` name set. */
+export function settingKeys<F extends Record<string, Field>>(
+  d: ResourceDefinition<F>,
+): [InputKeys<F> & string, Field & { wire: string }][] {
+  return entries(d).filter(
+    (e): e is [InputKeys<F> & string, Field & { wire: string }] => e[1].wire !== undefined && e[1].kind !== "output",
+  );
+}
+
+/** What an unset setting means: `[]`, 0, false, or an enum's first value. */
+function zeroOf(f: Field): unknown {
+  switch (f.type) {
+    case "list":
+      return [];
+    case "duration":
+    case "number":
+      return 0;
+    case "boolean":
+      return false;
+    case "enum":
+      return f.values?.[0];
+    default:
+      return f.default;
+  }
+}
+
+/** The documented default of a field: the one `check` fills in, or, for a setting, what an unset one writes. */
+export function shownDefault(f: Field): Shown | undefined {
+  if (f.default !== undefined || f.kind !== "setting") return f.default;
+  return zeroOf(f) as Shown | undefined;
+}
+
+/** The value sent for a setting: a clean list, seconds, or the value (its zero when unset). */
+export function wireValue(f: Field, v: unknown): unknown {
+  if (f.type === "list") return cleanList(v as string[] | undefined);
+  if (f.type === "duration") return seconds(v);
+  return v ?? zeroOf(f);
+}
+
+/** True when two values of a field mean the same: lists as sets, durations in seconds, unset as its zero. */
+export function sameValue(f: Field, a: unknown, b: unknown): boolean {
+  const c = f.canonical ?? ((s: string) => s);
+  if (f.type === "list")
+    return sameSet(cleanList(a as string[] | undefined).map(c), cleanList(b as string[] | undefined).map(c));
+  const x = wireValue(f, a);
+  const y = wireValue(f, b);
+  return typeof x === "string" && typeof y === "string" ? c(x) === c(y) : x === y;
+}
+
+/** The write body of the settings: every one, its zero when unset, so the service holds what the program says. */
+export function wireBody<F extends Record<string, Field>>(
+  d: ResourceDefinition<F>,
+  inputs: Partial<Record<keyof F, unknown>>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [k, f] of settingKeys(d)) body[f.wire] = wireValue(f, inputs[k]);
+  return body;
+}
+
+/**
+ * What a refresh stores for one setting (see `refreshed`): the program's spelling when the service's value
+ * means the same; a list as the service returned it, without blanks.
+ */
+export function refreshedSetting(f: Field & { wire: string }, old: unknown, record: Record<string, unknown>): unknown {
+  const server = f.type === "list" ? cleanList(record[f.wire] as string[] | null | undefined) : record[f.wire];
+  return refreshed<unknown>(
+    old,
+    server,
+    (a, b) => sameValue(f, a, b),
+    (v) => sameValue(f, undefined, v),
+  );
+}
