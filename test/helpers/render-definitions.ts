@@ -1,0 +1,163 @@
+/**
+ * Renders, from each resource definition (provider/resources/definition.ts): the SDK file
+ * `sdk/generated/<module>.ts` (the `*Args` interface, a base class declaring the output properties, the
+ * props the constructor registers) and the reference page `docs/reference/<module>.md`. The text is plain
+ * here; test/generated.test.ts formats the TypeScript with prettier before comparing or writing it.
+ */
+import { shownDefault, type Field, type ResourceDefinition } from "../../provider/resources/definition";
+
+const CONNECTION_TYPE = { secrets: "SecretsConnection", scheduler: "SchedulerConnection" } as const;
+
+function header(def: ResourceDefinition): string {
+  return `Generated from provider/resources/definitions/${def.module}.ts by \`npm run generate\`: do not edit.`;
+}
+
+/** The SDK input type of a field. */
+function inputType(f: Field): string {
+  switch (f.type) {
+    case "list":
+      return "ListInput";
+    case "duration":
+      return "pulumi.Input<number | string>";
+    case "enum":
+      return `pulumi.Input<${(f.values ?? []).map((v) => JSON.stringify(v)).join(" | ")}>`;
+    case "connection":
+      return `pulumi.Input<${CONNECTION_TYPE[f.service ?? "secrets"]}>`;
+    default:
+      return `pulumi.Input<${f.type}>`;
+  }
+}
+
+/** The SDK output type of a field (the value inside `pulumi.Output`). */
+function outputType(f: Field): string {
+  const base =
+    f.type === "list"
+      ? "string[]"
+      : f.type === "duration"
+        ? "number | string"
+        : f.type === "enum"
+          ? "string"
+          : f.type === "connection"
+            ? CONNECTION_TYPE[f.service ?? "secrets"]
+            : f.type;
+  return alwaysSet(f) ? base : `${base} | undefined`;
+}
+
+/** True when state always holds the field (required, or filled in by `check`). */
+function alwaysSet(f: Field): boolean {
+  return f.required || (f.default !== undefined && f.kind !== "setting");
+}
+
+/** A JSDoc comment, wrapped to the project's print width. */
+function jsdoc(text: string, indent: string): string {
+  const width = 120 - indent.length;
+  if (`/** ${text} */`.length <= width) return `${indent}/** ${text} */\n`;
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line !== "" && ` * ${line} ${word}`.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(line);
+  return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`).join("\n")}\n${indent} */\n`;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+/** The SDK file of one resource. */
+export function renderSdk(def: ResourceDefinition): string {
+  const fields = Object.entries(def.fields);
+  const inputs = fields.filter(([, f]) => f.kind !== "output");
+  const outputs = fields.filter(([, f]) => f.sdkOutput);
+  const types = new Set(inputs.map(([, f]) => f));
+  const connections = [...types]
+    .filter((f) => f.type === "connection")
+    .map((f) => CONNECTION_TYPE[f.service ?? "secrets"]);
+  let out = `// ${header(def)}\n`;
+  out += `import * as pulumi from "@pulumi/pulumi";\n`;
+  if (connections.length > 0)
+    out += `import type { ${[...new Set(connections)].sort().join(", ")} } from "../connection";\n`;
+  if ([...types].some((f) => f.type === "list")) out += `import type { ListInput } from "../types";\n`;
+  out += "\n";
+  out += jsdoc(def.argsDoc, "");
+  out += `export interface ${def.name}Args {\n`;
+  for (const [k, f] of inputs) {
+    out += jsdoc(f.doc, "  ");
+    const optional = !f.required || f.default !== undefined;
+    out += `  ${k}${optional ? "?" : ""}: ${inputType(f)};\n`;
+  }
+  out += "}\n\n";
+  out += jsdoc(`The output properties of an {@link ${def.name}}: ${lowerFirst(def.doc)}`, "");
+  out += `export abstract class ${def.name}Resource extends pulumi.dynamic.Resource {\n`;
+  for (const [k, f] of outputs) {
+    out += jsdoc(f.outputDoc ?? f.doc, "  ");
+    out += `  declare readonly ${k}: pulumi.Output<${outputType(f)}>;\n`;
+  }
+  out += "}\n\n";
+  out += jsdoc(
+    `The props an {@link ${def.name}} registers: every input, and every output property seeded (only keys present in props become outputs).`,
+    "",
+  );
+  out += `export function ${lowerFirst(def.name)}Props(args: ${def.name}Args): Record<string, unknown> {\n  return {\n`;
+  for (const [k, f] of outputs) if (f.kind === "output") out += `    ${k}: undefined,\n`;
+  for (const [k] of inputs) out += `    ${k}: args.${k},\n`;
+  out += "  };\n}\n";
+  return out;
+}
+
+/** Markdown table cell text: pipes escaped, newlines folded. */
+function cell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+}
+
+function code(s: string): string {
+  return `\`${s}\``;
+}
+
+function shown(v: unknown): string {
+  return v === undefined ? "" : code(JSON.stringify(v));
+}
+
+/** The reference page of one resource. */
+export function renderReference(def: ResourceDefinition): string {
+  const fields = Object.entries(def.fields);
+  const inputs = fields.filter(([, f]) => f.kind !== "output");
+  const outputs = fields.filter(([, f]) => f.kind === "output");
+  const replacing = inputs.filter(([, f]) => f.replaceOnChange).map(([k]) => code(k));
+  const settings = inputs.filter(([, f]) => f.kind === "setting").map(([k]) => code(k));
+  const lines: string[] = [`<!-- ${header(def)} -->`, "", `# ${def.name}`, "", def.doc, ""];
+  lines.push(`ID: ${code(def.id)}. Type token: ${code(`pulumi-nodejs:dynamic/pulumi-secrets-scheduler:${def.name}`)}.`);
+  lines.push("", "## Inputs", "");
+  lines.push("| input | type | default | on change | secret | description |", "|---|---|---|---|---|---|");
+  for (const [k, f] of inputs) {
+    const req = f.required && f.default === undefined ? " (required)" : "";
+    const change = f.replaceOnChange
+      ? "replaces"
+      : f.type === "connection"
+        ? "see [replace rules](#replace-rules)"
+        : f.kind === "option"
+          ? "no request"
+          : "updates";
+    lines.push(
+      `| ${code(k)}${req} | ${cell(code(inputType(f)))} | ${cell(shown(shownDefault(f)))} | ${change} | ${f.secret ? "yes" : ""} | ${cell(f.doc)} |`,
+    );
+  }
+  lines.push("", "## Outputs", "");
+  lines.push("Every input is also an output, as `check` normalized it. Besides them:", "");
+  lines.push("| output | type | description |", "|---|---|---|");
+  for (const [k, f] of outputs) lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.doc)} |`);
+  lines.push("", "## Replace rules", "");
+  lines.push(`- A change of ${replacing.join(" or ")} replaces the ${def.name} (deleted first, then created).`);
+  const connection = inputs.find(([, f]) => f.type === "connection");
+  if (connection !== undefined)
+    lines.push(
+      `- A ${code(connection[0])} to another address replaces it too (created there, then deleted here); a new token or TLS setting updates state only.`,
+    );
+  if (settings.length > 0) lines.push(`- Every other setting (${settings.join(", ")}) updates it in place.`);
+  if (def.notes !== undefined) lines.push("", def.notes);
+  return `${lines.join("\n")}\n`;
+}
