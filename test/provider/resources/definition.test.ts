@@ -1,0 +1,116 @@
+/**
+ * The pieces provider/resources/definition.ts derives from a resource definition, on a small definition
+ * with one field of each builder: the `check` schema, the key tables, comparisons, the write body and the
+ * refresh rule.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  defineResource,
+  field,
+  inputsSchema,
+  refreshedSetting,
+  replaceKeys,
+  sameValue,
+  settingKeys,
+  shownDefault,
+  wireBody,
+} from "../../../provider/resources/definition";
+
+const DEF = defineResource({
+  name: "Thing",
+  module: "thing",
+  doc: "A thing.",
+  argsDoc: "Arguments of a thing.",
+  id: "<name>",
+  fields: {
+    name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
+    place: field.string({ doc: "Place.", kind: "source", default: "home", replaceOnChange: true }),
+    tags: field.list({ doc: "Tags.", wire: "tags" }),
+    cidrs: field.list({ doc: "CIDRs.", wire: "cidrs", canonical: (s) => (s.includes("/") ? s : `${s}/32`) }),
+    ttl: field.duration({ doc: "TTL.", wire: "ttl" }),
+    uses: field.number({ doc: "Uses.", wire: "uses" }),
+    off: field.boolean({ doc: "Off.", wire: "off" }),
+    mode: field.enum(["plain", "fancy"], { doc: "Mode.", wire: "mode" }),
+    adopt: field.boolean({ doc: "Adopt." }),
+    version: field.number({ doc: "Version.", kind: "output", required: true }),
+  },
+});
+
+describe("a resource definition", () => {
+  it("check schema: required fields required, defaults filled in, the rest optional, outputs left out", () => {
+    const schema = inputsSchema(DEF);
+    expect(Object.keys(schema.shape)).not.toContain("version");
+    expect(schema.safeParse({}).success).toBe(false);
+    expect(schema.parse({ name: "a", tags: "x, ,y", ttl: "1m" })).toEqual({
+      name: "a",
+      place: "home",
+      tags: ["x", "y"],
+      ttl: "1m",
+    });
+    expect(schema.safeParse({ name: "a", ttl: "soon" }).success).toBe(false);
+    expect(schema.safeParse({ name: "a", mode: "odd" }).success).toBe(false);
+    expect(z.toJSONSchema(schema, { io: "input" }).required).toEqual(["name"]);
+  });
+
+  it("key tables: the replacing keys, the settings with their wire names, in definition order", () => {
+    expect(replaceKeys(DEF)).toEqual(["name", "place"]);
+    expect(settingKeys(DEF).map(([k, f]) => [k, f.wire])).toEqual([
+      ["tags", "tags"],
+      ["cidrs", "cidrs"],
+      ["ttl", "ttl"],
+      ["uses", "uses"],
+      ["off", "off"],
+      ["mode", "mode"],
+    ]);
+  });
+
+  it("write body: every setting, its zero when unset", () => {
+    expect(wireBody(DEF, { name: "a" })).toEqual({ tags: [], cidrs: [], ttl: 0, uses: 0, off: false, mode: "plain" });
+    expect(wireBody(DEF, { tags: [" t "], ttl: "2m", uses: 2, off: true, mode: "fancy" })).toMatchObject({
+      tags: ["t"],
+      ttl: 120,
+      uses: 2,
+      off: true,
+      mode: "fancy",
+    });
+  });
+
+  it("comparisons by meaning: lists as sets, canonical items, seconds, unset as the zero", () => {
+    const f = DEF.fields;
+    expect(sameValue(f.tags, ["a", "b"], ["b", "a", "a"])).toBe(true);
+    expect(sameValue(f.tags, undefined, [])).toBe(true);
+    expect(sameValue(f.tags, ["a"], [])).toBe(false);
+    expect(sameValue(f.cidrs, ["10.0.0.1"], ["10.0.0.1/32"])).toBe(true);
+    expect(sameValue(f.ttl, "1h", 3600)).toBe(true);
+    expect(sameValue(f.ttl, undefined, 0)).toBe(true);
+    expect(sameValue(f.uses, undefined, 0)).toBe(true);
+    expect(sameValue(f.off, undefined, true)).toBe(false);
+    expect(sameValue(f.mode, undefined, "plain")).toBe(true);
+    expect(sameValue(f.mode, undefined, "fancy")).toBe(false);
+  });
+
+  it("refresh: the program's spelling when it means the same, nothing for an unset zero, else the server's value", () => {
+    const [, ttl] = settingKeys(DEF).find(([k]) => k === "ttl") ?? [];
+    const [, tags] = settingKeys(DEF).find(([k]) => k === "tags") ?? [];
+    if (ttl === undefined || tags === undefined) throw new Error("fields missing");
+    expect(refreshedSetting(ttl, "1h", { ttl: 3600 })).toBe("1h");
+    expect(refreshedSetting(ttl, undefined, { ttl: 0 })).toBeUndefined();
+    expect(refreshedSetting(ttl, "1h", { ttl: 60 })).toBe(60);
+    expect(refreshedSetting(tags, undefined, { tags: null })).toBeUndefined();
+    expect(refreshedSetting(tags, undefined, { tags: ["x", " "] })).toEqual(["x"]);
+  });
+
+  it("documented defaults: the filled-in default, a setting's zero, nothing for an option", () => {
+    const f = DEF.fields;
+    expect([f.place, f.tags, f.ttl, f.off, f.mode, f.adopt, f.name].map(shownDefault)).toEqual([
+      "home",
+      [],
+      0,
+      false,
+      "plain",
+      undefined,
+      undefined,
+    ]);
+  });
+});
