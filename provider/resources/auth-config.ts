@@ -176,12 +176,9 @@ const SECRET_KEPT = "clientSecretKept";
 /** True when the program's secret differs from the one the state knows (or one side has none). */
 async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): Promise<boolean> {
   if (isUnknown(news.clientSecret) || isUnknown(news.clientSecretVersion)) return true;
-  const stored = news as { clientSecretHash?: unknown; [SECRET_KEPT]?: unknown };
+  const stored = news as { [SECRET_KEPT]?: unknown };
   if (news.clientSecretVersion !== undefined) return news.clientSecretVersion !== olds.clientSecretVersion;
   if (news.clientSecret === undefined && stored[SECRET_KEPT] === true) return false;
-  // Inputs an earlier release's refresh stored after drift carry the state's hash itself.
-  if (news.clientSecret === undefined && stored.clientSecretHash !== undefined)
-    return stored.clientSecretHash !== olds.clientSecretHash;
   if (news.clientSecret === undefined)
     return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
   if (olds.clientSecretHash === undefined) return true;
