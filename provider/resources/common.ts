@@ -4,6 +4,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z as zod, type z } from "zod";
+import { definedDeep } from "../defined";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
@@ -205,16 +206,7 @@ export function checkInputs<S extends z.ZodType>(
   return { inputs: { ...base, ...unknown } as z.infer<S>, failures: [] };
 }
 
-/** Removes `undefined` values deeply: the engine's protobuf structs cannot carry them. */
-export function definedDeep<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(definedDeep) as unknown as T;
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = definedDeep(x);
-    return out as T;
-  }
-  return v;
-}
+export { definedDeep };
 
 /**
  * An error that tells the engine the object exists but did not finish: the engine keeps `id` and
