@@ -20,8 +20,6 @@ import {
 import { StringOrListSchema, type RoleRead, type RoleWrite } from "../schemas/secrets";
 import {
   checkObjectInputs,
-  compact,
-  isUnknown,
   mountMissingHint,
   mountPathSchema,
   refreshed,
@@ -36,6 +34,7 @@ import {
   SCHEMA_VERSION,
   canonicalJson,
   copyInputs,
+  containsUnknown,
   definedDeep,
   hasForeignPrototype,
   writeWithReadBack,
@@ -166,7 +165,7 @@ export function checkAuthRole(
   if (res.inputs === undefined) return res;
   const i = res.inputs;
   const failures: dynamic.CheckFailure[] = [];
-  const known = (...keys: (keyof AuthRoleInputs)[]) => keys.every((k) => !isUnknown(i[k]));
+  const known = (...keys: (keyof AuthRoleInputs)[]) => keys.every((k) => !containsUnknown(i[k]));
   if (known(...BOUND_KEYS) && BOUND_KEYS.every((k) => cleanList(i[k]).length === 0)) {
     failures.push({
       property: "boundServicePrincipalIds",
@@ -208,7 +207,7 @@ export const LOGIN_RULE_SINCE = [0, 21, 0] as const;
  * boundGroupIds, not both `["*"]`); undefined when it follows it or a list is not known yet.
  */
 export function loginRuleProblem(i: AuthRoleInputs): string | undefined {
-  if (isUnknown(i.boundServicePrincipalIds) || isUnknown(i.boundGroupIds)) return undefined;
+  if (containsUnknown(i.boundServicePrincipalIds) || containsUnknown(i.boundGroupIds)) return undefined;
   const sp = cleanList(i.boundServicePrincipalIds);
   const groups = cleanList(i.boundGroupIds);
   const star = (l: string[]) => l.length === 1 && l[0] === "*";
@@ -254,7 +253,7 @@ async function checkRole(
   const problem = i === undefined || (res.failures ?? []).length > 0 ? undefined : loginRuleProblem(i);
   if (i === undefined || problem === undefined) return res;
   const version =
-    isUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount, i.connection);
+    containsUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount, i.connection);
   if (version !== undefined && enforcesLoginRule(version) === true) {
     return {
       failures: [
@@ -284,19 +283,19 @@ export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynam
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
   const replaces: string[] = [];
-  if (isUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
-  if (isUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
+  if (containsUnknown(news.mount) || news.mount !== olds.mount) replaces.push("mount");
+  if (containsUnknown(news.name) || news.name !== canonicalRoleName(olds.name)) replaces.push("name");
   if (replaces.length > 0) return { changes: true, replaces };
   if (olds.incomplete === true) return { changes: true };
   const differs =
     connection === "settings" ||
-    LIST_KEYS.some((k) => isUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
-    DURATION_KEYS.some((k) => isUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
-    isUnknown(news.tokenNumUses) ||
+    LIST_KEYS.some((k) => containsUnknown(news[k]) || !sameList(k, news[k], olds[k])) ||
+    DURATION_KEYS.some((k) => containsUnknown(news[k]) || secs(news[k]) !== secs(olds[k])) ||
+    containsUnknown(news.tokenNumUses) ||
     (news.tokenNumUses ?? 0) !== (olds.tokenNumUses ?? 0) ||
-    isUnknown(news.tokenNoDefaultPolicy) ||
+    containsUnknown(news.tokenNoDefaultPolicy) ||
     (news.tokenNoDefaultPolicy ?? false) !== (olds.tokenNoDefaultPolicy ?? false) ||
-    isUnknown(news.tokenType) ||
+    containsUnknown(news.tokenType) ||
     (news.tokenType ?? "default") !== (olds.tokenType ?? "default");
   return { changes: differs };
 }
@@ -360,7 +359,7 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
   );
   // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
   if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
-  return compact(out) as AuthRoleInputs;
+  return definedDeep(out) as AuthRoleInputs;
 }
 
 async function write(i: AuthRoleInputs): Promise<void> {
