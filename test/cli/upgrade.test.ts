@@ -8,9 +8,11 @@
  *      repository) is installed into a copy of the quickstart
  *      AS THAT RELEASE HAD IT (the program does not change in an upgrade), with the dependencies it was
  *      locked with, and `pulumi up` deploys it: all five resource types;
- *   2. the project's node_modules is replaced by the tarball this checkout builds, as `npm install` of the
+ *   2. the AuthConfig's client is changed outside Pulumi and adopted in the program's stack config, and the
+ *      release refreshes it (storing what it read as the resource's inputs);
+ *   3. the project's node_modules is replaced by the tarball this checkout builds, as `npm install` of the
  *      new release does;
- *   3. `pulumi preview` and `pulumi up` (both --expect-no-changes) and a refresh show no change, the
+ *   4. a refresh, `pulumi preview` and `pulumi up` (all --expect-no-changes) and a refresh show no change, the
  *      stack's outputs are what they were, the refresh left every resource's state in the current layout
  *      (provider/resources/migrate.ts), an edit (webCount) updates the Job in place, and `pulumi destroy`
  *      removes everything with the new release.
@@ -60,6 +62,8 @@ function upgradedReleases(): Array<{ version: string; commit?: string }> {
 }
 
 const KINDS = ["AuthMount", "AuthConfig", "AuthRole", "Job", "JobVersionTag"];
+/** The client ID the method is changed to outside Pulumi before the upgrade. */
+const DRIFTED_CLIENT_ID = "77777777-8888-4999-8aaa-bbbbbbbbbbbb";
 
 let workDir: string | undefined;
 afterAll(() => {
@@ -130,6 +134,23 @@ describe.each(upgradedReleases())("upgrade from release $version through the Pul
             types.filter((ty) => ty.endsWith(`:${kind}`)),
             `the stack holds a ${kind}`,
           ).not.toHaveLength(0);
+        // Drift the previous release refreshes: the method's client changed outside Pulumi and adopted by the
+        // program (stack config), so state and program agree again. That release stores what it read as the
+        // AuthConfig's inputs (0.1.0 with the secret's hash among them, 0.2.0 with a flag instead).
+        const written = await fetch(`${dev.urls.secrets}/v1/auth/cloud/config`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${dev.rootTokens.secrets}`, "content-type": "application/json" },
+          body: JSON.stringify({ client_id: DRIFTED_CLIENT_ID }),
+        });
+        expect(written.status, "the change outside Pulumi").toBeLessThan(300);
+        await stack.setConfig("clientId", { value: DRIFTED_CLIENT_ID });
+        await timed("pulumi refresh of the drift (previous release)", () => stack.refresh({ onOutput }));
+        const configInputs = (
+          (await stack.exportStack()).deployment as { resources?: Array<{ type: string; inputs?: object }> }
+        ).resources?.find((r) => r.type.endsWith(":AuthConfig"))?.inputs;
+        expect(Object.keys(configInputs ?? {}), "the refreshed AuthConfig's inputs").toEqual(
+          expect.arrayContaining([expect.stringMatching(/^clientSecret(Hash|Kept)$/)]),
+        );
         const outputsBefore = await stack.outputs();
 
         // `npm install` of the new release: its tarball and the dependencies this checkout locks.
@@ -141,6 +162,11 @@ describe.each(upgradedReleases())("upgrade from release $version through the Pul
           hashTree(join(pack.stageDir, "dist")),
         );
 
+        // First a refresh, which reads the state exactly as the previous release left it.
+        const first = await timed("pulumi refresh --expect-no-changes first (this release)", () =>
+          stack.refresh({ expectNoChanges: true, onOutput }),
+        );
+        expect(changes(first.summary.resourceChanges), "the first refresh after the upgrade").toEqual({});
         const preview = await timed("pulumi preview --expect-no-changes (this release)", () =>
           stack.preview({ diff: true, expectNoChanges: true, onOutput }),
         );
