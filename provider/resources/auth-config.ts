@@ -31,7 +31,6 @@ import {
 import { MOVED, connectionChange, connectionSchema } from "./connection";
 import {
   ResourceInitError,
-  SCHEMA_VERSION,
   canonicalJson,
   containsUnknown,
   definedDeep,
@@ -39,6 +38,7 @@ import {
   type ReadBack,
   type ProviderImpl,
 } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 
 const RESOURCE = "AuthConfig";
 

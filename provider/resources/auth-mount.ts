@@ -18,15 +18,8 @@ import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
 import { checkObjectInputs, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import {
-  ResourceInitError,
-  SCHEMA_VERSION,
-  backoff,
-  canonicalJson,
-  containsUnknown,
-  definedDeep,
-  type ProviderImpl,
-} from "./common";
+import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 import { MOVED, connectionChange, connectionSchema } from "./connection";
 
 const RESOURCE = "AuthMount";

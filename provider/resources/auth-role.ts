@@ -31,7 +31,6 @@ import {
 import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
 import {
   ResourceInitError,
-  SCHEMA_VERSION,
   canonicalJson,
   copyInputs,
   containsUnknown,
@@ -41,6 +40,7 @@ import {
   type ProviderImpl,
   type ReadBack,
 } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 
 const RESOURCE = "AuthRole";
 

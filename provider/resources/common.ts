@@ -28,9 +28,6 @@ export function requestName(): z.ZodType<string> {
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-/** Version of the outputs' layout; bump it only with a step in ./migrate.ts. */
-export const SCHEMA_VERSION = 2;
-
 /** A provider implementation: every method a resource needs. */
 export interface ProviderImpl<I = Record<string, unknown>, O = Record<string, unknown>> {
   check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult<I>>;

@@ -31,7 +31,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startDevServer } from "../../devserver";
 import { REPO_ROOT, hashTree, packLibrary } from "../engine/harness/pack";
 import { createProject, PACKAGE_NAME } from "../engine/harness/project";
-import { SCHEMA_VERSION } from "../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../provider/resources/migrate";
 import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
 const CLI = cliGate("UPGRADE_CLI_RUN");

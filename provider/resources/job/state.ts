@@ -12,7 +12,8 @@
 import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError, isApiError } from "../../errors";
 import type { Deployment, Job, JobStub } from "../../schemas/scheduler";
-import { SCHEMA_VERSION, definedDeep } from "../common";
+import { definedDeep } from "../common";
+import { SCHEMA_VERSION } from "../migrate";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
 import type { DesiredJob } from "./spec";

@@ -20,8 +20,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
-import { SCHEMA_VERSION } from "../../../provider/resources/common";
-import { migrateOutputs, type MigratedKind } from "../../../provider/resources/migrate";
+import { SCHEMA_VERSION, migrateOutputs, type MigratedKind } from "../../../provider/resources/migrate";
 import { REPO_ROOT } from "../harness/pack";
 import { scrubbedEnv, secretValue, type EngineContext, type Kind } from "../harness/context";
 import { ProviderHost, urnOf, type Props } from "../harness/host";

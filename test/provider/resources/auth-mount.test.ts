@@ -1,7 +1,7 @@
 /** The AuthMount provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
-import { SCHEMA_VERSION } from "../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;

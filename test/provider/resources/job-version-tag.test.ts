@@ -4,7 +4,8 @@ import {
   type JobVersionTagInputs,
   type JobVersionTagOutputs,
 } from "../../../provider/resources/job-version-tag";
-import { SCHEMA_VERSION, UNKNOWN } from "../../../provider/resources/common";
+import { UNKNOWN } from "../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job/harness";
 
 const spec = (image: string) => `

@@ -10,8 +10,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../../provider/errors";
 import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
-import { SCHEMA_VERSION } from "../../../provider/resources/common";
-import { migrateInputs, migrateOutputs, migrating, type MigratedKind } from "../../../provider/resources/migrate";
+import {
+  SCHEMA_VERSION,
+  migrateInputs,
+  migrateOutputs,
+  migrating,
+  type MigratedKind,
+} from "../../../provider/resources/migrate";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 const FIXTURES = join(__dirname, "..", "..", "engine", "fixtures");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../../../provider/config";
-import { SCHEMA_VERSION, UNKNOWN } from "../../../../provider/resources/common";
+import { UNKNOWN } from "../../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../../provider/resources/migrate";
 import { job } from "../../../../provider/resources/job";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import {
