@@ -8,9 +8,9 @@
  * refresh's `diff`): an `inputs` step rewrites an older form wherever it appears and leaves the current form
  * as it is, so every inputs step runs on every inputs object. Steps describe layouts that were once written,
  * so they name stored keys literally and never change afterwards; a new layout is a new step and a bump of
- * {@link SCHEMA_VERSION}. It imports no schema library, so the provider host can wrap a kind before its code
- * loads. Outputs of a version this code does not know (written by a newer release) fail
- * with a message to upgrade the library.
+ * {@link SCHEMA_VERSION}. Outputs of a version this code does not know (written by a newer release) fail with
+ * a message to upgrade the library. This module imports no schema library: the provider host wraps a kind
+ * with it before that kind's code loads.
  */
 import { UsageError } from "../errors";
 import type { ProviderImpl } from "./common";
