@@ -5,12 +5,13 @@
 import { PssError, UsageError } from "./errors";
 import { deferZodLocales } from "./lazy-zod-locales";
 import type { ProviderImpl } from "./resources/common";
+import { migrating, type MigratedKind } from "./resources/migrate";
 
 export { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
 export type { ProviderImpl } from "./resources/common";
 
-/** The five resource kinds. */
-export type ProviderKind = "authMount" | "authConfig" | "authRole" | "job" | "jobVersionTag";
+/** The five resource kinds (each has its state migrations in ./resources/migrate.ts). */
+export type ProviderKind = MigratedKind;
 
 // Each a literal require, so that the bundle of this entry (scripts/bundle-host.js) holds every resource's
 // code; a module still runs only when its kind is first used.
@@ -35,7 +36,8 @@ export function provider(kind: ProviderKind): ProviderImpl {
   const mod = load() as Record<string, ProviderImpl>;
   const impl = mod[kind];
   if (impl === undefined) throw new PssError("internal", `the module of "${kind}" does not export it`);
-  const wrapped = keepProviderOnInitErrors(impl);
+  // Every method sees state in the current layout, whichever release wrote it.
+  const wrapped = keepProviderOnInitErrors(migrating(kind, impl));
   loaded.set(kind, wrapped);
   return wrapped;
 }

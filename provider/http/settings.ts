@@ -4,6 +4,7 @@
  * half-resolved connection behind.
  */
 import { readFileSync } from "node:fs";
+import { definedDeep } from "../defined";
 import { ConfigError, type ServiceName } from "../errors";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry";
 
@@ -448,7 +449,7 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   else if (tokenHeaderEnv !== undefined && tokenHeaderEnv !== "") origins.tokenHeader = "env";
   const headers: HeaderNames = {
     ...base,
-    ...definedOnly(options.headerNames ?? {}),
+    ...definedDeep(options.headerNames ?? {}),
     ...(tokenHeader ? { token: tokenHeader } : {}),
   };
   // A header name or value that HTTP cannot carry would fail every attempt inside the HTTP library, and
@@ -509,7 +510,7 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
     },
     headers,
     timeoutMs,
-    retry: { ...DEFAULT_RETRY, ...definedOnly(options.retry ?? {}) },
+    retry: { ...DEFAULT_RETRY, ...definedDeep(options.retry ?? {}) },
     hooks: options.hooks ?? {},
   };
 }
@@ -539,12 +540,6 @@ function refuseControlCharacters(value: string, what: string): void {
     `${what} holds a control character (a line break, CR or LF, a tab or another), which an HTTP header or query cannot carry; ` +
       "remove it (often a trailing newline from the file the value was read from).",
   );
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }
 
 /** Accepts PEM text as is and reads anything else as a file path; `from` names where the value came from. */

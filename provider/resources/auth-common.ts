@@ -9,7 +9,7 @@ import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
-import { UNKNOWN, checkInputs, containsUnknown } from "./common";
+import { checkInputs } from "./common";
 import { settingsOf, type Connection } from "./connection";
 import { warn as showWarning } from "../log";
 
@@ -35,11 +35,6 @@ export function reportWarnings(resource: string, id: string, warnings: readonly 
   for (const w of warnings) void warn(resource, id, w);
 }
 
-/** True when a value is the preview's unknown sentinel or holds one. */
-export function isUnknown(v: unknown): boolean {
-  return v === UNKNOWN || containsUnknown(v);
-}
-
 /** Returns `e` with a hint for a 404 on a path under a mount: the method is probably not enabled there. */
 export function mountMissingHint(e: unknown, mount: string): unknown {
   if (!isApiError(e, "not_found")) return e;
@@ -59,13 +54,6 @@ export function refreshed<T>(
   if (same(old, server)) return old === undefined && isDefault(server) ? undefined : (old ?? server);
   if (old === undefined && isDefault(server)) return undefined;
   return server;
-}
-
-/** Returns an object without its undefined values. */
-export function compact<T extends Record<string, unknown>>(o: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as T;
 }
 
 /**

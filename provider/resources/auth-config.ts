@@ -21,8 +21,6 @@ import { stackConfigValue } from "../config";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
 import {
   checkObjectInputs,
-  compact,
-  isUnknown,
   mountMissingHint,
   mountPathSchema,
   refreshed,
@@ -33,13 +31,14 @@ import {
 import { MOVED, connectionChange, connectionSchema } from "./connection";
 import {
   ResourceInitError,
-  SCHEMA_VERSION,
   canonicalJson,
+  containsUnknown,
   definedDeep,
   writeWithReadBack,
   type ReadBack,
   type ProviderImpl,
 } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 
 const RESOURCE = "AuthConfig";
 
@@ -175,13 +174,10 @@ const SECRET_KEPT = "clientSecretKept";
 
 /** True when the program's secret differs from the one the state knows (or one side has none). */
 async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): Promise<boolean> {
-  if (isUnknown(news.clientSecret) || isUnknown(news.clientSecretVersion)) return true;
-  const stored = news as { clientSecretHash?: unknown; [SECRET_KEPT]?: unknown };
+  if (containsUnknown(news.clientSecret) || containsUnknown(news.clientSecretVersion)) return true;
+  const stored = news as { [SECRET_KEPT]?: unknown };
   if (news.clientSecretVersion !== undefined) return news.clientSecretVersion !== olds.clientSecretVersion;
   if (news.clientSecret === undefined && stored[SECRET_KEPT] === true) return false;
-  // Inputs an earlier release's refresh stored after drift carry the state's hash itself.
-  if (news.clientSecret === undefined && stored.clientSecretHash !== undefined)
-    return stored.clientSecretHash !== olds.clientSecretHash;
   if (news.clientSecret === undefined)
     return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
   if (olds.clientSecretHash === undefined) return true;
@@ -269,7 +265,7 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
-  if (isUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
+  if (containsUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
   if (olds.incomplete === true) return { changes: true };
   // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
   const source =
@@ -292,7 +288,7 @@ function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: A
       news.retryDelay,
       news.maxRetryDelay,
       news.rootPasswordTtl,
-    ].some(isUnknown) ||
+    ].some(containsUnknown) ||
     news.tenantId !== olds.tenantId ||
     news.resource !== olds.resource ||
     (news.clientId ?? "") !== (olds.clientId ?? "") ||
@@ -302,8 +298,8 @@ function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: A
     seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
     seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !==
       seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds) ||
-    isUnknown(news.identityTokenAudience) ||
-    isUnknown(news.identityTokenTtl) ||
+    containsUnknown(news.identityTokenAudience) ||
+    containsUnknown(news.identityTokenTtl) ||
     (news.identityTokenAudience ?? "") !== (olds.identityTokenAudience ?? "") ||
     seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL) !== seconds(olds.identityTokenTtl, IDENTITY_TOKEN_TTL)
   );
@@ -327,7 +323,7 @@ function configBody(
   secret: "send" | "clear" | "keep",
 ): ConfigWrite {
   const D = CONFIG_DEFAULTS;
-  return compact({
+  return definedDeep({
     tenant_id: news.tenantId,
     resource: news.resource,
     client_id: news.clientId ?? (before.clientId ? "" : undefined),
@@ -501,7 +497,7 @@ function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodC
       (a, b) => seconds(a, dflt) === b,
       (v) => v === dflt,
     );
-  return compact({
+  return definedDeep({
     mount,
     tenantId: rec.tenantId,
     resource: rec.resource,

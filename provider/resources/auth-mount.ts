@@ -16,17 +16,10 @@ import {
 } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
-import {
-  checkObjectInputs,
-  compact,
-  isUnknown,
-  mountPathSchema,
-  reportWarnings,
-  secretsClient,
-  warn,
-} from "./auth-common";
+import { checkObjectInputs, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import { ResourceInitError, SCHEMA_VERSION, backoff, canonicalJson, definedDeep, type ProviderImpl } from "./common";
+import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 import { MOVED, connectionChange, connectionSchema } from "./connection";
 
 const RESOURCE = "AuthMount";
@@ -165,7 +158,8 @@ async function withAccessor(
   res: dynamic.CheckResult<AuthMountInputs>,
 ): Promise<dynamic.CheckResult<AuthMountInputs>> {
   const i = res.inputs;
-  if (i === undefined || (res.failures ?? []).length > 0 || isUnknown(i.path) || isUnknown(i.type)) return res;
+  if (i === undefined || (res.failures ?? []).length > 0 || containsUnknown(i.path) || containsUnknown(i.type))
+    return res;
   if (olds.type !== i.type || olds.path === undefined) return res; // new, or replaced: a new accessor
   let accessor = typeof olds.accessor === "string" && olds.accessor !== "" ? olds.accessor : undefined;
   if (olds.path !== i.path) {
@@ -227,25 +221,29 @@ export async function diffAuthMount(
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
   if (olds.incomplete === true) return { changes: true };
-  const changed = (k: "path" | "type") => isUnknown(news[k]) || news[k] !== olds[k];
+  const changed = (k: "path" | "type") => containsUnknown(news[k]) || news[k] !== olds[k];
   const pathChanged = changed("path");
   if (changed("type")) replaces.push("type");
-  if (isUnknown(news.local) || (news.local ?? false) !== (olds.local ?? false)) replaces.push("local");
-  if (isUnknown(news.sealWrap) || (news.sealWrap ?? false) !== (olds.sealWrap ?? false)) replaces.push("sealWrap");
+  if (containsUnknown(news.local) || (news.local ?? false) !== (olds.local ?? false)) replaces.push("local");
+  if (containsUnknown(news.sealWrap) || (news.sealWrap ?? false) !== (olds.sealWrap ?? false))
+    replaces.push("sealWrap");
   let remount: PathChange | undefined;
   if (pathChanged) {
     // An unknown path, or one that changes with settings that replace anyway, is part of the replacement.
     remount =
-      replaces.length > 0 || isUnknown(news.path) || isUnknown(news.disableRemount)
+      replaces.length > 0 || containsUnknown(news.path) || containsUnknown(news.disableRemount)
         ? { how: "replace", why: "" }
         : await decide(news);
     if (remount.how === "replace") replaces.unshift("path");
   }
   let changes = replaces.length > 0 || pathChanged || connection === "settings";
-  if (isUnknown(news.pluginVersion) || (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion))
+  if (
+    containsUnknown(news.pluginVersion) ||
+    (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion)
+  )
     changes = true;
-  if (isUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
-  if (isUnknown(news.tune)) changes = true;
+  if (containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
+  if (containsUnknown(news.tune)) changes = true;
   else if (news.tune !== undefined) {
     for (const key of TUNE_KEYS) {
       if (news.tune[key] === undefined) continue;
@@ -293,7 +291,7 @@ function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneR
       t[key] = sameTune(key, mine, value) ? mine : value;
     }
   }
-  return compact({
+  return definedDeep({
     path: mount.path,
     type: mount.type,
     description: old.description !== undefined || mount.description !== "" ? mount.description : undefined,

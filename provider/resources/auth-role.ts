@@ -9,21 +9,13 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { ResourceError, UsageError } from "../errors";
 import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
-import {
-  checkObjectInputs,
-  compact,
-  isUnknown,
-  mountMissingHint,
-  reportWarnings,
-  secretsClient,
-  warn,
-} from "./auth-common";
+import { checkObjectInputs, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
 import {
   ResourceInitError,
-  SCHEMA_VERSION,
   canonicalJson,
   copyInputs,
+  containsUnknown,
   definedDeep,
   hasForeignPrototype,
   writeWithReadBack,
@@ -42,6 +34,7 @@ import {
   type OutputsOf,
 } from "./definition";
 import { authRoleDefinition as DEF } from "./definitions/auth-role";
+import { SCHEMA_VERSION } from "./migrate";
 
 const RESOURCE = DEF.name;
 const FIELDS = DEF.fields;
@@ -90,7 +83,7 @@ export function checkAuthRole(
   if (res.inputs === undefined) return res;
   const i = res.inputs;
   const failures: dynamic.CheckFailure[] = [];
-  const known = (...keys: (keyof AuthRoleInputs)[]) => keys.every((k) => !isUnknown(i[k]));
+  const known = (...keys: (keyof AuthRoleInputs)[]) => keys.every((k) => !containsUnknown(i[k]));
   if (known(...BOUND_KEYS) && BOUND_KEYS.every((k) => cleanList(i[k]).length === 0)) {
     failures.push({
       property: "boundServicePrincipalIds",
@@ -132,7 +125,7 @@ export const LOGIN_RULE_SINCE = [0, 21, 0] as const;
  * boundGroupIds, not both `["*"]`); undefined when it follows it or a list is not known yet.
  */
 export function loginRuleProblem(i: AuthRoleInputs): string | undefined {
-  if (isUnknown(i.boundServicePrincipalIds) || isUnknown(i.boundGroupIds)) return undefined;
+  if (containsUnknown(i.boundServicePrincipalIds) || containsUnknown(i.boundGroupIds)) return undefined;
   const sp = cleanList(i.boundServicePrincipalIds);
   const groups = cleanList(i.boundGroupIds);
   const star = (l: string[]) => l.length === 1 && l[0] === "*";
@@ -178,7 +171,7 @@ async function checkRole(
   const problem = i === undefined || (res.failures ?? []).length > 0 ? undefined : loginRuleProblem(i);
   if (i === undefined || problem === undefined) return res;
   const version =
-    isUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount, i.connection);
+    containsUnknown(i.mount) || sameInputs(olds, i) ? undefined : await runningPluginVersion(i.mount, i.connection);
   if (version !== undefined && enforcesLoginRule(version) === true) {
     return {
       failures: [
@@ -207,11 +200,11 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
 export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
-  const replaces = REPLACE_KEYS.filter((k) => isUnknown(news[k]) || !sameValue(FIELDS[k], news[k], olds[k]));
+  const replaces = REPLACE_KEYS.filter((k) => containsUnknown(news[k]) || !sameValue(FIELDS[k], news[k], olds[k]));
   if (replaces.length > 0) return { changes: true, replaces };
   if (olds.incomplete === true) return { changes: true };
   const differs =
-    connection === "settings" || SETTINGS.some(([k, f]) => isUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
+    connection === "settings" || SETTINGS.some(([k, f]) => containsUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
   return { changes: differs };
 }
 
@@ -234,7 +227,7 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
   for (const [k, f] of SETTINGS) out[k] = refreshedSetting(f, props[k], role);
   // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
   if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
-  return compact(out) as AuthRoleInputs;
+  return definedDeep(out) as AuthRoleInputs;
 }
 
 async function write(i: AuthRoleInputs): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z as zod, type z } from "zod";
+import { definedDeep } from "../defined";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
 import { jitteredDelay } from "../http/retry";
@@ -26,9 +27,6 @@ export function requestName(): z.ZodType<string> {
 
 /** What a preview passes for a value not known yet. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** Version of the outputs' layout; bump it only with a migration in `read`/`update`/`delete`. */
-export const SCHEMA_VERSION = 1;
 
 /** A provider implementation: every method a resource needs. */
 export interface ProviderImpl<I = Record<string, unknown>, O = Record<string, unknown>> {
@@ -205,16 +203,7 @@ export function checkInputs<S extends z.ZodType>(
   return { inputs: { ...base, ...unknown } as z.infer<S>, failures: [] };
 }
 
-/** Removes `undefined` values deeply: the engine's protobuf structs cannot carry them. */
-export function definedDeep<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(definedDeep) as unknown as T;
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = definedDeep(x);
-    return out as T;
-  }
-  return v;
-}
+export { definedDeep };
 
 /**
  * An error that tells the engine the object exists but did not finish: the engine keeps `id` and

@@ -9,15 +9,8 @@ import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { segmentProblem } from "../http/path";
-import {
-  ResourceInitError,
-  SCHEMA_VERSION,
-  checkInputs,
-  containsUnknown,
-  definedDeep,
-  requestName,
-  type ProviderImpl,
-} from "./common";
+import { ResourceInitError, checkInputs, containsUnknown, definedDeep, requestName, type ProviderImpl } from "./common";
+import { SCHEMA_VERSION } from "./migrate";
 import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */

@@ -52,3 +52,5 @@ serializationSuite(get);
 programSuite(get);
 lifecycleSuite(get);
 oldStateSuite(get, "state-v1");
+oldStateSuite(get, "release-0.1.0");
+oldStateSuite(get, "release-0.2.0");

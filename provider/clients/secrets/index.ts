@@ -2,6 +2,7 @@
  * The typed client of the secrets service's cloud-identity auth method: mounts, method config, roles,
  * login, and login through the instance metadata service, all over one HTTP core.
  */
+import { definedDeep } from "../../defined";
 import { HttpCore } from "../../http/core";
 import type { ConnectionOptions } from "../../http/settings";
 import { MethodConfig } from "./config";
@@ -101,15 +102,9 @@ export class SecretsClient {
       });
       this.metadataLogin = new MetadataLogin(core, this.auth, {
         ...DEFAULT_METADATA_RETRY,
-        ...definedOnly(o.metadataRetry ?? {}),
+        ...definedDeep(o.metadataRetry ?? {}),
       });
     }
     return this.metadataLogin;
   }
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }

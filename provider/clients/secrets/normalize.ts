@@ -4,18 +4,8 @@
  * CIDRs with their prefix, mount paths without slashes.
  */
 import { isIP } from "node:net";
+import { parseGoDuration } from "../../duration";
 import { encodeSegments } from "../../http/path";
-
-const UNIT_SECONDS: Record<string, number> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-  d: 86400,
-};
 
 /**
  * Returns a duration in whole seconds: a number is seconds, a string is integer seconds ("90") or a Go
@@ -24,16 +14,11 @@ const UNIT_SECONDS: Record<string, number> = {
 export function durationSeconds(v: string | number): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : undefined;
   const s = v.trim();
-  if (s === "") return undefined;
   if (/^-?\d+$/.test(s)) return Number(s);
-  const m = /^(-?)((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h|d))+)$/.exec(s);
-  if (!m) return undefined;
-  let total = 0;
-  for (const part of (m[2] ?? "").matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/g)) {
-    total += Number(part[1]) * (UNIT_SECONDS[part[2] ?? "s"] ?? 1);
-  }
-  const secs = Math.trunc(total + 1e-9);
-  return m[1] === "-" ? -secs : secs;
+  const ms = parseGoDuration(s, { days: true });
+  if (ms === undefined) return undefined;
+  const secs = Math.trunc(Math.abs(ms) / 1000 + 1e-9);
+  return s.startsWith("-") ? -secs : secs;
 }
 
 /** Returns a duration as the wire form the service parses everywhere: `"<n>s"`. */

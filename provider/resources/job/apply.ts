@@ -7,7 +7,7 @@ import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown, type ApiEr
 import { show, showOnce } from "../../log";
 import type { Job, PlanResponse, WriteResult } from "../../schemas/scheduler";
 import { ResourceInitError, backoff } from "../common";
-import { JOB_DEFAULTS, deploymentTimeoutMs, preserveOf, promotionPolicy, type JobInputs } from "./inputs";
+import { JOB_DEFAULTS, deploymentTimeoutMs, preserveOf, promotionPolicy } from "./inputs";
 import { Deadline, CanaryPromoter, followRollout, recoverFromFailure, waitForCompletion } from "./follow";
 import { maskText } from "./secrets";
 import {
@@ -312,7 +312,6 @@ export async function finishIncomplete(op: JobOp, olds: JobOutputs): Promise<Job
 
 /** What state held before an update: restored when the update is rolled back to that version. */
 export interface Previous {
-  inputs: JobInputs;
   normalizedJob: string;
   inputsHash: string;
 }
@@ -374,7 +373,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
       if (server === undefined) throw new ResourceError("gone", message);
       const keep = keptAfterFailure(rollback, { priorVersion, previous }, d, server.job);
       const props: JobOutputs = {
-        ...buildOutputs(keep.inputs ?? inputs, ref, server, { evalId, ...keep.kept }),
+        ...buildOutputs(inputs, ref, server, { evalId, ...keep.kept }),
         rolloutFailed: true,
       };
       throw new ResourceInitError(message, jobResourceId(ref), { ...props });
@@ -411,27 +410,12 @@ function keptAfterFailure(
   { priorVersion, previous }: Before,
   d: DesiredJob,
   serverJob: Parameters<typeof serverJobText>[0],
-): { inputs?: JobInputs; kept: { normalizedJob: string; inputsHash: string } } {
+): { kept: { normalizedJob: string; inputsHash: string } } {
   const backOnPrior = (rollback.kind === "pulumi" || rollback.kind === "auto") && rollback.toVersion === priorVersion;
   if (backOnPrior && previous !== undefined)
-    return {
-      inputs: previous.inputs,
-      kept: { normalizedJob: previous.normalizedJob, inputsHash: previous.inputsHash },
-    };
+    return { kept: { normalizedJob: previous.normalizedJob, inputsHash: previous.inputsHash } };
   if (rollback.kind === "none") return { kept: { normalizedJob: d.text, inputsHash: d.inputsHash } };
   return { kept: { normalizedJob: serverJobText(serverJob), inputsHash: "" } };
-}
-
-/** The inputs of the old state, with the new settings: what an update rolled back to is described by. */
-export function sourceInputsOf(olds: JobOutputs, news: JobInputs): JobInputs {
-  const out: JobInputs = { ...news };
-  delete out.jobspec;
-  delete out.job;
-  delete out.variables;
-  if (olds.jobspec !== undefined) out.jobspec = olds.jobspec;
-  if (olds.job !== undefined) out.job = olds.job;
-  if (olds.variables !== undefined) out.variables = olds.variables;
-  return out;
 }
 
 /*

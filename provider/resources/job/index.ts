@@ -21,7 +21,6 @@ import {
   register,
   rolloutOrInitError,
   scaleBase,
-  sourceInputsOf,
   unfinishedMessage,
   type Registered,
 } from "./apply";
@@ -301,7 +300,6 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
       throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
     }
     const previous = {
-      inputs: sourceInputsOf(olds, news),
       normalizedJob: kept.normalizedJob,
       inputsHash: kept.inputsHash,
     };

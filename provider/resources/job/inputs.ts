@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { parseGoDuration } from "../../duration";
 import { JobSchema } from "../../schemas/scheduler";
 import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
 import { connectionSchema } from "../connection";
@@ -175,17 +176,6 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
   return { inputs, failures: [] };
 }
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /**
  * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go
  * duration ("90s", "5m", "1h30m"). Returns undefined for anything else, zero or negative values included.
@@ -194,22 +184,16 @@ export function parseDurationMs(v: number | string): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) && v > 0 ? v * 1000 : undefined;
   const text = v.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return parseDurationMs(Number(text));
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? 0);
-    matched = re.lastIndex;
-  }
-  if (matched !== text.length || text.length === 0 || total <= 0) return undefined;
-  return total;
+  const ms = parseGoDuration(text);
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 /** True for a zero duration (`0`, `"0"`, `"0s"`, `"0h0m"`): no time limit of our own. */
 export function isZeroDuration(v: number | string): boolean {
   if (typeof v === "number") return v === 0;
-  return /^(?:0+(?:\.0+)?(?:ns|us|µs|μs|ms|s|m|h)?)+$/.test(v.trim());
+  const text = v.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) === 0;
+  return !text.startsWith("-") && parseGoDuration(text) === 0;
 }
 
 /**

@@ -78,18 +78,12 @@ export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient, sa
   return `hmac-sha256$${salt.toString("base64url")}$${mac}`;
 }
 
-/**
- * True when `stored` is the hash of these inputs: the salted form, or the unsalted one older state holds
- * (matched once more so old state shows no diff; the next write stores the salted form).
- */
+/** True when `stored` is the hash of these inputs (see {@link desiredInputsHash}). */
 export function inputsHashMatches(stored: string | undefined, inputs: JobInputs, client: SchedulerClient): boolean {
-  if (stored === undefined || stored === "") return false;
-  const m = SALTED.exec(stored);
-  if (m) {
-    const again = desiredInputsHash(inputs, client, Buffer.from(m[1] ?? "", "base64url"));
-    return again.length === stored.length && timingSafeEqual(Buffer.from(again), Buffer.from(stored));
-  }
-  return /^[0-9a-f]{32}$/.test(stored) && hashOf(hashMaterial(inputs, client)) === stored;
+  const m = SALTED.exec(stored ?? "");
+  if (stored === undefined || !m) return false;
+  const again = desiredInputsHash(inputs, client, Buffer.from(m[1] ?? "", "base64url"));
+  return again.length === stored.length && timingSafeEqual(Buffer.from(again), Buffer.from(stored));
 }
 
 /** Sends a parse, or takes the result a `check` got for the same request; `remember` keeps this one for the next. */
@@ -278,11 +272,6 @@ export function canonicalJobText(job: JobObject): string {
   return canonicalJson(normalizeJob(job));
 }
 
-/** Returns a short stable hash of any value's canonical JSON text. */
-export function hashOf(v: unknown): string {
-  return createHash("sha256").update(canonicalJson(v)).digest("hex").slice(0, 32);
-}
-
 /** What makes a job a different job, or one the server refuses to turn into the other. */
 export interface JobIdentity {
   id: string;
@@ -372,8 +361,7 @@ export function hasNoDeployment(identity: JobIdentity): boolean {
  * so `check` resolves it and adds it to the inputs: then those outputs stay known.
  *
  * A later `check` reuses the identity in the old inputs when the sources are the same (no request, and no
- * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise, except when
- * old inputs from an earlier release (no identity in them) equal the new ones: nothing changes then. `resolvedKeys`
+ * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `resolvedKeys`
  * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
  * they see exactly what the user wrote.
  */
@@ -393,9 +381,6 @@ export async function withIdentity(
   inputs: JobInputs,
 ): Promise<CheckedJobInputs> {
   if (SOURCE_KEYS.some((k) => containsUnknown(inputs[k]))) return inputs;
-  // State from a release before `check` added the identity: when the inputs are exactly the old ones there is
-  // no change, so the engine keeps the old outputs and needs no identity from here (no parse at preview).
-  if (!Array.isArray(olds.resolvedKeys) && sameInputs(olds, inputs)) return inputs;
   let identity: { jobId: string; namespace: string; region: string; type: string };
   if (sameSources(client, olds, inputs) && isIdentity(olds)) {
     identity = { jobId: olds.jobId, namespace: olds.namespace, region: olds.region, type: olds.type };
@@ -431,16 +416,6 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
   if (resolved.includes("region") && olds.region !== (conn.region ?? "global")) return false;
   const before = userInputs(olds as CheckedJobInputs);
   return SOURCE_KEYS.every((k) => canonicalJson(before[k] ?? null) === canonicalJson(inputs[k] ?? null));
-}
-
-/** True when the old inputs hold exactly these inputs (the provider text aside). */
-function sameInputs(olds: Record<string, unknown>, inputs: JobInputs): boolean {
-  if (!("job" in olds || "jobspec" in olds)) return false; // a new resource: nothing to compare
-  const before: Record<string, unknown> = { ...olds };
-  delete before.__provider;
-  const now: Record<string, unknown> = { ...inputs };
-  delete now.__provider;
-  return canonicalJson(before) === canonicalJson(now);
 }
 
 /** Returns the inputs without what `check` added: what the user wrote. */

@@ -9,11 +9,11 @@
  * provider stopped reading allocation IDs into its job resource for the same reason). Scripts that need
  * them read them live with the typed client (`clients`).
  */
-/** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
 import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError, isApiError } from "../../errors";
 import type { Deployment, Job, JobStub } from "../../schemas/scheduler";
-import { SCHEMA_VERSION, definedDeep } from "../common";
+import { definedDeep } from "../common";
+import { SCHEMA_VERSION } from "../migrate";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
 import type { DesiredJob } from "./spec";
@@ -41,8 +41,8 @@ export interface JobRef {
   region: string;
 }
 
-/** Outputs of a Job: its settings inputs plus what the server reports (sources only in older state). */
-export interface JobOutputs extends Omit<JobInputs, "namespace" | "region"> {
+/** Outputs of a Job: its settings inputs plus what the server reports (never its sources). */
+export interface JobOutputs extends Omit<JobInputs, "namespace" | "region" | "jobspec" | "job" | "variables"> {
   jobId: string;
   /** The namespace the job lives in (the input, else the job's own, else the connection's, else `default`). */
   namespace: string;
@@ -199,7 +199,7 @@ export async function listedServerState(
 
 /** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */
 function deploymentSettled(kept: Partial<JobOutputs>): boolean {
-  if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return false; // state from before it was recorded
+  if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return false; // none recorded
   return kept.deploymentId === "" || FINISHED_DEPLOYMENT.has(kept.deploymentStatus);
 }
 
@@ -225,8 +225,7 @@ function goneAs<T>(value: T): (e: unknown) => T {
  * The settings inputs (SETTING_KEYS) are echoed into outputs: diff compares them, delete reads
  * `purgeOnDestroy`. The sources (`jobspec`, `job`, `variables`) are not echoed: no operation reads them back
  * (`inputsHash` and `normalizedJob` stand for them), the engine keeps the inputs in state anyway, and
- * echoing them made the source the largest part of every Job's outputs. State written before this still
- * carries them; nothing depends on them being there or not.
+ * echoing them made the source the largest part of every Job's outputs.
  */
 
 /** Builds the outputs from the inputs, the server's report and the normal form to keep. */
@@ -256,7 +255,7 @@ export function buildOutputs(inputs: JobInputs, ref: JobRef, server: JobServerSt
   return definedDeep(out);
 }
 
-/** Returns the job's ID, namespace and region as state records them (older or partial state included). */
+/** Returns the job's ID, namespace and region as state records them (partial state included). */
 export function refOf(id: string, props: Partial<JobOutputs>): JobRef {
   const at = id.lastIndexOf("@");
   const jobId = props.jobId ?? (at > 0 ? id.slice(0, at) : id);

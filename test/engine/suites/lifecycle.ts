@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SCHEMA_VERSION } from "../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { record, type EngineContext, type Kind } from "../harness/context";
 import { UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
 import { SCENARIOS, scenarioClients, webJobspec, type Scenario, type ScenarioEnv } from "./scenarios";

@@ -1,19 +1,26 @@
 /**
- * State written by an earlier release must keep working: refresh (Read), `up` (Update from the stored
- * outputs, with the new provider text in the inputs, as the engine sends it) and `destroy` (Delete with
- * the provider text stored in state). The fixture in fixtures/state-v1 holds, per kind, the checked
- * inputs and the state outputs (with `__provider` and `schemaVersion`) written by release 0.1.0, and the
- * devserver's persisted state at that moment, so the objects exist with the indexes the state names.
+ * State written by an earlier release must keep working: refresh (Read: the state comes back in the current
+ * layout, nothing changed), `up` (Update from the stored outputs, with the new provider text in the inputs,
+ * as the engine sends it), a preview of the program it was deployed with (no change) and `destroy` (Delete
+ * with the provider text stored in state). Each fixture set holds, per kind, the checked inputs and the
+ * state outputs (with `__provider` and `schemaVersion`) an earlier build wrote, and the devserver's
+ * persisted state at that moment, so the objects exist with the indexes the state names:
+ *   - `release-0.1.0`, `release-0.2.0`: recorded by those releases (their commits in CHANGELOG.md), each with
+ *     its own recorder below, run in an export of its commit;
+ *   - `state-v1`: recorded before the 0.1.0 release commit (its index says 0.1.0), with shapes no release
+ *     wrote: Job outputs echoing the sources, an unsalted inputs hash, Job inputs without the identity.
+ * Both releases wrote layout version 1; provider/resources/migrate.ts brings each to the current one.
  *
- * Fixture sets are kept forever. When a release changes the stored layout (SCHEMA_VERSION), record a new
- * set (state-v2) and register it next to state-v1 in engine.test.ts; never re-record an existing set to
- * make a failure go away. Recording: ENGINE_RECORD_FIXTURES=state-v2 npx vitest run test/engine
+ * Fixture sets are kept forever; never re-record an existing set to make a failure go away. After a release,
+ * record its set in an export of its commit (`git archive`, as scripts/previous-release.js builds it) with
+ * ENGINE_RECORD_FIXTURES=state-v1 npx vitest run test/engine -t "records the", copy
+ * test/engine/fixtures/state-v1 from there to release-<version> here, and register it in engine.test.ts.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
-import { SCHEMA_VERSION } from "../../../provider/resources/common";
+import { SCHEMA_VERSION, migrateOutputs, type MigratedKind } from "../../../provider/resources/migrate";
 import { REPO_ROOT } from "../harness/pack";
 import { scrubbedEnv, secretValue, type EngineContext, type Kind } from "../harness/context";
 import { ProviderHost, urnOf, type Props } from "../harness/host";
@@ -65,6 +72,17 @@ async function restore(
   await host.configure(stackConfig(dev));
   ctx.secrets.push(dev.rootTokens.secrets, dev.rootTokens.scheduler, index.env.clientSecret);
   return { dev, host, env: { ...index.env, ...scenarioClients(dev.urls, dev.rootTokens) } };
+}
+
+/** The provider's name of a fixture's kind: `auth-mount` is `authMount`. */
+function providerKind(kind: Kind): MigratedKind {
+  return kind.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()) as MigratedKind;
+}
+
+/** What the program wrote: stored inputs without what `check` added (the keys `resolvedKeys` names). */
+function programOf(inputs: Props): Props {
+  const added = Array.isArray(inputs.resolvedKeys) ? (inputs.resolvedKeys as string[]) : [];
+  return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "resolvedKeys" && !added.includes(k)));
 }
 
 function readIndex(set: string): FixtureIndex {
@@ -145,6 +163,10 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
           expect(read.id, `${s.kind} read`).toBe(old.id);
           // Refresh keeps the stored provider text: the engine reads with the code in state.
           expect(read.properties.__provider).toBe(old.outputs.__provider);
+          // A refresh reads the state in the current layout and finds nothing changed (a job's modifyIndex
+          // moves with its allocations, which the restored devserver places again).
+          const migrated = migrateOutputs(providerKind(s.kind), old.outputs);
+          expect(read.properties, `${s.kind} read`).toEqual({ ...migrated, modifyIndex: read.properties.modifyIndex });
 
           const news = { ...s.edited(env), __provider: ctx.provider(s.kind) };
           const checked = await host.check(old.urn, old.inputs, news);
@@ -163,24 +185,26 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
       for (const secret of ctx.secrets) expect(host.output).not.toContain(secret);
     });
 
-    it("previews the program each resource was deployed with as no change, sending no request", async () => {
-      // The stored inputs are what that release's program gave; the new provider text comes with them, as
-      // after `npm install` of this release.
+    it("previews the program each resource was deployed with as no change, sending no request (one parse for a Job from before 0.1.0)", async () => {
+      // The stored inputs are what that release's program gave (with what its `check` added); the new provider
+      // text comes with them, as after `npm install` of this release.
       const ctx = get();
       const { dev, host } = await restore(ctx, set, "preview");
       try {
         for (const s of SCENARIOS) {
           const old = readResource(set, s.kind);
-          const program = { ...old.inputs, __provider: ctx.provider(s.kind) };
+          const program = { ...programOf(old.inputs), __provider: ctx.provider(s.kind) };
           dev.resetLog();
           const checked = await host.check(old.urn, old.inputs, program);
           expect(checked.failures, `${s.kind} check`).toEqual([]);
           const diff = await host.diff(old.urn, old.id, old.outputs, checked.inputs);
           expect(diff.changes, `${s.kind} diff`).toBe("none");
+          // Stored Job inputs from before the first release lack the identity `check` adds: it parses once.
+          const resolved = s.kind !== "job" || Array.isArray(old.inputs.resolvedKeys);
           expect(
             dev.requestLog.map((e) => `${e.method} ${e.path}`),
             `${s.kind} requests`,
-          ).toEqual([]);
+          ).toEqual(resolved ? [] : ["POST /v1/jobs/parse"]);
         }
       } finally {
         await host.close();

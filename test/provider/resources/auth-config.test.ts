@@ -1,6 +1,7 @@
 /** The AuthConfig provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
@@ -43,7 +44,7 @@ describe("AuthConfig", () => {
       resource: base.resource,
       clientId: CLIENT,
       maxRetries: 5,
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
     });
     expect(outs.clientSecretHash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(outs)).not.toContain(SECRET);

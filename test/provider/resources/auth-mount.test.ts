@@ -1,6 +1,7 @@
 /** The AuthMount provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
@@ -47,7 +48,7 @@ describe("AuthMount", () => {
       type,
       description: "d",
       tune: { defaultLeaseTtl: "1h", maxLeaseTtl: 7200 },
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
     });
     expect(outs.accessor).toMatch(/^auth_/);
     const tune = await env.client.mounts.readTune("a1");

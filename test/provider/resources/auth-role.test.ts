@@ -1,6 +1,7 @@
 /** The AuthRole provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
@@ -51,7 +52,7 @@ describe("AuthRole", () => {
       name: "web",
       boundGroupIds: ["g-1"],
       tokenTtl: "1h",
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
     });
     expect(await env.client.roles.read("cloud", "web")).toMatchObject({
       bound_service_principal_ids: ["sp-1", "sp-2"],

@@ -5,6 +5,7 @@ import {
   type JobVersionTagOutputs,
 } from "../../../provider/resources/job-version-tag";
 import { UNKNOWN } from "../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job/harness";
 
 const spec = (image: string) => `
@@ -61,7 +62,7 @@ describe("JobVersionTag", () => {
       name: "release",
       version: 1,
       description: "first",
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
     });
     expect(c.outs?.taggedTime).toBeGreaterThan(0);
     expect(await tagOf(1)).toMatchObject({ Name: "release", Description: "first" });

@@ -57,14 +57,15 @@ describe("Job identity in the checked inputs", () => {
     expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBe(1);
   });
 
-  it("#22.5 state from before the identity was checked: unchanged inputs send no request, a changed setting resolves it", async () => {
-    // Inputs stored by a release whose check did not add the identity: the user's inputs alone.
+  it("inputs stored without the identity (from before 0.1.0): check resolves it once, a changed setting too", async () => {
+    // Inputs stored by a build whose check did not add the identity: the user's inputs alone.
     const olds = { jobspec: spec("ident-old", 1), waitForDeployment: false };
     const from = h.server.requestLog.length;
     const same = await job.check(olds, { ...olds });
     expect(same.failures ?? []).toEqual([]);
-    expect(h.server.requestLog.length).toBe(from);
-    // A changed setting may make an update, whose preview outputs are the checked inputs: the identity joins.
+    expect(same.inputs).toHaveProperty("jobId", "ident-old");
+    expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBe(1);
+    // A changed setting: the identity joins too (the same sources: the parse just kept serves it).
     const changed = await job.check(olds, { ...olds, purgeOnDestroy: true });
     expect(countRequests(h.server, "POST", "/v1/jobs/parse", from)).toBe(1);
     expect(changed.inputs).toHaveProperty("jobId", "ident-old");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../../../provider/config";
 import { UNKNOWN } from "../../../../provider/resources/common";
+import { SCHEMA_VERSION } from "../../../../provider/resources/migrate";
 import { job } from "../../../../provider/resources/job";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import {
@@ -101,7 +102,7 @@ describe("Job from a jobspec (service)", () => {
       version: 0,
       status: "running",
       deploymentStatus: "successful",
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
     });
     // The source is not echoed into outputs (state keeps it as an input; inputsHash stands for it).
     expect(state.outs).not.toHaveProperty("jobspec");
