@@ -1,4 +1,5 @@
 /** Every resource definition; `npm run generate` renders the SDK file and the reference page of each. */
+import { authMountDefinition } from "./auth-mount";
 import { authRoleDefinition } from "./auth-role";
 
-export const definitions = [authRoleDefinition] as const;
+export const definitions = [authMountDefinition, authRoleDefinition] as const;
