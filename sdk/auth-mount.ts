@@ -7,16 +7,10 @@ import type * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-mount")` once
 // compiled, and loadable by the test runner too.
 import authMountShim from "./shim/auth-mount";
-import {
-  AuthMountResource,
-  authMountProps,
-  type AuthMountArgs,
-  type AuthMountTuneArgs,
-  type MountTune,
-} from "./generated/auth-mount";
+import { AuthMountResource, authMountProps, type AuthMountArgs, type AuthMountTuneArgs } from "./generated/auth-mount";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
-export type { AuthMountArgs, AuthMountTuneArgs, MountTune };
+export type { AuthMountArgs, AuthMountTuneArgs };
 
 /** An auth method mount of the secrets service. */
 export class AuthMount extends AuthMountResource {

@@ -199,7 +199,9 @@ export function renderReference(def: ResourceDefinition): string {
       );
   }
   lines.push("", "## Outputs", "");
-  lines.push("Every input is also an output, as `check` normalized it. Besides them:", "");
+  const kept = inputs.filter(([, f]) => f.secret && !f.sdkOutput).map(([k]) => code(k));
+  const except = kept.length > 0 ? `, except the secret ${kept.join(" and ")}, which state keeps only as inputs` : "";
+  lines.push(`Every input is also an output, as \`check\` normalized it${except}. Besides them:`, "");
   lines.push("| output | type | description |", "|---|---|---|");
   for (const [k, f] of outputs) lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.doc)} |`);
   lines.push("", "## Replace rules", "");
