@@ -21,7 +21,9 @@
  *
  * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
- * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret.
+ * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret:
+ * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
+ * resource's additional secret outputs (`<name>Options`).
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
