@@ -1,132 +1,32 @@
 /**
- * The AuthConfig resource class: the configuration of an auth method mount.
+ * The AuthConfig resource class: the configuration of an auth method mount. Its arguments, output
+ * properties and which of them are secret are generated from the provider's definition
+ * (provider/resources/definitions/auth-config.ts) into ./generated/auth-config.ts.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 // A default import of the shim's `export =` object: the same object as `require("./shim/auth-config")` once
 // compiled, and loadable by the test runner too.
 import authConfigShim from "./shim/auth-config";
-import type { SecretsConnection } from "./connection";
+import { AuthConfigResource, authConfigOptions, authConfigProps, type AuthConfigArgs } from "./generated/auth-config";
 import { pauseStackTraces, resumeStackTraces } from "./stacks";
 
-/** Arguments of an {@link AuthConfig}. */
-export interface AuthConfigArgs {
-  /** Path of the auth mount (default `cloud`). A change replaces the config. */
-  mount?: pulumi.Input<string>;
-  /** Directory tenant whose tokens are accepted (a UUID, with or without dashes). */
-  tenantId: pulumi.Input<string>;
-  /**
-   * Resource the managed-identity tokens are requested for: an absolute URI, such as an http(s) URL or an
-   * application ID URI (`api://<application id>`). It must equal the tokens' audience exactly, trailing
-   * slash included: a mismatch shows only as a failing login.
-   */
-  resource: pulumi.Input<string>;
-  /** Client ID of the directory application (a UUID). */
-  clientId?: pulumi.Input<string>;
-  /**
-   * Client secret of the directory application. Always handled as a Pulumi secret; the outputs keep only a
-   * salted hash of it, and it is sent on create and when it changes. Pulumi keeps this input, encrypted, in
-   * the state; use `clientSecretVersion` for a secret the state never holds. The service never returns it,
-   * so a secret rotated on the service makes this value stale (applying it again undoes the rotation).
-   */
-  clientSecret?: pulumi.Input<string>;
-  /**
-   * Write-only client secret: a number you bump when the secret should be sent again. The secret is read
-   * when `up` applies the resource, from `clientSecretEnv` or `clientSecretConfigKey`, and never reaches
-   * the state (no input, no output, no hash): it is sent on create and when this number changes, so a
-   * changed secret under the same number is not noticed. Excludes `clientSecret`.
-   */
-  clientSecretVersion?: pulumi.Input<number>;
-  /**
-   * With `clientSecretVersion`: the environment variable of the `pulumi` command that holds the secret
-   * (the provider runs with the command's environment).
-   */
-  clientSecretEnv?: pulumi.Input<string>;
-  /**
-   * With `clientSecretVersion`: the stack config key (`<namespace>:<name>`) that holds the secret, set with
-   * `pulumi config set --secret <namespace>:<name>`; kept encrypted in the stack's config file, not the state.
-   */
-  clientSecretConfigKey?: pulumi.Input<string>;
-  /**
-   * Workload identity (servers that support it, such as the enterprise edition): the audience of the
-   * identity token the plugin presents instead of a client secret. Excludes a client secret.
-   */
-  identityTokenAudience?: pulumi.Input<string>;
-  /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
-  identityTokenTtl?: pulumi.Input<number | string>;
-  /** `AzurePublicCloud`, `AzureUSGovernmentCloud` or `AzureChinaCloud` (any case). */
-  environment?: pulumi.Input<string>;
-  /** Retries of the method's calls to the cloud APIs (default 3; always sent, since omitting it resets it). */
-  maxRetries?: pulumi.Input<number>;
-  /** First retry delay: seconds or a duration (default 4 s). */
-  retryDelay?: pulumi.Input<number | string>;
-  /** Longest retry delay: seconds or a duration (default 60 s). */
-  maxRetryDelay?: pulumi.Input<number | string>;
-  /** Lifetime of rotated root passwords: seconds or a duration (default 4380h). */
-  rootPasswordTtl?: pulumi.Input<number | string>;
-  /** Take over an existing configuration instead of failing (it is overwritten with these settings). */
-  adopt?: pulumi.Input<boolean>;
-  /**
-   * The secrets service this lives on, made with \`secretsConnection({...})\`; default: stack config, then the
-   * environment. Kept in state, so refresh and destroy reach it even after the program or stack config
-   * changed. Another address (or secrets namespace) replaces the resource: created there, then deleted here.
-   * A new token or TLS setting updates state only.
-   */
-  connection?: pulumi.Input<SecretsConnection>;
-}
+export type { AuthConfigArgs };
 
 /** The configuration of an auth method mount of the secrets service. */
-export class AuthConfig extends pulumi.dynamic.Resource {
-  declare readonly mount: pulumi.Output<string>;
-  declare readonly tenantId: pulumi.Output<string>;
-  declare readonly resource: pulumi.Output<string>;
-  declare readonly clientId: pulumi.Output<string | undefined>;
-  declare readonly environment: pulumi.Output<string | undefined>;
-  declare readonly maxRetries: pulumi.Output<number | undefined>;
-  declare readonly retryDelay: pulumi.Output<number | string | undefined>;
-  declare readonly maxRetryDelay: pulumi.Output<number | string | undefined>;
-  declare readonly rootPasswordTtl: pulumi.Output<number | string | undefined>;
-  declare readonly clientSecretVersion: pulumi.Output<number | undefined>;
-  declare readonly clientSecretEnv: pulumi.Output<string | undefined>;
-  declare readonly clientSecretConfigKey: pulumi.Output<string | undefined>;
-  declare readonly identityTokenAudience: pulumi.Output<string | undefined>;
-  declare readonly identityTokenTtl: pulumi.Output<number | string | undefined>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
-  /** Salted scrypt hash of the client secret (a secret output), used only to notice a change. */
-  declare readonly clientSecretHash: pulumi.Output<string | undefined>;
-  declare readonly schemaVersion: pulumi.Output<number>;
-
+export class AuthConfig extends AuthConfigResource {
   /** Declares the configuration of an auth method; `up` writes it. */
   constructor(name: string, args: AuthConfigArgs, opts?: pulumi.CustomResourceOptions) {
-    // Only keys present in props become outputs, so every declared output is seeded.
-    const props: Record<string, unknown> = {
-      mount: args.mount,
-      tenantId: args.tenantId,
-      resource: args.resource,
-      clientId: args.clientId,
-      environment: args.environment,
-      maxRetries: args.maxRetries,
-      retryDelay: args.retryDelay,
-      maxRetryDelay: args.maxRetryDelay,
-      rootPasswordTtl: args.rootPasswordTtl,
-      clientSecretVersion: args.clientSecretVersion,
-      clientSecretEnv: args.clientSecretEnv,
-      clientSecretConfigKey: args.clientSecretConfigKey,
-      identityTokenAudience: args.identityTokenAudience,
-      identityTokenTtl: args.identityTokenTtl,
-      adopt: args.adopt,
-      connection: args.connection,
-      clientSecret: args.clientSecret === undefined ? undefined : pulumi.secret(args.clientSecret),
-      clientSecretHash: undefined,
-      schemaVersion: undefined,
-    };
-    const secretOpts: pulumi.CustomResourceOptions = {
-      ...opts,
-      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret", "clientSecretHash"],
-    };
     // Registered with stack capture off: see ./stacks.
     const limit = pauseStackTraces();
     try {
-      super(authConfigShim, name, props, secretOpts, "pulumi-secrets-scheduler", "AuthConfig");
+      super(
+        authConfigShim,
+        name,
+        authConfigProps(args),
+        authConfigOptions(opts),
+        "pulumi-secrets-scheduler",
+        "AuthConfig",
+      );
     } catch (e) {
       throw resumeStackTraces(limit, e, AuthConfig);
     } finally {

@@ -1,7 +1,7 @@
 /**
  * The README and the guides under docs/ link to each other: every relative link names a file that exists,
- * every `#anchor` a heading of the file it points into (GitHub's anchors), and every guide is reachable
- * from the README.
+ * every `#anchor` a heading of the file it points into (GitHub's anchors), every guide is reachable
+ * from the README, and every reference page under docs/reference/ from docs/resources.md.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -59,9 +59,14 @@ const readRepo = (path: string): string | undefined => {
   return statSync(full).isDirectory() ? "" : readFileSync(full, "utf8");
 };
 
-const FILES = ["README.md", "CHANGELOG.md", ...readdirSync(join(ROOT, "docs")).map((f) => `docs/${f}`)].filter((f) =>
-  f.endsWith(".md"),
-);
+const markdown = (dir: string) =>
+  readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `${dir}/${f}`);
+const GUIDES = markdown("docs");
+/** The generated reference pages (docs/reference/*.md), one per resource definition. */
+const REFERENCE = markdown("docs/reference");
+const FILES = ["README.md", "CHANGELOG.md", ...GUIDES, ...REFERENCE];
 
 describe("links in the README and docs/", () => {
   it("anchors are GitHub's", () => {
@@ -87,14 +92,20 @@ describe("links in the README and docs/", () => {
     ]);
   });
 
-  it("every relative link and #anchor resolves", () => {
-    expect(FILES.length).toBeGreaterThan(3);
+  it("every relative link and #anchor resolves, in the guides and in the reference pages", () => {
+    expect(GUIDES.length).toBeGreaterThan(3);
+    expect(REFERENCE.length).toBeGreaterThan(0);
     const broken = FILES.flatMap((f) => brokenLinks(f, readFileSync(join(ROOT, f), "utf8"), readRepo));
     expect(broken).toEqual([]);
   });
 
   it("the README links to every guide under docs/", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    for (const f of FILES.filter((f) => f.startsWith("docs/"))) expect(readme, f).toContain(`](${f}`);
+    for (const f of GUIDES) expect(readme, f).toContain(`](${f}`);
+  });
+
+  it("docs/resources.md links to every reference page", () => {
+    const resources = readFileSync(join(ROOT, "docs/resources.md"), "utf8");
+    for (const f of REFERENCE) expect(resources, f).toContain(`](${relative("docs", f)})`);
   });
 });

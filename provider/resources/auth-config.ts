@@ -13,22 +13,13 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { z } from "zod";
 import { ConfigError, PssError, ResourceError } from "../errors";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
-import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
-import {
-  checkObjectInputs,
-  mountMissingHint,
-  mountPathSchema,
-  refreshed,
-  reportWarnings,
-  secretsClient,
-  wholeNumber,
-} from "./auth-common";
-import { MOVED, connectionChange, connectionSchema } from "./connection";
+import { CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
+import { checkObjectInputs, mountMissingHint, refreshed, reportWarnings, secretsClient } from "./auth-common";
+import { MOVED, connectionChange } from "./connection";
 import {
   ResourceInitError,
   canonicalJson,
@@ -39,93 +30,27 @@ import {
   type ProviderImpl,
 } from "./common";
 import { SCHEMA_VERSION } from "./migrate";
+import { inputsSchema, sameValue, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { IDENTITY_TOKEN_TTL, authConfigDefinition as DEF } from "./definitions/auth-config";
 
-const RESOURCE = "AuthConfig";
-
-// The directory's IDs are GUIDs; the service takes them with or without the dashes.
-const UUID = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
-const uuid = z.string().regex(UUID, "must be a UUID (8-4-4-4-12 hexadecimal digits, or the 32 digits without dashes)");
-const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
-  const s = durationSeconds(v);
-  return s !== undefined && s >= 0;
-}, 'must be a non-negative duration: seconds, or a string such as "4s" or "4380h"');
-
-const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
-
-/**
- * True for an absolute URI: a token audience the directory issues tokens for is an http(s) URL or an
- * application ID URI such as `api://<application id>`.
- */
-function isAbsoluteUri(s: string): boolean {
-  if (!URI_SCHEME.test(s)) return false;
-  try {
-    const u = new URL(s);
-    // "host:port"-looking text parses with the host as scheme; a URL scheme needs "//" or an opaque path.
-    return u.protocol.length > 1 && (s.slice(u.protocol.length).startsWith("//") || u.protocol === "urn:");
-  } catch {
-    return false;
-  }
-}
+const RESOURCE = DEF.name;
 
 /** The inputs of an AuthConfig after `check`. */
-export const AuthConfigInputsSchema = z.object({
-  mount: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
-  tenantId: uuid,
-  resource: z
-    .string()
-    .refine(
-      isAbsoluteUri,
-      'must be an absolute URI such as "https://management.azure.com/" or "api://<application id>"; it must equal the login tokens\' audience exactly, trailing slash included',
-    ),
-  clientId: uuid.optional(),
-  clientSecret: z.string().min(1, "must not be empty; leave it out to send no client secret").optional(),
-  environment: z
-    .string()
-    .refine(
-      (e) => CLOUD_ENVIRONMENTS.some((x) => x.toLowerCase() === e.toLowerCase()),
-      `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`,
-    )
-    .optional(),
-  maxRetries: wholeNumber().optional(),
-  retryDelay: duration.optional(),
-  maxRetryDelay: duration.optional(),
-  rootPasswordTtl: duration.optional(),
-  /** Write-only secret: a number to bump when the secret should be sent again. */
-  clientSecretVersion: wholeNumber().optional(),
-  /** Write-only secret: the environment variable of the `pulumi` command that holds it. */
-  clientSecretEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits and '_')")
-    .optional(),
-  /** Write-only secret: the stack config key (`<namespace>:<name>`) that holds it. */
-  clientSecretConfigKey: z
-    .string()
-    .regex(/^[^:\s]+:[^\s]+$/, 'must be a stack config key such as "myproject:clientSecret"')
-    .optional(),
-  /**
-   * Workload identity (Vault enterprise edition): the audience of the plugin's identity token. Excludes a
-   * client secret. A server that refuses it (Vault community edition) or drops it (OpenBao's azure plugin)
-   * fails the create or update.
-   */
-  identityTokenAudience: z.string().min(1, "must not be empty; leave it out for none").optional(),
-  /** Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h). */
-  identityTokenTtl: duration.optional(),
-  adopt: z.boolean().optional(),
-  /** Where the method lives (see ./connection.ts); without one, stack config then the environment. */
-  connection: connectionSchema("secrets").optional(),
-});
+export const AuthConfigInputsSchema = inputsSchema(DEF);
 
 /** The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets). */
-export type AuthConfigInputs = z.infer<typeof AuthConfigInputsSchema>;
+export type AuthConfigInputs = InputsOf<typeof DEF>;
 
-/** The outputs (state) of an AuthConfig: every input but `clientSecret`, whose salted hash is kept instead. */
-export interface AuthConfigOutputs extends Omit<AuthConfigInputs, "clientSecret"> {
-  /** `scrypt$N$r$p$<salt>$<hash>` of mount and secret; absent when no secret was given. */
-  clientSecretHash?: string;
-  /** Set when the last write's outcome is unknown: the next `up` writes again (secret included). */
-  incomplete?: boolean;
-  schemaVersion: number;
-}
+/**
+ * The outputs (state) of an AuthConfig: every input but `clientSecret`, whose salted hash
+ * (`scrypt$N$r$p$<salt>$<hash>` of mount and secret) is kept instead; `incomplete` after an unknown outcome.
+ */
+export type AuthConfigOutputs = Omit<OutputsOf<typeof DEF>, "clientSecret">;
+
+/** The settings the service reports back, compared by the diff: every one with a wire name but the secret. */
+const READABLE = settingKeys(DEF).filter(
+  (e): e is [Exclude<(typeof e)[0], "clientSecret">, (typeof e)[1]] => !e[1].secret,
+);
 
 // Memory-hard and salted, so a short secret cannot be read back from the state by a quick brute force.
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
@@ -277,36 +202,8 @@ export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigIn
 
 /** True when the settings the service reports back (everything but the secret) differ. */
 function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: AuthConfigInputs): boolean {
-  const D = CONFIG_DEFAULTS;
-  return (
-    [
-      news.tenantId,
-      news.resource,
-      news.clientId,
-      news.environment,
-      news.maxRetries,
-      news.retryDelay,
-      news.maxRetryDelay,
-      news.rootPasswordTtl,
-    ].some(containsUnknown) ||
-    news.tenantId !== olds.tenantId ||
-    news.resource !== olds.resource ||
-    (news.clientId ?? "") !== (olds.clientId ?? "") ||
-    (news.environment ?? "").toLowerCase() !== (olds.environment ?? "").toLowerCase() ||
-    (news.maxRetries ?? D.maxRetries) !== (olds.maxRetries ?? D.maxRetries) ||
-    seconds(news.retryDelay, D.retryDelaySeconds) !== seconds(olds.retryDelay, D.retryDelaySeconds) ||
-    seconds(news.maxRetryDelay, D.maxRetryDelaySeconds) !== seconds(olds.maxRetryDelay, D.maxRetryDelaySeconds) ||
-    seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds) !==
-      seconds(olds.rootPasswordTtl, D.rootPasswordTtlSeconds) ||
-    containsUnknown(news.identityTokenAudience) ||
-    containsUnknown(news.identityTokenTtl) ||
-    (news.identityTokenAudience ?? "") !== (olds.identityTokenAudience ?? "") ||
-    seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL) !== seconds(olds.identityTokenTtl, IDENTITY_TOKEN_TTL)
-  );
+  return READABLE.some(([k, f]) => containsUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
 }
-
-/** The service's identity token lifetime when none is set: 1h. */
-const IDENTITY_TOKEN_TTL = 3600;
 
 /**
  * Returns the full write: every field the service would otherwise reset is sent, optional fields the

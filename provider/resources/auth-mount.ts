@@ -6,7 +6,7 @@
  * remount (releases before 1.10), or `disableRemount` is set, a new path replaces the mount.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { z } from "zod";
+import type { z } from "zod";
 import {
   isMountInUse,
   isRemountUnsupported,
@@ -16,98 +16,35 @@ import {
 } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest, TuneResponse } from "../schemas/secrets";
-import { checkObjectInputs, mountPathSchema, reportWarnings, secretsClient, warn } from "./auth-common";
+import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 import { SCHEMA_VERSION } from "./migrate";
-import { MOVED, connectionChange, connectionSchema } from "./connection";
+import { MOVED, connectionChange } from "./connection";
+import { inputsSchema, replaceKeys, sameValue, subSettingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { authMountDefinition as DEF } from "./definitions/auth-mount";
 
-const RESOURCE = "AuthMount";
-
-const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
-  const s = durationSeconds(v);
-  return s !== undefined && s >= 0;
-}, 'must be a non-negative duration: seconds, or a string such as "90s", "1h30m" or "768h"');
-
-const TuneSchema = z
-  .object({
-    defaultLeaseTtl: duration.optional(),
-    maxLeaseTtl: duration.optional(),
-    listingVisibility: z.enum(["", "hidden", "unauth"]).optional(),
-    tokenType: z.enum(["default-service", "default-batch", "service", "batch"]).optional(),
-    auditNonHmacRequestKeys: z.array(z.string()).optional(),
-    auditNonHmacResponseKeys: z.array(z.string()).optional(),
-    passthroughRequestHeaders: z.array(z.string()).optional(),
-    allowedResponseHeaders: z.array(z.string()).optional(),
-  })
-  .strict()
-  .superRefine((t, ctx) => {
-    if (t.defaultLeaseTtl === undefined || t.maxLeaseTtl === undefined) return;
-    const d = durationSeconds(t.defaultLeaseTtl) ?? 0;
-    const m = durationSeconds(t.maxLeaseTtl) ?? 0;
-    if (m > 0 && d > m)
-      ctx.addIssue({ code: "custom", path: ["defaultLeaseTtl"], message: "must not be larger than maxLeaseTtl" });
-  });
+const RESOURCE = DEF.name;
 
 /** Tune settings of a mount; only the ones set are managed. TTLs are seconds or duration strings. */
-export type MountTune = z.infer<typeof TuneSchema>;
+export type MountTune = z.infer<typeof DEF.fields.tune.schema>;
 
 /** The inputs of an AuthMount after `check`. */
-export const AuthMountInputsSchema = z.object({
-  path: mountPathSchema("must be one or more segments of letters, digits, '_', '-' or '.', separated by '/'").refine(
-    (p) => p !== "token",
-    'the token method at "token/" is built in and cannot be managed',
-  ),
-  type: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'must be a method type name such as "cloud"')
-    .default("cloud"),
-  description: z.string().optional(),
-  tune: TuneSchema.optional(),
-  local: z.boolean().optional(),
-  sealWrap: z.boolean().optional(),
-  /** The plugin version the mount runs (`v1.2.3`); set on enable, then by tune (it runs after a plugin reload). */
-  pluginVersion: z
-    .string()
-    .regex(/^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, 'must be a semantic version such as "v0.21.0"')
-    .optional(),
-  /** Replace the mount on a path change instead of moving it with `sys/remount`. */
-  disableRemount: z.boolean().optional(),
-  adopt: z.boolean().optional(),
-  /** Where the mount lives (see ./connection.ts); without one, stack config then the environment. */
-  connection: connectionSchema("secrets").optional(),
-});
+export const AuthMountInputsSchema = inputsSchema(DEF);
 
 /** The inputs of an AuthMount. */
-export type AuthMountInputs = z.infer<typeof AuthMountInputsSchema>;
+export type AuthMountInputs = InputsOf<typeof DEF>;
 
-/** The outputs (state) of an AuthMount: every input plus the accessor. */
-export interface AuthMountOutputs extends AuthMountInputs {
-  accessor: string;
-  /** Set when the create did not finish (the enable unconfirmed, or the mount not read back): the next `up` finishes it. */
-  incomplete?: boolean;
-  schemaVersion: number;
-}
+/** The outputs (state) of an AuthMount: every input plus the accessor, and `incomplete` after an unfinished create. */
+export type AuthMountOutputs = OutputsOf<typeof DEF>;
 
-const TUNE_WIRE = {
-  defaultLeaseTtl: "default_lease_ttl",
-  maxLeaseTtl: "max_lease_ttl",
-  listingVisibility: "listing_visibility",
-  tokenType: "token_type",
-  auditNonHmacRequestKeys: "audit_non_hmac_request_keys",
-  auditNonHmacResponseKeys: "audit_non_hmac_response_keys",
-  passthroughRequestHeaders: "passthrough_request_headers",
-  allowedResponseHeaders: "allowed_response_headers",
-} as const satisfies Record<keyof MountTune, string>;
-type TuneKey = keyof typeof TUNE_WIRE;
-const TUNE_KEYS = Object.keys(TUNE_WIRE) as TuneKey[];
-const TTL_KEYS: readonly TuneKey[] = ["defaultLeaseTtl", "maxLeaseTtl"];
-const LIST_KEYS: readonly TuneKey[] = [
-  "auditNonHmacRequestKeys",
-  "auditNonHmacResponseKeys",
-  "passthroughRequestHeaders",
-  "allowedResponseHeaders",
-];
+const REPLACE_KEYS = replaceKeys(DEF);
+type TuneKey = keyof MountTune;
+const TUNE = subSettingKeys<TuneKey>(DEF.fields.tune);
+const TUNE_WIRE = Object.fromEntries(TUNE.map(([k, f]) => [k, f.wire])) as Record<TuneKey, string>;
+const TUNE_KEYS = TUNE.map(([k]) => k);
+const TTL_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "duration").map(([k]) => k);
+const LIST_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "list").map(([k]) => k);
 
 /** True when a tune value the user set equals what is stored (TTLs as seconds, lists as sets). */
 function sameTune(key: TuneKey, a: unknown, b: unknown): boolean {
@@ -221,12 +158,9 @@ export async function diffAuthMount(
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
   if (olds.incomplete === true) return { changes: true };
-  const changed = (k: "path" | "type") => containsUnknown(news[k]) || news[k] !== olds[k];
-  const pathChanged = changed("path");
-  if (changed("type")) replaces.push("type");
-  if (containsUnknown(news.local) || (news.local ?? false) !== (olds.local ?? false)) replaces.push("local");
-  if (containsUnknown(news.sealWrap) || (news.sealWrap ?? false) !== (olds.sealWrap ?? false))
-    replaces.push("sealWrap");
+  const pathChanged = containsUnknown(news.path) || news.path !== olds.path;
+  for (const k of REPLACE_KEYS)
+    if (containsUnknown(news[k]) || !sameValue(DEF.fields[k], news[k], olds[k])) replaces.push(k);
   let remount: PathChange | undefined;
   if (pathChanged) {
     // An unknown path, or one that changes with settings that replace anyway, is part of the replacement.

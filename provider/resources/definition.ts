@@ -21,7 +21,9 @@
  *
  * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
- * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret.
+ * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret:
+ * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
+ * resource's additional secret outputs (`<name>Options`).
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
@@ -31,7 +33,7 @@ import { refreshed } from "./auth-common";
 import { connectionSchema } from "./connection";
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
-export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection";
+export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object";
 
 /** The role of a field (see the top of this file). */
 export type FieldKind = "source" | "setting" | "option" | "output";
@@ -65,6 +67,21 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly service?: ServiceName;
   /** Declared as an output property of the SDK class. */
   readonly sdkOutput: boolean;
+  /** What an unset setting means on the service (compared and documented; `check` leaves it unset). */
+  readonly unset?: Shown;
+  /** The SDK input type, where the type's usual one does not fit (such as a plain array). */
+  readonly sdkInput?: string;
+  /** What a change does, for the reference page, where "replaces" or "updates" does not say it. */
+  readonly change?: string;
+  /** The sub-fields of an object field, and the names and docs of its SDK input and output interfaces. */
+  readonly object?: ObjectShape;
+}
+
+/** The sub-fields of an object field and its SDK interfaces. */
+export interface ObjectShape {
+  readonly fields: Record<string, Field>;
+  readonly input: { readonly name: string; readonly doc: string };
+  readonly output: { readonly name: string; readonly doc: string };
 }
 
 interface FieldOptions<S extends z.ZodType = z.ZodType> {
@@ -80,6 +97,9 @@ interface FieldOptions<S extends z.ZodType = z.ZodType> {
   wire?: string;
   canonical?: (v: string) => string;
   sdkOutput?: boolean;
+  unset?: Shown;
+  sdkInput?: string;
+  change?: string;
 }
 
 /** The rule of a field: the one given, else the type's usual rule `D`. */
@@ -120,6 +140,9 @@ function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
     ...(o.wire !== undefined && { wire: o.wire }),
     ...(o.canonical !== undefined && { canonical: o.canonical }),
     sdkOutput: o.sdkOutput ?? true,
+    ...(o.unset !== undefined && { unset: o.unset }),
+    ...(o.sdkInput !== undefined && { sdkInput: o.sdkInput }),
+    ...(o.change !== undefined && { change: o.change }),
     ...extra,
   } as Built<D, O>;
 }
@@ -155,7 +178,33 @@ export const field = {
   /** Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`. */
   connection: <const Svc extends ServiceName, const O extends FieldOptions<z.ZodType>>(service: Svc, o: O) =>
     make("connection", connectionSchema(service), { ...o, kind: "source" as const }, { service }),
+  /**
+   * An object of sub-fields (each made with a builder above; their doc, rule, type and wire name count),
+   * unknown keys refused; `refine` adds rules across sub-fields. The SDK gets an input and an output
+   * interface of the sub-fields, named in `types`.
+   */
+  object: <
+    const S extends Record<string, Field>,
+    const O extends FieldOptions<z.ZodType> & { types: Pick<ObjectShape, "input" | "output"> },
+  >(
+    fields: S,
+    o: O,
+    refine?: (value: z.output<z.ZodObject<{ [K in keyof S]: S[K]["schema"] }>>, ctx: z.RefinementCtx) => void,
+  ) => {
+    const shape = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.schema]));
+    const rule = z.strictObject(shape) as unknown as z.ZodObject<{ [K in keyof S]: S[K]["schema"] }, z.core.$strict>;
+    return make("object", refine === undefined ? rule : rule.superRefine(refine), o, {
+      object: { fields, ...o.types },
+    });
+  },
 };
+
+/** The sub-fields of an object field that have wire names: `[key, field]`, in definition order; `K` names the keys. */
+export function subSettingKeys<K extends string>(f: Field): [K, Field & { wire: string }][] {
+  return Object.entries(f.object?.fields ?? {}).filter(
+    (e): e is [K, Field & { wire: string }] => e[1].wire !== undefined,
+  );
+}
 
 /** A resource's definition: its fields, in the order the SDK and the docs list them. */
 export interface ResourceDefinition<F extends Record<string, Field> = Record<string, Field>> {
@@ -221,6 +270,7 @@ export function settingKeys<F extends Record<string, Field>>(
 
 /** What an unset setting means: `[]`, 0, false, or an enum's first value. */
 function zeroOf(f: Field): unknown {
+  if (f.unset !== undefined) return f.unset;
   switch (f.type) {
     case "list":
       return [];
@@ -245,7 +295,7 @@ export function shownDefault(f: Field): Shown | undefined {
 /** The value sent for a setting: a clean list, seconds, or the value (its zero when unset). */
 export function wireValue(f: Field, v: unknown): unknown {
   if (f.type === "list") return cleanList(v as string[] | undefined);
-  if (f.type === "duration") return seconds(v);
+  if (f.type === "duration") return v === undefined && f.unset !== undefined ? f.unset : seconds(v);
   return v ?? zeroOf(f);
 }
 

@@ -14,6 +14,7 @@ function header(def: ResourceDefinition): string {
 
 /** The SDK input type of a field. */
 function inputType(f: Field): string {
+  if (f.sdkInput !== undefined) return f.sdkInput;
   switch (f.type) {
     case "list":
       return "ListInput";
@@ -23,6 +24,8 @@ function inputType(f: Field): string {
       return `pulumi.Input<${(f.values ?? []).map((v) => JSON.stringify(v)).join(" | ")}>`;
     case "connection":
       return `pulumi.Input<${CONNECTION_TYPE[f.service ?? "secrets"]}>`;
+    case "object":
+      return `pulumi.Input<${f.object?.input.name}>`;
     default:
       return `pulumi.Input<${f.type}>`;
   }
@@ -39,7 +42,9 @@ function outputType(f: Field): string {
           ? "string"
           : f.type === "connection"
             ? CONNECTION_TYPE[f.service ?? "secrets"]
-            : f.type;
+            : f.type === "object"
+              ? (f.object?.output.name ?? "")
+              : f.type;
   return alwaysSet(f) ? base : `${base} | undefined`;
 }
 
@@ -68,12 +73,33 @@ function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
+/** The type of a sub-field in an object's output interface (an enum keeps its values). */
+function subOutputType(f: Field): string {
+  return f.type === "enum"
+    ? (f.values ?? []).map((v) => JSON.stringify(v)).join(" | ")
+    : outputType(f).replace(/ \| undefined$/, "");
+}
+
+/** The SDK input and output interfaces of an object field's sub-fields. */
+function renderObjectTypes(f: Field): string {
+  if (f.object === undefined) return "";
+  const subs = Object.entries(f.object.fields);
+  let out = jsdoc(f.object.input.doc, "");
+  out += `export interface ${f.object.input.name} {\n`;
+  for (const [k, s] of subs) out += `${jsdoc(s.doc, "  ")}  ${k}?: ${inputType(s)};\n`;
+  out += "}\n\n";
+  out += jsdoc(f.object.output.doc, "");
+  out += `export interface ${f.object.output.name} {\n`;
+  for (const [k, s] of subs) out += `${jsdoc(s.outputDoc ?? s.doc, "  ")}  ${k}?: ${subOutputType(s)};\n`;
+  return `${out}}\n\n`;
+}
+
 /** The SDK file of one resource. */
 export function renderSdk(def: ResourceDefinition): string {
   const fields = Object.entries(def.fields);
   const inputs = fields.filter(([, f]) => f.kind !== "output");
   const outputs = fields.filter(([, f]) => f.sdkOutput);
-  const types = new Set(inputs.map(([, f]) => f));
+  const types = new Set(inputs.flatMap(([, f]) => [f, ...Object.values(f.object?.fields ?? {})]));
   const connections = [...types]
     .filter((f) => f.type === "connection")
     .map((f) => CONNECTION_TYPE[f.service ?? "secrets"]);
@@ -81,8 +107,9 @@ export function renderSdk(def: ResourceDefinition): string {
   out += `import * as pulumi from "@pulumi/pulumi";\n`;
   if (connections.length > 0)
     out += `import type { ${[...new Set(connections)].sort().join(", ")} } from "../connection";\n`;
-  if ([...types].some((f) => f.type === "list")) out += `import type { ListInput } from "../types";\n`;
+  if ([...types].some((f) => inputType(f) === "ListInput")) out += `import type { ListInput } from "../types";\n`;
   out += "\n";
+  for (const [, f] of inputs) out += renderObjectTypes(f);
   out += jsdoc(def.argsDoc, "");
   out += `export interface ${def.name}Args {\n`;
   for (const [k, f] of inputs) {
@@ -104,8 +131,21 @@ export function renderSdk(def: ResourceDefinition): string {
   );
   out += `export function ${lowerFirst(def.name)}Props(args: ${def.name}Args): Record<string, unknown> {\n  return {\n`;
   for (const [k, f] of outputs) if (f.kind === "output") out += `    ${k}: undefined,\n`;
-  for (const [k] of inputs) out += `    ${k}: args.${k},\n`;
+  for (const [k, f] of inputs)
+    out += f.secret
+      ? `    ${k}: args.${k} === undefined ? undefined : pulumi.secret(args.${k}),\n`
+      : `    ${k}: args.${k},\n`;
   out += "  };\n}\n";
+  const secrets = fields.filter(([, f]) => f.secret).map(([k]) => JSON.stringify(k));
+  if (secrets.length > 0) {
+    out += "\n";
+    out += jsdoc(
+      `The options an {@link ${def.name}} registers with: the caller's, and every secret field (${secrets.join(", ")}) among the additional secret outputs.`,
+      "",
+    );
+    out += `export function ${lowerFirst(def.name)}Options(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {\n`;
+    out += `  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ${secrets.join(", ")}] };\n}\n`;
+  }
   return out;
 }
 
@@ -128,26 +168,40 @@ export function renderReference(def: ResourceDefinition): string {
   const inputs = fields.filter(([, f]) => f.kind !== "output");
   const outputs = fields.filter(([, f]) => f.kind === "output");
   const replacing = inputs.filter(([, f]) => f.replaceOnChange).map(([k]) => code(k));
-  const settings = inputs.filter(([, f]) => f.kind === "setting").map(([k]) => code(k));
+  const settings = inputs.filter(([, f]) => f.kind === "setting" && !f.replaceOnChange).map(([k]) => code(k));
   const lines: string[] = [`<!-- ${header(def)} -->`, "", `# ${def.name}`, "", def.doc, ""];
   lines.push(`ID: ${code(def.id)}. Type token: ${code(`pulumi-nodejs:dynamic/pulumi-secrets-scheduler:${def.name}`)}.`);
   lines.push("", "## Inputs", "");
   lines.push("| input | type | default | on change | secret | description |", "|---|---|---|---|---|---|");
   for (const [k, f] of inputs) {
     const req = f.required && f.default === undefined ? " (required)" : "";
-    const change = f.replaceOnChange
-      ? "replaces"
-      : f.type === "connection"
-        ? "see [replace rules](#replace-rules)"
-        : f.kind === "option"
-          ? "no request"
-          : "updates";
+    const change =
+      f.change !== undefined
+        ? f.change
+        : f.replaceOnChange
+          ? "replaces"
+          : f.type === "connection"
+            ? "see [replace rules](#replace-rules)"
+            : f.kind === "option"
+              ? "no request"
+              : "updates";
     lines.push(
       `| ${code(k)}${req} | ${cell(code(inputType(f)))} | ${cell(shown(shownDefault(f)))} | ${change} | ${f.secret ? "yes" : ""} | ${cell(f.doc)} |`,
     );
   }
+  for (const [k, f] of inputs) {
+    if (f.object === undefined) continue;
+    lines.push("", `### ${code(k)}`, "", f.object.input.doc.replace(/\{@link ([^}]+)\}/g, "`$1`"), "");
+    lines.push("| field | type | service key | description |", "|---|---|---|---|");
+    for (const [s, sub] of Object.entries(f.object.fields))
+      lines.push(
+        `| ${code(s)} | ${cell(code(inputType(sub)))} | ${sub.wire === undefined ? "" : code(sub.wire)} | ${cell(sub.doc)} |`,
+      );
+  }
   lines.push("", "## Outputs", "");
-  lines.push("Every input is also an output, as `check` normalized it. Besides them:", "");
+  const kept = inputs.filter(([, f]) => f.secret && !f.sdkOutput).map(([k]) => code(k));
+  const except = kept.length > 0 ? `, except the secret ${kept.join(" and ")}, which state keeps only as inputs` : "";
+  lines.push(`Every input is also an output, as \`check\` normalized it${except}. Besides them:`, "");
   lines.push("| output | type | description |", "|---|---|---|");
   for (const [k, f] of outputs) lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.doc)} |`);
   lines.push("", "## Replace rules", "");

@@ -14,6 +14,7 @@ import {
   sameValue,
   settingKeys,
   shownDefault,
+  subSettingKeys,
   wireBody,
 } from "../../../provider/resources/definition";
 
@@ -112,5 +113,64 @@ describe("a resource definition", () => {
       undefined,
       undefined,
     ]);
+  });
+});
+
+describe("an object field and a setting with a service default", () => {
+  const BOX = defineResource({
+    name: "Box",
+    module: "box",
+    doc: "A box.",
+    argsDoc: "Arguments of a box.",
+    id: "<name>",
+    fields: {
+      limits: field.object(
+        {
+          low: field.duration({ doc: "Low.", wire: "low" }),
+          high: field.duration({ doc: "High.", wire: "high" }),
+          names: field.list({ doc: "Names.", wire: "names", rule: z.array(z.string()), sdkInput: "string[]" }),
+          note: field.string({ doc: "Note." }),
+        },
+        {
+          doc: "Limits.",
+          kind: "setting",
+          types: { input: { name: "LimitsArgs", doc: "L." }, output: { name: "Limits", doc: "L." } },
+        },
+        (v, ctx) => {
+          if ((v.low ?? 0) === 7) ctx.addIssue({ code: "custom", path: ["low"], message: "not seven" });
+        },
+      ),
+      retries: field.number({ doc: "Retries.", wire: "retries", unset: 3 }),
+      delay: field.duration({ doc: "Delay.", wire: "delay", unset: 4 }),
+      label: field.string({ doc: "Label.", wire: "label", unset: "" }),
+    },
+  });
+
+  it("check: sub-fields checked, unknown keys and the cross-field rule refused, a service default not filled in", () => {
+    const schema = inputsSchema(BOX);
+    expect(schema.parse({ limits: { low: "1m", names: ["a"] } })).toEqual({ limits: { low: "1m", names: ["a"] } });
+    expect(schema.safeParse({ limits: { low: "soon" } }).success).toBe(false);
+    expect(schema.safeParse({ limits: { lower: 1 } }).success).toBe(false);
+    expect(schema.safeParse({ limits: { low: 7 } }).error?.issues[0]).toMatchObject({
+      path: ["limits", "low"],
+      message: "not seven",
+    });
+    expect(schema.parse({})).toEqual({});
+  });
+
+  it("sub-fields with wire names, in order; the service default compared, written and documented", () => {
+    expect(subSettingKeys(BOX.fields.limits).map(([k, f]) => [k, f.wire, f.type])).toEqual([
+      ["low", "low", "duration"],
+      ["high", "high", "duration"],
+      ["names", "names", "list"],
+    ]);
+    const f = BOX.fields;
+    expect(sameValue(f.retries, undefined, 3)).toBe(true);
+    expect(sameValue(f.retries, undefined, 0)).toBe(false);
+    expect(sameValue(f.delay, undefined, "4s")).toBe(true);
+    expect(sameValue(f.delay, "0s", undefined)).toBe(false);
+    expect(sameValue(f.label, undefined, "")).toBe(true);
+    expect(wireBody(BOX, {})).toEqual({ retries: 3, delay: 4, label: "" });
+    expect([f.retries, f.delay, f.label].map(shownDefault)).toEqual([3, 4, ""]);
   });
 });
