@@ -22,6 +22,8 @@
  * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
  * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret.
+ * A value no builder's type fits (an object, a map, a union) is a `field.custom` with its SDK type written
+ * out in `sdkType`.
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
@@ -31,7 +33,7 @@ import { refreshed } from "./auth-common";
 import { connectionSchema } from "./connection";
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
-export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection";
+export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "custom";
 
 /** The role of a field (see the top of this file). */
 export type FieldKind = "source" | "setting" | "option" | "output";
@@ -65,6 +67,16 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly service?: ServiceName;
   /** Declared as an output property of the SDK class. */
   readonly sdkOutput: boolean;
+  /** The SDK input type inside `pulumi.Input<...>`, written out (a `custom` field's, or one the type's rule does not fit). */
+  readonly sdkType?: string;
+  /** The SDK output type inside `pulumi.Output<...>`, written out (for a value the provider always resolves). */
+  readonly sdkOutputType?: string;
+  /** False for an input the SDK class sets itself: not an argument of the SDK's `*Args`. */
+  readonly sdkArg: boolean;
+  /** What the field means when unset, applied where it is used (`check` leaves it unset; see {@link unsetDefaults}). */
+  readonly unsetMeans?: Shown;
+  /** False for an input that state does not copy into the outputs (see {@link echoedKeys}). */
+  readonly echo: boolean;
 }
 
 interface FieldOptions<S extends z.ZodType = z.ZodType> {
@@ -80,6 +92,11 @@ interface FieldOptions<S extends z.ZodType = z.ZodType> {
   wire?: string;
   canonical?: (v: string) => string;
   sdkOutput?: boolean;
+  sdkType?: string;
+  sdkOutputType?: string;
+  sdkArg?: boolean;
+  unsetMeans?: Shown;
+  echo?: boolean;
 }
 
 /** The rule of a field: the one given, else the type's usual rule `D`. */
@@ -96,7 +113,10 @@ type Final<S extends z.ZodType, O> = O extends { required: true }
 type KindOf<O> = O extends { kind: infer K extends FieldKind } ? K : O extends { wire: string } ? "setting" : "option";
 
 /** A field as its builder returns it: its final schema and its kind kept in the type. */
-type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> };
+type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> } & UnsetOf<O>;
+
+/** A field's `unsetMeans`, kept in its type (so {@link unsetDefaults} is typed). */
+type UnsetOf<O> = O extends { unsetMeans: infer U extends Shown } ? { readonly unsetMeans: U } : unknown;
 
 function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
   type: ValueType,
@@ -120,6 +140,11 @@ function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
     ...(o.wire !== undefined && { wire: o.wire }),
     ...(o.canonical !== undefined && { canonical: o.canonical }),
     sdkOutput: o.sdkOutput ?? true,
+    ...(o.sdkType !== undefined && { sdkType: o.sdkType }),
+    ...(o.sdkOutputType !== undefined && { sdkOutputType: o.sdkOutputType }),
+    sdkArg: o.sdkArg ?? true,
+    ...(o.unsetMeans !== undefined && { unsetMeans: o.unsetMeans }),
+    echo: o.echo ?? true,
     ...extra,
   } as Built<D, O>;
 }
@@ -155,6 +180,9 @@ export const field = {
   /** Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`. */
   connection: <const Svc extends ServiceName, const O extends FieldOptions<z.ZodType>>(service: Svc, o: O) =>
     make("connection", connectionSchema(service), { ...o, kind: "source" as const }, { service }),
+  /** Any value its `rule` takes (an object, a map, a union), with its SDK type written out in `sdkType`. */
+  custom: <const O extends FieldOptions<z.ZodType> & { rule: z.ZodType; sdkType: string }>(o: O) =>
+    make("custom", o.rule, o),
 };
 
 /** A resource's definition: its fields, in the order the SDK and the docs list them. */
@@ -171,6 +199,8 @@ export interface ResourceDefinition<F extends Record<string, Field> = Record<str
   readonly id: string;
   /** What else replaces it, or how an update is made, in a sentence or two for the reference page. */
   readonly notes?: string;
+  /** Import lines the generated SDK file needs for the types `sdkType`/`sdkOutputType` name (paths from sdk/generated/). */
+  readonly sdkImports?: readonly string[];
   readonly fields: F;
 }
 
@@ -219,6 +249,34 @@ export function settingKeys<F extends Record<string, Field>>(
   );
 }
 
+/**
+ * The inputs state copies into the outputs, in definition order: every input but those marked `echo: false`.
+ * A new field is echoed unless its definition says otherwise, so no table can leave it out.
+ */
+export function echoedKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {
+  return entries(d)
+    .filter(([, f]) => f.kind !== "output" && f.echo)
+    .map(([k]) => k as InputKeys<F> & string);
+}
+
+/** The keys that say which object the resource is or where it lives (its connection aside), in definition order. */
+export function sourceKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {
+  return entries(d)
+    .filter(([, f]) => f.kind === "source" && f.type !== "connection")
+    .map(([k]) => k as InputKeys<F> & string);
+}
+
+type UnsetKeys<F> = { [K in keyof F]: F[K] extends { unsetMeans: Shown } ? K : never }[keyof F];
+
+/** What each field with an `unsetMeans` means when unset, by key. */
+export function unsetDefaults<F extends Record<string, Field>>(
+  d: ResourceDefinition<F>,
+): { readonly [K in UnsetKeys<F>]: F[K] extends { unsetMeans: infer U } ? U : never } {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of entries(d)) if (f.unsetMeans !== undefined) out[k] = f.unsetMeans;
+  return Object.freeze(out) as { readonly [K in UnsetKeys<F>]: F[K] extends { unsetMeans: infer U } ? U : never };
+}
+
 /** What an unset setting means: `[]`, 0, false, or an enum's first value. */
 function zeroOf(f: Field): unknown {
   switch (f.type) {
@@ -236,8 +294,12 @@ function zeroOf(f: Field): unknown {
   }
 }
 
-/** The documented default of a field: the one `check` fills in, or, for a setting, what an unset one writes. */
+/**
+ * The documented default of a field: its `unsetMeans`, else the one `check` fills in, else, for a setting,
+ * what an unset one writes.
+ */
 export function shownDefault(f: Field): Shown | undefined {
+  if (f.unsetMeans !== undefined) return f.unsetMeans;
   if (f.default !== undefined || f.kind !== "setting") return f.default;
   return zeroOf(f) as Shown | undefined;
 }

@@ -14,6 +14,7 @@ function header(def: ResourceDefinition): string {
 
 /** The SDK input type of a field. */
 function inputType(f: Field): string {
+  if (f.sdkType !== undefined) return `pulumi.Input<${f.sdkType}>`;
   switch (f.type) {
     case "list":
       return "ListInput";
@@ -30,6 +31,7 @@ function inputType(f: Field): string {
 
 /** The SDK output type of a field (the value inside `pulumi.Output`). */
 function outputType(f: Field): string {
+  if (f.sdkOutputType !== undefined) return f.sdkOutputType;
   const base =
     f.type === "list"
       ? "string[]"
@@ -71,8 +73,9 @@ function lowerFirst(s: string): string {
 /** The SDK file of one resource. */
 export function renderSdk(def: ResourceDefinition): string {
   const fields = Object.entries(def.fields);
-  const inputs = fields.filter(([, f]) => f.kind !== "output");
+  const inputs = fields.filter(([, f]) => f.kind !== "output" && f.sdkArg);
   const outputs = fields.filter(([, f]) => f.sdkOutput);
+  const secrets = fields.filter(([, f]) => f.kind === "output" && f.secret).map(([k]) => k);
   const types = new Set(inputs.map(([, f]) => f));
   const connections = [...types]
     .filter((f) => f.type === "connection")
@@ -82,6 +85,7 @@ export function renderSdk(def: ResourceDefinition): string {
   if (connections.length > 0)
     out += `import type { ${[...new Set(connections)].sort().join(", ")} } from "../connection";\n`;
   if ([...types].some((f) => f.type === "list")) out += `import type { ListInput } from "../types";\n`;
+  for (const line of def.sdkImports ?? []) out += `${line}\n`;
   out += "\n";
   out += jsdoc(def.argsDoc, "");
   out += `export interface ${def.name}Args {\n`;
@@ -106,6 +110,14 @@ export function renderSdk(def: ResourceDefinition): string {
   for (const [k, f] of outputs) if (f.kind === "output") out += `    ${k}: undefined,\n`;
   for (const [k] of inputs) out += `    ${k}: args.${k},\n`;
   out += "  };\n}\n";
+  if (secrets.length > 0) {
+    out += "\n";
+    out += jsdoc(
+      `The outputs of an {@link ${def.name}} always kept secret (pass them in \`additionalSecretOutputs\`).`,
+      "",
+    );
+    out += `export const ${lowerFirst(def.name)}SecretOutputs: readonly string[] = ${JSON.stringify(secrets)};\n`;
+  }
   return out;
 }
 
@@ -149,7 +161,10 @@ export function renderReference(def: ResourceDefinition): string {
   lines.push("", "## Outputs", "");
   lines.push("Every input is also an output, as `check` normalized it. Besides them:", "");
   lines.push("| output | type | description |", "|---|---|---|");
-  for (const [k, f] of outputs) lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.doc)} |`);
+  for (const [k, f] of outputs) {
+    const doc = f.secret ? `${f.doc} Always kept secret.` : f.doc;
+    lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(doc)} |`);
+  }
   lines.push("", "## Replace rules", "");
   lines.push(`- A change of ${replacing.join(" or ")} replaces the ${def.name} (deleted first, then created).`);
   const connection = inputs.find(([, f]) => f.type === "connection");
