@@ -1,4 +1,5 @@
 /** Every resource definition; `npm run generate` renders the SDK file and the reference page of each. */
 import { authRoleDefinition } from "./auth-role";
+import { jobVersionTagDefinition } from "./job-version-tag";
 
-export const definitions = [authRoleDefinition] as const;
+export const definitions = [authRoleDefinition, jobVersionTagDefinition] as const;
