@@ -113,10 +113,14 @@ type Final<S extends z.ZodType, O> = O extends { required: true }
 type KindOf<O> = O extends { kind: infer K extends FieldKind } ? K : O extends { wire: string } ? "setting" : "option";
 
 /** A field as its builder returns it: its final schema and its kind kept in the type. */
-type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> } & UnsetOf<O>;
+type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> } & UnsetOf<O> &
+  EchoOf<O>;
 
 /** A field's `unsetMeans`, kept in its type (so {@link unsetDefaults} is typed). */
 type UnsetOf<O> = O extends { unsetMeans: infer U extends Shown } ? { readonly unsetMeans: U } : unknown;
+
+/** A field's `echo: false`, kept in its type (so {@link echoedKeys} is typed). */
+type EchoOf<O> = O extends { echo: false } ? { readonly echo: false } : unknown;
 
 function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
   type: ValueType,
@@ -253,11 +257,13 @@ export function settingKeys<F extends Record<string, Field>>(
  * The inputs state copies into the outputs, in definition order: every input but those marked `echo: false`.
  * A new field is echoed unless its definition says otherwise, so no table can leave it out.
  */
-export function echoedKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {
+export function echoedKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (EchoedKeys<F> & string)[] {
   return entries(d)
     .filter(([, f]) => f.kind !== "output" && f.echo)
-    .map(([k]) => k as InputKeys<F> & string);
+    .map(([k]) => k as EchoedKeys<F> & string);
 }
+
+type EchoedKeys<F> = { [K in InputKeys<F>]: F[K] extends { echo: false } ? never : K }[InputKeys<F>];
 
 /** The keys that say which object the resource is or where it lives (its connection aside), in definition order. */
 export function sourceKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {

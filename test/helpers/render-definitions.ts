@@ -159,8 +159,13 @@ export function renderReference(def: ResourceDefinition): string {
     );
   }
   lines.push("", "## Outputs", "");
-  lines.push("Every input is also an output, as `check` normalized it. Besides them:", "");
+  const kept = inputs.filter(([, f]) => !f.echo && !f.sdkOutput).map(([k]) => code(k));
+  const except = kept.length > 0 ? `, except ${kept.join(", ")}, which state keeps as inputs only` : "";
+  lines.push(`Every input is also an output, as \`check\` normalized it${except}. Besides them:`, "");
   lines.push("| output | type | description |", "|---|---|---|");
+  // Inputs the provider resolves into outputs of its own (not copied as given).
+  for (const [k, f] of inputs.filter(([, x]) => !x.echo && x.sdkOutput))
+    lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.outputDoc ?? f.doc)} |`);
   for (const [k, f] of outputs) {
     const doc = f.secret ? `${f.doc} Always kept secret.` : f.doc;
     lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(doc)} |`);
