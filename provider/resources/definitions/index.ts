@@ -1,5 +1,6 @@
 /** Every resource definition; `npm run generate` renders the SDK file and the reference page of each. */
 import { authRoleDefinition } from "./auth-role";
+import { jobDefinition } from "./job";
 import { jobVersionTagDefinition } from "./job-version-tag";
 
-export const definitions = [authRoleDefinition, jobVersionTagDefinition] as const;
+export const definitions = [authRoleDefinition, jobVersionTagDefinition, jobDefinition] as const;
