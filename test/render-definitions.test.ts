@@ -15,7 +15,7 @@ const DEF = defineResource({
   fields: {
     name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
     code: field.string({ doc: "Code.", kind: "setting", secret: true, sdkOutput: false }),
-    tries: field.number({ doc: "Tries.", wire: "tries", unset: 3 }),
+    tries: field.number({ doc: "Tries.", wire: "tries", unsetMeans: 3 }),
     lock: field.object(
       { bolts: field.number({ doc: "Bolts.", wire: "bolts" }) },
       {

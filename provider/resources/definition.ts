@@ -23,7 +23,8 @@
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
  * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret:
  * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
- * resource's additional secret outputs (`<name>Options`).
+ * resource's additional secret outputs (`<name>Options`). A value no builder's type fits (a map, a union)
+ * is a `field.custom` with its SDK type written out in `sdkType`.
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
@@ -33,7 +34,8 @@ import { refreshed } from "./auth-common";
 import { connectionSchema } from "./connection";
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
-export type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object";
+export type ValueType =
+  "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object" | "custom";
 
 /** The role of a field (see the top of this file). */
 export type FieldKind = "source" | "setting" | "option" | "output";
@@ -67,14 +69,23 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly service?: ServiceName;
   /** Declared as an output property of the SDK class. */
   readonly sdkOutput: boolean;
-  /** What an unset setting means on the service (compared and documented; `check` leaves it unset). */
-  readonly unset?: Shown;
-  /** The SDK input type, where the type's usual one does not fit (such as a plain array). */
-  readonly sdkInput?: string;
   /** What a change does, for the reference page, where "replaces" or "updates" does not say it. */
   readonly change?: string;
   /** The sub-fields of an object field, and the names and docs of its SDK input and output interfaces. */
   readonly object?: ObjectShape;
+  /** The SDK input type inside `pulumi.Input<...>`, written out (a `custom` field's, or one the type's rule does not fit). */
+  readonly sdkType?: string;
+  /** The SDK output type inside `pulumi.Output<...>`, written out (for a value the provider always resolves). */
+  readonly sdkOutputType?: string;
+  /** False for an input the SDK class sets itself: not an argument of the SDK's `*Args`. */
+  readonly sdkArg: boolean;
+  /**
+   * What the field means when unset (`check` leaves it unset): documented, compared and written as such for a
+   * setting, and applied by the provider where it is used (see {@link unsetDefaults}).
+   */
+  readonly unsetMeans?: Shown;
+  /** False for an input that state does not copy into the outputs (see {@link echoedKeys}). */
+  readonly echo: boolean;
 }
 
 /** The sub-fields of an object field and its SDK interfaces. */
@@ -97,9 +108,12 @@ interface FieldOptions<S extends z.ZodType = z.ZodType> {
   wire?: string;
   canonical?: (v: string) => string;
   sdkOutput?: boolean;
-  unset?: Shown;
-  sdkInput?: string;
   change?: string;
+  sdkType?: string;
+  sdkOutputType?: string;
+  sdkArg?: boolean;
+  unsetMeans?: Shown;
+  echo?: boolean;
 }
 
 /** The rule of a field: the one given, else the type's usual rule `D`. */
@@ -116,7 +130,14 @@ type Final<S extends z.ZodType, O> = O extends { required: true }
 type KindOf<O> = O extends { kind: infer K extends FieldKind } ? K : O extends { wire: string } ? "setting" : "option";
 
 /** A field as its builder returns it: its final schema and its kind kept in the type. */
-type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> };
+type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> } & UnsetOf<O> &
+  EchoOf<O>;
+
+/** A field's `unsetMeans`, kept in its type (so {@link unsetDefaults} is typed). */
+type UnsetOf<O> = O extends { unsetMeans: infer U extends Shown } ? { readonly unsetMeans: U } : unknown;
+
+/** A field's `echo: false`, kept in its type (so {@link echoedKeys} is typed). */
+type EchoOf<O> = O extends { echo: false } ? { readonly echo: false } : unknown;
 
 function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
   type: ValueType,
@@ -140,9 +161,12 @@ function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
     ...(o.wire !== undefined && { wire: o.wire }),
     ...(o.canonical !== undefined && { canonical: o.canonical }),
     sdkOutput: o.sdkOutput ?? true,
-    ...(o.unset !== undefined && { unset: o.unset }),
-    ...(o.sdkInput !== undefined && { sdkInput: o.sdkInput }),
     ...(o.change !== undefined && { change: o.change }),
+    ...(o.sdkType !== undefined && { sdkType: o.sdkType }),
+    ...(o.sdkOutputType !== undefined && { sdkOutputType: o.sdkOutputType }),
+    sdkArg: o.sdkArg ?? true,
+    ...(o.unsetMeans !== undefined && { unsetMeans: o.unsetMeans }),
+    echo: o.echo ?? true,
     ...extra,
   } as Built<D, O>;
 }
@@ -197,6 +221,9 @@ export const field = {
       object: { fields, ...o.types },
     });
   },
+  /** Any value its `rule` takes (an object, a map, a union), with its SDK type written out in `sdkType`. */
+  custom: <const O extends FieldOptions<z.ZodType> & { rule: z.ZodType; sdkType: string }>(o: O) =>
+    make("custom", o.rule, o),
 };
 
 /** The sub-fields of an object field that have wire names: `[key, field]`, in definition order; `K` names the keys. */
@@ -220,6 +247,8 @@ export interface ResourceDefinition<F extends Record<string, Field> = Record<str
   readonly id: string;
   /** What else replaces it, or how an update is made, in a sentence or two for the reference page. */
   readonly notes?: string;
+  /** Import lines the generated SDK file needs for the types `sdkType`/`sdkOutputType` name (paths from sdk/generated/). */
+  readonly sdkImports?: readonly string[];
   readonly fields: F;
 }
 
@@ -268,9 +297,39 @@ export function settingKeys<F extends Record<string, Field>>(
   );
 }
 
+/**
+ * The inputs state copies into the outputs, in definition order: every input but those marked `echo: false`.
+ * A new field is echoed unless its definition says otherwise, so no table can leave it out.
+ */
+export function echoedKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (EchoedKeys<F> & string)[] {
+  return entries(d)
+    .filter(([, f]) => f.kind !== "output" && f.echo)
+    .map(([k]) => k as EchoedKeys<F> & string);
+}
+
+type EchoedKeys<F> = { [K in InputKeys<F>]: F[K] extends { echo: false } ? never : K }[InputKeys<F>];
+
+/** The keys that say which object the resource is or where it lives (its connection aside), in definition order. */
+export function sourceKeys<F extends Record<string, Field>>(d: ResourceDefinition<F>): (InputKeys<F> & string)[] {
+  return entries(d)
+    .filter(([, f]) => f.kind === "source" && f.type !== "connection")
+    .map(([k]) => k as InputKeys<F> & string);
+}
+
+type UnsetKeys<F> = { [K in keyof F]: F[K] extends { unsetMeans: Shown } ? K : never }[keyof F];
+
+/** What each field with an `unsetMeans` means when unset, by key. */
+export function unsetDefaults<F extends Record<string, Field>>(
+  d: ResourceDefinition<F>,
+): { readonly [K in UnsetKeys<F>]: F[K] extends { unsetMeans: infer U } ? U : never } {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of entries(d)) if (f.unsetMeans !== undefined) out[k] = f.unsetMeans;
+  return Object.freeze(out) as { readonly [K in UnsetKeys<F>]: F[K] extends { unsetMeans: infer U } ? U : never };
+}
+
 /** What an unset setting means: `[]`, 0, false, or an enum's first value. */
 function zeroOf(f: Field): unknown {
-  if (f.unset !== undefined) return f.unset;
+  if (f.unsetMeans !== undefined) return f.unsetMeans;
   switch (f.type) {
     case "list":
       return [];
@@ -286,8 +345,12 @@ function zeroOf(f: Field): unknown {
   }
 }
 
-/** The documented default of a field: the one `check` fills in, or, for a setting, what an unset one writes. */
+/**
+ * The documented default of a field: its `unsetMeans`, else the one `check` fills in, else, for a setting,
+ * what an unset one writes.
+ */
 export function shownDefault(f: Field): Shown | undefined {
+  if (f.unsetMeans !== undefined) return f.unsetMeans;
   if (f.default !== undefined || f.kind !== "setting") return f.default;
   return zeroOf(f) as Shown | undefined;
 }
@@ -295,7 +358,7 @@ export function shownDefault(f: Field): Shown | undefined {
 /** The value sent for a setting: a clean list, seconds, or the value (its zero when unset). */
 export function wireValue(f: Field, v: unknown): unknown {
   if (f.type === "list") return cleanList(v as string[] | undefined);
-  if (f.type === "duration") return v === undefined && f.unset !== undefined ? f.unset : seconds(v);
+  if (f.type === "duration") return v === undefined && f.unsetMeans !== undefined ? f.unsetMeans : seconds(v);
   return v ?? zeroOf(f);
 }
 

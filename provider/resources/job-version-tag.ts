@@ -3,67 +3,34 @@
  * (tagging again with the same name and version); another job, namespace, name or version is another tag.
  * Like the other resources, create refuses a tag name the job already carries unless `adopt` is set.
  */
-import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { SchedulerClient } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import { segmentProblem } from "../http/path";
-import { ResourceInitError, checkInputs, containsUnknown, definedDeep, requestName, type ProviderImpl } from "./common";
+import { ResourceInitError, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { MOVED, connectionChange } from "./connection";
+import { inputsSchema, replaceKeys, type InputsOf, type OutputsOf } from "./definition";
+import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
 import { SCHEMA_VERSION } from "./migrate";
-import { MOVED, connectionChange, connectionSchema, type Connection } from "./connection";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
-export const JobVersionTagInputsSchema = z.strictObject({
-  jobId: z
-    .string()
-    .min(1, "jobId must not be empty")
-    .refine(
-      (s) => !s.includes("/"),
-      'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)',
-    )
-    .refine(
-      (s) => s === "" || segmentProblem(s) === undefined,
-      'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text',
-    ),
-  namespace: requestName().optional(),
-  name: z
-    .string()
-    .min(1, "name must not be empty")
-    .refine((s) => !s.includes("/"), 'the scheduler cannot route a tag name containing "/"; choose a name without it')
-    .refine(
-      (s) => s === "" || segmentProblem(s) === undefined,
-      'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text',
-    ),
-  version: z.number().int().min(0).optional(),
-  description: z.string().max(999, "description must be under 1000 characters").optional(),
-  adopt: z.boolean().optional(),
-  /** Where the job lives (see ./connection.ts); without one, stack config then the environment. */
-  connection: connectionSchema("scheduler").optional(),
-});
+export const JobVersionTagInputsSchema = inputsSchema(DEF);
 
 /** The JobVersionTag inputs as the provider receives them. */
-export type JobVersionTagInputs = z.infer<typeof JobVersionTagInputsSchema>;
+export type JobVersionTagInputs = InputsOf<typeof DEF>;
 
-/** Outputs of a JobVersionTag. */
-export interface JobVersionTagOutputs {
-  jobId: string;
-  /** The namespace of the job (the input, else the connection's, else `default`). */
+/**
+ * Outputs of a JobVersionTag: its inputs as the tag is (the namespace resolved: the input, else the
+ * connection's, else `default`; the version tagged; the description, "" when none) and `taggedTime`.
+ */
+export type JobVersionTagOutputs = Omit<OutputsOf<typeof DEF>, "namespace" | "version" | "description"> & {
   namespace: string;
-  name: string;
-  /** The tagged version (the input, else the job's version when the tag was created). */
   version: number;
   description: string;
-  /** When the tag was set, in unix nanoseconds (as the server reports it). */
-  taggedTime: number;
-  /** The `adopt` input, when set. */
-  adopt?: boolean;
-  /** The `connection` input, when set: where refresh and destroy find the tag. */
-  connection?: Connection<"scheduler">;
-  /** Set when the last tag write's outcome is unknown: the next `up` tags again. */
-  incomplete?: boolean;
-  schemaVersion: number;
-}
+};
+
+/** The keys whose change replaces the tag: the job, its namespace, the tag's name and version. */
+const REPLACE_KEYS = replaceKeys(DEF);
 
 function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): string {
   return inputs.namespace ?? client.core.connection.namespace ?? "default";
@@ -102,13 +69,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
   async diff(_id, olds, news) {
     const connection = connectionChange("scheduler", olds.connection, news.connection);
     if (connection === "moved") return MOVED;
-    if (
-      ["jobId", "namespace", "name", "version", "connection"].some((k) =>
-        containsUnknown((news as Record<string, unknown>)[k]),
-      )
-    ) {
-      return { changes: true };
-    }
+    if ([...REPLACE_KEYS, "connection" as const].some((k) => containsUnknown(news[k]))) return { changes: true };
     const namespace = namespaceOf(newClient(news.connection), news);
     if (
       olds.incomplete === true &&
@@ -117,12 +78,9 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       news.name === olds.name
     )
       return { changes: true };
-    const replaces: string[] = [];
-    if (news.jobId !== olds.jobId) replaces.push("jobId");
-    if (namespace !== olds.namespace) replaces.push("namespace");
-    if (news.name !== olds.name) replaces.push("name");
     // Without a version the tag stays where it was put at create time.
-    if (news.version !== undefined && news.version !== olds.version) replaces.push("version");
+    const now = { ...news, namespace, version: news.version ?? olds.version };
+    const replaces = REPLACE_KEYS.filter((k) => now[k] !== olds[k]);
     const described = containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "");
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
     return {

@@ -14,7 +14,7 @@ function header(def: ResourceDefinition): string {
 
 /** The SDK input type of a field. */
 function inputType(f: Field): string {
-  if (f.sdkInput !== undefined) return f.sdkInput;
+  if (f.sdkType !== undefined) return `pulumi.Input<${f.sdkType}>`;
   switch (f.type) {
     case "list":
       return "ListInput";
@@ -33,6 +33,7 @@ function inputType(f: Field): string {
 
 /** The SDK output type of a field (the value inside `pulumi.Output`). */
 function outputType(f: Field): string {
+  if (f.sdkOutputType !== undefined) return f.sdkOutputType;
   const base =
     f.type === "list"
       ? "string[]"
@@ -97,7 +98,7 @@ function renderObjectTypes(f: Field): string {
 /** The SDK file of one resource. */
 export function renderSdk(def: ResourceDefinition): string {
   const fields = Object.entries(def.fields);
-  const inputs = fields.filter(([, f]) => f.kind !== "output");
+  const inputs = fields.filter(([, f]) => f.kind !== "output" && f.sdkArg);
   const outputs = fields.filter(([, f]) => f.sdkOutput);
   const types = new Set(inputs.flatMap(([, f]) => [f, ...Object.values(f.object?.fields ?? {})]));
   const connections = [...types]
@@ -108,6 +109,7 @@ export function renderSdk(def: ResourceDefinition): string {
   if (connections.length > 0)
     out += `import type { ${[...new Set(connections)].sort().join(", ")} } from "../connection";\n`;
   if ([...types].some((f) => inputType(f) === "ListInput")) out += `import type { ListInput } from "../types";\n`;
+  for (const line of def.sdkImports ?? []) out += `${line}\n`;
   out += "\n";
   for (const [, f] of inputs) out += renderObjectTypes(f);
   out += jsdoc(def.argsDoc, "");
@@ -199,11 +201,20 @@ export function renderReference(def: ResourceDefinition): string {
       );
   }
   lines.push("", "## Outputs", "");
-  const kept = inputs.filter(([, f]) => f.secret && !f.sdkOutput).map(([k]) => code(k));
-  const except = kept.length > 0 ? `, except the secret ${kept.join(" and ")}, which state keeps only as inputs` : "";
+  const kept = inputs
+    .filter(([, f]) => (f.secret || !f.echo) && !f.sdkOutput)
+    .map(([k, f]) => (f.secret ? `the secret ${code(k)}` : code(k)));
+  const named = kept.length > 1 ? `${kept.slice(0, -1).join(", ")} and ${kept[kept.length - 1]}` : kept[0];
+  const except = named !== undefined ? `, except ${named}, which state keeps as inputs only` : "";
   lines.push(`Every input is also an output, as \`check\` normalized it${except}. Besides them:`, "");
   lines.push("| output | type | description |", "|---|---|---|");
-  for (const [k, f] of outputs) lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.doc)} |`);
+  // Inputs the provider resolves into outputs of its own (not copied as given).
+  for (const [k, f] of inputs.filter(([, x]) => !x.echo && x.sdkOutput))
+    lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.outputDoc ?? f.doc)} |`);
+  for (const [k, f] of outputs) {
+    const doc = f.secret ? `${f.doc} Always kept secret.` : f.doc;
+    lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(doc)} |`);
+  }
   lines.push("", "## Replace rules", "");
   lines.push(`- A change of ${replacing.join(" or ")} replaces the ${def.name} (deleted first, then created).`);
   const connection = inputs.find(([, f]) => f.type === "connection");

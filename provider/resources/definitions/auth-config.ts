@@ -78,7 +78,7 @@ export const authConfigDefinition = defineResource({
       doc: "Client ID of the directory application (a UUID).",
       rule: uuid,
       wire: "client_id",
-      unset: "",
+      unsetMeans: "",
     }),
     clientSecret: field.string({
       doc:
@@ -123,13 +123,13 @@ export const authConfigDefinition = defineResource({
         "identity token the plugin presents instead of a client secret. Excludes a client secret.",
       rule: z.string().min(1, "must not be empty; leave it out for none"),
       wire: "identity_token_audience",
-      unset: "",
+      unsetMeans: "",
     }),
     identityTokenTtl: field.duration({
       doc: "Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h).",
       rule: duration,
       wire: "identity_token_ttl",
-      unset: IDENTITY_TOKEN_TTL,
+      unsetMeans: IDENTITY_TOKEN_TTL,
     }),
     environment: field.string({
       doc: "`AzurePublicCloud`, `AzureUSGovernmentCloud` or `AzureChinaCloud` (any case).",
@@ -140,32 +140,32 @@ export const authConfigDefinition = defineResource({
           `must be one of ${CLOUD_ENVIRONMENTS.join(", ")}`,
         ),
       wire: "environment",
-      unset: "",
+      unsetMeans: "",
       canonical: (v) => v.toLowerCase(),
     }),
     maxRetries: field.number({
       doc: "Retries of the method's calls to the cloud APIs (default 3; always sent, since omitting it resets it).",
       rule: wholeNumber(),
       wire: "max_retries",
-      unset: CONFIG_DEFAULTS.maxRetries,
+      unsetMeans: CONFIG_DEFAULTS.maxRetries,
     }),
     retryDelay: field.duration({
       doc: "First retry delay: seconds or a duration (default 4 s).",
       rule: duration,
       wire: "retry_delay",
-      unset: CONFIG_DEFAULTS.retryDelaySeconds,
+      unsetMeans: CONFIG_DEFAULTS.retryDelaySeconds,
     }),
     maxRetryDelay: field.duration({
       doc: "Longest retry delay: seconds or a duration (default 60 s).",
       rule: duration,
       wire: "max_retry_delay",
-      unset: CONFIG_DEFAULTS.maxRetryDelaySeconds,
+      unsetMeans: CONFIG_DEFAULTS.maxRetryDelaySeconds,
     }),
     rootPasswordTtl: field.duration({
       doc: "Lifetime of rotated root passwords: seconds or a duration (default 4380h).",
       rule: duration,
       wire: "root_password_ttl",
-      unset: CONFIG_DEFAULTS.rootPasswordTtlSeconds,
+      unsetMeans: CONFIG_DEFAULTS.rootPasswordTtlSeconds,
     }),
     adopt: field.boolean({
       doc: "Take over an existing configuration instead of failing (it is overwritten with these settings).",

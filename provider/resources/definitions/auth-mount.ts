@@ -14,7 +14,7 @@ const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v
 
 /** A tune list: an array of strings (no comma-separated form), compared as a set. */
 const tuneList = (doc: string, wire: string) =>
-  field.list({ doc, wire, rule: z.array(z.string()), sdkInput: "pulumi.Input<pulumi.Input<string>[]>" });
+  field.list({ doc, wire, rule: z.array(z.string()), sdkType: "pulumi.Input<string>[]" });
 
 /** The AuthMount: every field, in the order the SDK and the reference page list them. */
 export const authMountDefinition = defineResource({

@@ -3,22 +3,15 @@
  * register sends (durations, var-file text, the submission) or how it runs (promotion policy, preserved
  * scale, batch-only settings). No network here.
  */
-import { z } from "zod";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { parseGoDuration } from "../../duration";
-import { JobSchema } from "../../schemas/scheduler";
-import { checkInputs, containsUnknown, copyInputs, isRecord, requestName, shownKey } from "../common";
-import { connectionSchema } from "../connection";
+import { checkInputs, containsUnknown, copyInputs, isRecord, shownKey } from "../common";
+import { echoedKeys, inputsSchema, sourceKeys, unsetDefaults, type InputsOf } from "../definition";
+import { jobDefinition as DEF } from "../definitions/job";
 import { checkJobObject } from "./validate";
 
-/** Defaults of the settings the inputs may leave out. */
-export const JOB_DEFAULTS = Object.freeze({
-  waitForDeployment: true,
-  deploymentTimeout: "5m",
-  onDeploymentFailure: "revert" as const,
-  purgeOnDestroy: false,
-  adopt: false,
-});
+/** What the settings the inputs may leave out mean (`check` leaves them unset). */
+export const JOB_DEFAULTS = unsetDefaults(DEF);
 
 /** A variable value the `variables` map may hold; rendered to var-file text. */
 export type JobVariableValue = string | number | boolean;
@@ -26,92 +19,19 @@ export type JobVariableValue = string | number | boolean;
 const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
-export const JobInputsSchema = z.strictObject({
-  jobspec: z
-    .string()
-    .refine((s) => s.trim() !== "", "must not be empty or only whitespace: give HCL2 jobspec text")
-    .optional(),
-  /** A job in the API's JSON shape; unknown fields are kept and sent. */
-  job: JobSchema.optional(),
-  variables: z.union([z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))]).optional(),
-  namespace: requestName().optional(),
-  region: requestName().optional(),
-  policyOverride: z.boolean().optional(),
-  preserveCounts: z.boolean().optional(),
-  /** Keep the running task resources (CPU, cores, memory) over the spec's, like preserveCounts does counts. */
-  preserveResources: z.boolean().optional(),
-  /** Batch/sysbatch: `up` waits until the job's allocations finished and fails on failed ones. */
-  waitForCompletion: z.boolean().optional(),
-  /** Batch/sysbatch: once the job finished and was garbage-collected, keep it as done instead of running it again. */
-  runOnce: z.boolean().optional(),
-  /** Any change of this map runs the job again (a new version registered). */
-  triggers: z.record(z.string(), z.string()).optional(),
-  /** 1–100; 0 (as the API takes it) means the job's own priority. */
-  evalPriority: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must be from 1 to 100 (0: the job's priority)")
-    .max(100, "must be from 1 to 100 (0: the job's priority)")
-    .optional(),
-  waitForDeployment: z.boolean().optional(),
-  deploymentTimeout: z.union([z.number(), z.string()]).optional(),
-  onDeploymentFailure: z
-    .union([z.enum(["revert", "fail"]), z.strictObject({ revertTo: z.string().min(1, "must name a version tag") })])
-    .optional(),
-  /** Canary promotion of a deployment that waits for it: "manual" (default), "auto", or after a soak. */
-  promotion: z
-    .union([
-      z.enum(["manual", "auto"]),
-      z.strictObject({
-        soak: z.union([z.number(), z.string()]),
-        groups: z
-          .array(z.string().min(1, "must not be empty"))
-          .min(1, "must name at least one group; leave it out for every group")
-          .optional(),
-      }),
-    ])
-    .optional(),
-  /** Register even when the plan right before the register differs from the one this `up` showed. */
-  allowPlanDrift: z.boolean().optional(),
-  purgeOnDestroy: z.boolean().optional(),
-  adopt: z.boolean().optional(),
-  /** Where the job lives (see ../connection.ts); without one, stack config then the environment. */
-  connection: connectionSchema("scheduler").optional(),
-  /**
-   * Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`,
-   * `variables.<name>`), so the provider keeps their values out of the text it shows (secrets.ts).
-   * Never compared by `diff`.
-   */
-  secretInputs: z.array(z.string()).optional(),
-});
+export const JobInputsSchema = inputsSchema(DEF);
 
 /** The Job inputs as the provider receives them. */
-export type JobInputs = z.infer<typeof JobInputsSchema>;
+export type JobInputs = InputsOf<typeof DEF>;
 
 /** The inputs the job is derived from: a change of one resolves the job again. */
-export const SOURCE_KEYS = ["jobspec", "job", "variables", "namespace", "region"] as const;
+export const SOURCE_KEYS = sourceKeys(DEF);
 
 /**
- * The settings inputs: how the job is written, followed and deleted, and where (the connection; everything
- * but the sources and `secretInputs`). Outputs echo them and `diff` compares them.
+ * The settings inputs: how the job is written, followed and deleted, and where (the connection): every
+ * input but the sources and `secretInputs`. Outputs echo them and `diff` compares them.
  */
-export const SETTING_KEYS = [
-  "policyOverride",
-  "preserveCounts",
-  "preserveResources",
-  "waitForCompletion",
-  "runOnce",
-  "triggers",
-  "evalPriority",
-  "waitForDeployment",
-  "deploymentTimeout",
-  "onDeploymentFailure",
-  "promotion",
-  "allowPlanDrift",
-  "purgeOnDestroy",
-  "adopt",
-  "connection",
-] as const satisfies ReadonlyArray<keyof JobInputs>;
+export const SETTING_KEYS = echoedKeys(DEF);
 
 /** Validates Job inputs, naming each bad property; values unknown at preview pass through. */
 export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResult<JobInputs> {

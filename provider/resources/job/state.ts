@@ -13,6 +13,8 @@ import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError, isApiError } from "../../errors";
 import type { Deployment, Job, JobStub } from "../../schemas/scheduler";
 import { definedDeep } from "../common";
+import type { OutputsOf } from "../definition";
+import type { jobDefinition } from "../definitions/job";
 import { SCHEMA_VERSION } from "../migrate";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
@@ -41,43 +43,17 @@ export interface JobRef {
   region: string;
 }
 
-/** Outputs of a Job: its settings inputs plus what the server reports (never its sources). */
-export interface JobOutputs extends Omit<JobInputs, "namespace" | "region" | "jobspec" | "job" | "variables"> {
-  jobId: string;
-  /** The namespace the job lives in (the input, else the job's own, else the connection's, else `default`). */
+/**
+ * Outputs of a Job (each field's doc is in its definition, ../definitions/job.ts): its settings inputs plus
+ * what the server reports (never its sources), the namespace and region the job lives in.
+ */
+export type JobOutputs = Omit<
+  OutputsOf<typeof jobDefinition>,
+  "namespace" | "region" | "jobspec" | "job" | "variables"
+> & {
   namespace: string;
   region: string;
-  type: string;
-  version: number;
-  /** Index of the last spec change: the check-and-set index of the next update. */
-  jobModifyIndex: number;
-  modifyIndex: number;
-  status: string;
-  statusDescription: string;
-  /** True when the job was stopped (outside Pulumi: the next preview shows it as a change). */
-  stopped: boolean;
-  /** Evaluation of the last registration made by this resource. */
-  evalId: string;
-  /** The deployment the last create or update followed ("" when none; see `readServerState`). */
-  deploymentId: string;
-  deploymentStatus: string;
-  deploymentStatusDescription: string;
-  /** Canonical JSON of the job spec state believes runs; diffs compare the desired job with it. */
-  normalizedJob: string;
-  /** Hash of the inputs `normalizedJob` was derived from ("" when it came from the server). */
-  inputsHash: string;
-  /**
-   * Set when the last create or update did not finish: `register` (a register whose outcome is unknown; the
-   * indexes are those from before it) or `rollout` (registered, not followed to the end). The next diff
-   * reports a change, so the next `up` finishes it.
-   */
-  incomplete?: "register" | "rollout";
-  /** Set only in the state a failed rollout leaves (with Pulumi's init errors); the next update or refresh drops it. */
-  rolloutFailed?: boolean;
-  /** runOnce: the batch job finished and the scheduler garbage-collected it; state keeps it as done. */
-  collected?: boolean;
-  schemaVersion: number;
-}
+};
 
 /** What state keeps besides the server's report: the normal form and where it came from. */
 export interface Kept {

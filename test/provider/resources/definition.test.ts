@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   defineResource,
+  echoedKeys,
   field,
   inputsSchema,
   refreshedSetting,
@@ -15,6 +16,8 @@ import {
   settingKeys,
   shownDefault,
   subSettingKeys,
+  sourceKeys,
+  unsetDefaults,
   wireBody,
 } from "../../../provider/resources/definition";
 
@@ -114,6 +117,54 @@ describe("a resource definition", () => {
       undefined,
     ]);
   });
+
+  it("custom fields, unset meanings and the echo: a rule of any shape, a default the provider applies, every input echoed unless marked", () => {
+    const d = defineResource({
+      name: "Other",
+      module: "other",
+      doc: "Another thing.",
+      argsDoc: "Arguments of another thing.",
+      id: "<name>",
+      fields: {
+        name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
+        body: field.custom({
+          doc: "Body.",
+          kind: "source",
+          rule: z.record(z.string(), z.number()),
+          sdkType: "Body",
+          echo: false,
+        }),
+        wait: field.boolean({ doc: "Wait.", kind: "setting", unsetMeans: true }),
+        mode: field.custom({
+          doc: "Mode.",
+          kind: "setting",
+          rule: z.union([z.literal("a"), z.object({ b: z.string() })]),
+          sdkType: '"a" | { b: string }',
+          unsetMeans: "a",
+        }),
+        connection: field.connection("scheduler", { doc: "Where." }),
+        hint: field.string({ doc: "Set by the SDK.", sdkArg: false, echo: false }),
+        done: field.boolean({ doc: "Done.", kind: "output" }),
+      },
+    });
+    const schema = inputsSchema(d);
+    expect(schema.parse({ name: "n", body: { x: 1 }, mode: { b: "c" } })).toEqual({
+      name: "n",
+      body: { x: 1 },
+      mode: { b: "c" },
+    });
+    expect(schema.safeParse({ name: "n", body: { x: "1" } }).success).toBe(false);
+    // `check` leaves an unset meaning unset; the provider reads it from the table.
+    expect(schema.parse({ name: "n" })).toEqual({ name: "n" });
+    expect(unsetDefaults(d)).toEqual({ wait: true, mode: "a" });
+    expect([d.fields.wait, d.fields.mode, d.fields.body].map(shownDefault)).toEqual([true, "a", undefined]);
+    expect(d.fields.body.sdkType).toBe("Body");
+    expect(d.fields.hint.sdkArg).toBe(false);
+    expect(echoedKeys(d)).toEqual(["name", "wait", "mode", "connection"]);
+    expect(sourceKeys(d)).toEqual(["name", "body"]);
+    expect(sourceKeys(DEF)).toEqual(["name", "place"]);
+    expect(echoedKeys(DEF)).toEqual(Object.keys(DEF.fields).filter((k) => k !== "version"));
+  });
 });
 
 describe("an object field and a setting with a service default", () => {
@@ -128,7 +179,7 @@ describe("an object field and a setting with a service default", () => {
         {
           low: field.duration({ doc: "Low.", wire: "low" }),
           high: field.duration({ doc: "High.", wire: "high" }),
-          names: field.list({ doc: "Names.", wire: "names", rule: z.array(z.string()), sdkInput: "string[]" }),
+          names: field.list({ doc: "Names.", wire: "names", rule: z.array(z.string()), sdkType: "string[]" }),
           note: field.string({ doc: "Note." }),
         },
         {
@@ -140,9 +191,9 @@ describe("an object field and a setting with a service default", () => {
           if ((v.low ?? 0) === 7) ctx.addIssue({ code: "custom", path: ["low"], message: "not seven" });
         },
       ),
-      retries: field.number({ doc: "Retries.", wire: "retries", unset: 3 }),
-      delay: field.duration({ doc: "Delay.", wire: "delay", unset: 4 }),
-      label: field.string({ doc: "Label.", wire: "label", unset: "" }),
+      retries: field.number({ doc: "Retries.", wire: "retries", unsetMeans: 3 }),
+      delay: field.duration({ doc: "Delay.", wire: "delay", unsetMeans: 4 }),
+      label: field.string({ doc: "Label.", wire: "label", unsetMeans: "" }),
     },
   });
 

@@ -1,0 +1,97 @@
+/**
+ * The JobVersionTag's fields (see ../definition.ts): the SDK class, `check`, the diff's replacing keys and
+ * docs/reference/job-version-tag.md all come from here.
+ */
+import { z } from "zod";
+import { segmentProblem } from "../../http/path";
+import { requestName } from "../common";
+import { defineResource, field } from "../definition";
+
+const DOT_SEGMENT = 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text';
+
+/** The JobVersionTag: every field, in the order the SDK and the reference page list them. */
+export const jobVersionTagDefinition = defineResource({
+  name: "JobVersionTag",
+  module: "job-version-tag",
+  doc: "A tag on one version of a scheduler job, which also keeps that version from garbage collection.",
+  argsDoc: "Arguments of a {@link JobVersionTag}.",
+  id: "<jobId>@<namespace>/<name>",
+  notes:
+    "The description is updated in place (the version is tagged again with the same name). Create refuses a tag name the job already carries, and a version that already carries another tag (a version has one tag at a time), unless `adopt` is set. Destroying the resource removes the tag, adopted or not.",
+  fields: {
+    jobId: field.string({
+      doc: "ID of the job. A change replaces the tag.",
+      kind: "source",
+      rule: z
+        .string()
+        .min(1, "jobId must not be empty")
+        .refine(
+          (s) => !s.includes("/"),
+          'the scheduler\'s tag endpoint cannot route a job ID containing "/" (it answers 404)',
+        )
+        .refine((s) => s === "" || segmentProblem(s) === undefined, DOT_SEGMENT),
+      required: true,
+      replaceOnChange: true,
+    }),
+    namespace: field.string({
+      doc: "Namespace of the job; default the connection's, else `default`. A change replaces the tag.",
+      outputDoc: "Namespace of the job.",
+      kind: "source",
+      rule: requestName(),
+      replaceOnChange: true,
+      sdkOutputType: "string",
+    }),
+    name: field.string({
+      doc: 'Tag name, unique per job; it must not contain "/". A change replaces the tag.',
+      kind: "source",
+      rule: z
+        .string()
+        .min(1, "name must not be empty")
+        .refine(
+          (s) => !s.includes("/"),
+          'the scheduler cannot route a tag name containing "/"; choose a name without it',
+        )
+        .refine((s) => s === "" || segmentProblem(s) === undefined, DOT_SEGMENT),
+      required: true,
+      replaceOnChange: true,
+    }),
+    version: field.number({
+      doc: "Version to tag; default the job's version when the tag is created. A change replaces the tag.",
+      outputDoc: "The tagged version.",
+      kind: "source",
+      rule: z.number().int().min(0),
+      replaceOnChange: true,
+      sdkOutputType: "number",
+    }),
+    description: field.string({
+      doc: "Description (under 1000 characters); a change updates the tag in place.",
+      kind: "setting",
+      rule: z.string().max(999, "description must be under 1000 characters"),
+      sdkOutputType: "string",
+    }),
+    taggedTime: field.number({
+      doc: "When the tag was set, in unix nanoseconds.",
+      kind: "output",
+      required: true,
+    }),
+    adopt: field.boolean({
+      doc:
+        "Take over a tag of this name that the job already carries instead of failing (its description is then " +
+        "overwritten). Destroying the resource removes the tag, adopted or not.",
+    }),
+    connection: field.connection("scheduler", {
+      doc:
+        "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
+        "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
+        "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
+        "setting updates state only.",
+      sdkOutput: false,
+    }),
+    incomplete: field.boolean({
+      doc: "Set when the last tag write's outcome is unknown: the next `up` tags again.",
+      kind: "output",
+      sdkOutput: false,
+    }),
+    schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
+  },
+});
