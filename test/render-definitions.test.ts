@@ -53,6 +53,6 @@ describe("rendering a definition", () => {
     expect(md).toContain("| `bolts` | `pulumi.Input<number>` | `bolts` | Bolts. |");
     expect(md).toContain("| `code` | `pulumi.Input<string>` |  | updates | yes | Code. |");
     expect(md).toContain("| `tries` | `pulumi.Input<number>` | `3` | updates |  | Tries. |");
-    expect(md).toContain("except the secret `code`, which state keeps only as inputs");
+    expect(md).toContain("except the secret `code`, which state keeps as inputs only");
   });
 });
