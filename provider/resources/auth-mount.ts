@@ -15,7 +15,7 @@ import {
   type SecretsClient,
 } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
-import type { TuneRequest, TuneResponse } from "../schemas/secrets";
+import type { TuneRequest } from "../schemas/secrets";
 import {
   checkObjectInputs,
   compact,
@@ -107,6 +107,8 @@ const TUNE_WIRE = {
   allowedResponseHeaders: "allowed_response_headers",
 } as const satisfies Record<keyof MountTune, string>;
 type TuneKey = keyof typeof TUNE_WIRE;
+/** Tune settings as the server writes them (a tune read's answer, or a mount list entry's `config`). */
+type TuneValues = Partial<Record<(typeof TUNE_WIRE)[TuneKey], unknown>>;
 const TUNE_KEYS = Object.keys(TUNE_WIRE) as TuneKey[];
 const TTL_KEYS: readonly TuneKey[] = ["defaultLeaseTtl", "maxLeaseTtl"];
 const LIST_KEYS: readonly TuneKey[] = [
@@ -278,13 +280,13 @@ function outputs(inputs: AuthMountInputs, accessor: string): AuthMountOutputs {
 }
 
 /** Returns the inputs a refresh stores: the server's values for everything the user manages. */
-function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneResponse | undefined): AuthMountInputs {
+function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneValues | undefined): AuthMountInputs {
   const t: Record<string, unknown> = {};
   if (old.tune !== undefined && tune !== undefined) {
     for (const key of TUNE_KEYS) {
       const mine = old.tune[key];
       if (mine === undefined) continue;
-      const server = (tune as Record<string, unknown>)[TUNE_WIRE[key]];
+      const server = tune[TUNE_WIRE[key]];
       const value = LIST_KEYS.includes(key)
         ? cleanList(server as string[])
         : key === "listingVisibility"
@@ -526,6 +528,18 @@ async function findForRead(client: SecretsClient, path: string): Promise<FoundMo
   return entry === undefined ? undefined : { ...entry, path: p };
 }
 
+/**
+ * The tune settings the mount list's entry carries, when they are what a tune read reports: the list holds
+ * the mount's own values, the tune read the effective ones, and the two differ only for a TTL the mount
+ * inherits (0 in the list). A TTL the user manages and the mount inherits is left to the tune read.
+ */
+function listedTune(tune: MountTune, found: FoundMount): TuneValues | undefined {
+  const config = found.config;
+  if (config === undefined) return undefined;
+  for (const key of TTL_KEYS) if (tune[key] !== undefined && !config[TUNE_WIRE[key]]) return undefined;
+  return config;
+}
+
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
   const old: Partial<AuthMountOutputs> = props ?? {};
   const client = secretsClient(old.connection);
@@ -533,7 +547,9 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
   const found = await findForRead(client, path);
   if (found === undefined) return {};
   const tune =
-    old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
+    old.tune !== undefined && Object.keys(old.tune).length > 0
+      ? (listedTune(old.tune, found) ?? (await client.mounts.readTune(path)))
+      : undefined;
   const inputs = observed({ ...old, path }, found, tune);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
   // The accessor stays among the inputs, as `check` puts it there (see withAccessor).
