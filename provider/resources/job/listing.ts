@@ -7,7 +7,8 @@
  *
  * The list is of the whole namespace: the reads come a few at a time, so no read knows the IDs of the
  * others, and a list of the IDs asked so far would leave the later reads to another list. Its stubs are
- * checked against the schema only for the jobs read (the others of the namespace cost their bytes only).
+ * checked only for the jobs read, and only in the fields `read` uses (the others of the namespace cost
+ * their bytes only).
  *
  * Each job of a list serves one read: a resource is read once per refresh, so a second read of the same job
  * in the same process (a later refresh, a test) lists again instead of trusting an old list. A list also
@@ -15,12 +16,24 @@
  * (`HttpCore.writes`), this host's own writes included. A list the server refuses (a token without
  * `list-jobs`) or that fails leaves each read to read its job in full, as before.
  */
+import type { z } from "zod";
 import type { SchedulerClient } from "../../clients/scheduler";
-import { JobStubSchema, type JobStub } from "../../schemas/scheduler";
+import { JobStubSchema } from "../../schemas/scheduler";
 import type { JobRef } from "./state";
 
+/** The fields of a job's stub that `read` uses (the rest, its allocation summary included, stays unchecked). */
+const ListedStubSchema = JobStubSchema.pick({
+  ID: true,
+  Type: true,
+  Status: true,
+  StatusDescription: true,
+  Stop: true,
+  ModifyIndex: true,
+  JobModifyIndex: true,
+});
+
 /** What the list says of one job: its stub, `missing` when the list does not hold it, or undefined (not listed). */
-export type Listed = JobStub | "missing" | undefined;
+export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 
 /** A list taken (or being taken) at one write count of the connection. */
 interface Snapshot {
@@ -64,7 +77,7 @@ export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<L
   if (snapshot.writes !== client.core.writes) return undefined;
   const raw = stubs.get(ref.jobId);
   if (raw === undefined) return "missing";
-  const stub = JobStubSchema.safeParse(raw);
+  const stub = ListedStubSchema.safeParse(raw);
   return stub.success ? stub.data : undefined;
 }
 
