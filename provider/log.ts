@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { privateDir, stillPrivate } from "./user-cache";
+import { cacheHome, privateDir, stillPrivate } from "./user-cache";
 
 interface LogClient {
   log(req: unknown, cb: (err: Error | null) => void): void;
@@ -170,12 +170,27 @@ function sweep(dir: string): void {
   }
 }
 
+/** The marker directories of this process, by cache home. */
+const markerDirs = new Map<string, string | undefined>();
+
+/**
+ * The marker directory, checked once per process: a path that passed the checks cannot be changed by another
+ * user afterwards (no component is writable by others, or it is sticky), and a marker is trusted only after
+ * `stillPrivate` checks the directory again.
+ */
+function markerDir(env: NodeJS.ProcessEnv): string | undefined {
+  const home = cacheHome(env);
+  if (home === undefined) return undefined;
+  if (!markerDirs.has(home)) markerDirs.set(home, privateDir(MARKER_DIR, env));
+  return markerDirs.get(home);
+}
+
 /**
  * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
  * when a marker of this user's, younger than a day, says it was. True whenever no marker can be trusted.
  */
 export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const dir = privateDir(MARKER_DIR, env);
+  const dir = markerDir(env);
   if (dir === undefined) return true;
   const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
   try {
