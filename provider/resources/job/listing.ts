@@ -18,6 +18,7 @@
  */
 import type { z } from "zod";
 import type { SchedulerClient } from "../../clients/scheduler";
+import { PARSE_OPTIONS } from "../../schemas/parse-options";
 import { JobStubSchema } from "../../schemas/scheduler";
 import type { JobRef } from "./state";
 
@@ -77,7 +78,7 @@ export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<L
   if (snapshot.writes !== client.core.writes) return undefined;
   const raw = stubs.get(ref.jobId);
   if (raw === undefined) return "missing";
-  const stub = ListedStubSchema.safeParse(raw);
+  const stub = ListedStubSchema.safeParse(raw, PARSE_OPTIONS);
   return stub.success ? stub.data : undefined;
 }
 
