@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { privateDir, stillPrivate } from "./user-cache";
+import { cacheHome, privateDir, stillPrivate } from "./user-cache";
 
 interface LogClient {
   log(req: unknown, cb: (err: Error | null) => void): void;
@@ -119,8 +119,14 @@ const MARKER_TTL_MS = 24 * 3600 * 1000;
 /** Marker directories swept of old markers by this process (once each: a preview of many jobs shows many). */
 const swept = new Set<string>();
 
-/** The CLI process this host runs under: its pid and, where /proc has it, its start time (pids are reused). */
+let cli: string | undefined;
+
+/**
+ * The CLI process this host runs under: its pid and, where /proc has it, its start time (pids are reused).
+ * Taken once: the parent this process was started by.
+ */
 function cliProcess(): string {
+  if (cli !== undefined) return cli;
   let start = "";
   try {
     const stat = fs.readFileSync(`/proc/${process.ppid}/stat`, "utf8");
@@ -128,20 +134,55 @@ function cliProcess(): string {
   } catch {
     // not Linux: the pid alone, with the marker's age limit
   }
-  return `${process.ppid}-${start}`;
+  cli = `${process.ppid}-${start}`;
+  return cli;
 }
 
-/** Removes markers older than MARKER_TTL_MS (by lstat: a link is removed, never followed). */
+/**
+ * Removes the markers of CLI runs that ended more than MARKER_TTL_MS ago (by lstat: a link is removed, never
+ * followed). A marker's name starts with its CLI run (`cliProcess()`), and a run's markers are made during
+ * it, so one marker's age stands for its run's: the directory holds a marker per plan shown in the last
+ * day, and one lstat per run keeps this sweep short. (A run longer than a day may lose markers early: its
+ * plan is then shown again, never hidden.)
+ */
 function sweep(dir: string): void {
   const now = Date.now();
+  const runs = new Map<string, string[]>();
   for (const f of fs.readdirSync(dir)) {
-    const p = path.join(dir, f);
+    const run = f.slice(0, f.lastIndexOf("-"));
+    const files = runs.get(run);
+    if (files === undefined) runs.set(run, [f]);
+    else files.push(f);
+  }
+  for (const files of runs.values()) {
     try {
-      if (now - fs.lstatSync(p).mtimeMs > MARKER_TTL_MS) fs.unlinkSync(p);
+      if (now - fs.lstatSync(path.join(dir, files[0] ?? "")).mtimeMs <= MARKER_TTL_MS) continue;
     } catch {
-      // gone already
+      continue; // gone already
+    }
+    for (const f of files) {
+      try {
+        fs.unlinkSync(path.join(dir, f));
+      } catch {
+        // gone already
+      }
     }
   }
+}
+
+/** The marker directories of this process, by cache home. */
+const markerDirs = new Map<string, string | undefined>();
+
+/**
+ * The marker directory, checked once per process: a path that passed the checks cannot be changed by another
+ * user afterwards (no component is writable by others, or it is sticky), and a marker is trusted only after
+ * `stillPrivate` checks the directory again.
+ */
+function markerDir(env: NodeJS.ProcessEnv): string | undefined {
+  const home = cacheHome(env);
+  if (home === undefined) return undefined;
+  if (!markerDirs.has(home)) markerDirs.set(home, privateDir(MARKER_DIR, env));
+  return markerDirs.get(home);
 }
 
 /**
@@ -149,7 +190,7 @@ function sweep(dir: string): void {
  * when a marker of this user's, younger than a day, says it was. True whenever no marker can be trusted.
  */
 export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const dir = privateDir(MARKER_DIR, env);
+  const dir = markerDir(env);
   if (dir === undefined) return true;
   const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
   try {

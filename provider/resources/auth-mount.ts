@@ -15,7 +15,7 @@ import {
   type SecretsClient,
 } from "../clients/secrets";
 import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
-import type { TuneRequest, TuneResponse } from "../schemas/secrets";
+import type { TuneRequest } from "../schemas/secrets";
 import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
@@ -27,7 +27,7 @@ import { authMountDefinition as DEF } from "./definitions/auth-mount";
 const RESOURCE = DEF.name;
 
 /** Tune settings of a mount; only the ones set are managed. TTLs are seconds or duration strings. */
-export type MountTune = z.infer<typeof DEF.fields.tune.schema>;
+export type MountTune = NonNullable<z.infer<typeof DEF.fields.tune.schema>>;
 
 /** The inputs of an AuthMount after `check`. */
 export const AuthMountInputsSchema = inputsSchema(DEF);
@@ -45,6 +45,8 @@ const TUNE_WIRE = Object.fromEntries(TUNE.map(([k, f]) => [k, f.wire])) as Recor
 const TUNE_KEYS = TUNE.map(([k]) => k);
 const TTL_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "duration").map(([k]) => k);
 const LIST_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "list").map(([k]) => k);
+/** Tune settings as the server writes them (a tune read's answer, or a mount list entry's `config`). */
+type TuneValues = Partial<Record<string, unknown>>;
 
 /** True when a tune value the user set equals what is stored (TTLs as seconds, lists as sets). */
 function sameTune(key: TuneKey, a: unknown, b: unknown): boolean {
@@ -210,13 +212,13 @@ function outputs(inputs: AuthMountInputs, accessor: string): AuthMountOutputs {
 }
 
 /** Returns the inputs a refresh stores: the server's values for everything the user manages. */
-function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneResponse | undefined): AuthMountInputs {
+function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneValues | undefined): AuthMountInputs {
   const t: Record<string, unknown> = {};
   if (old.tune !== undefined && tune !== undefined) {
     for (const key of TUNE_KEYS) {
       const mine = old.tune[key];
       if (mine === undefined) continue;
-      const server = (tune as Record<string, unknown>)[TUNE_WIRE[key]];
+      const server = tune[TUNE_WIRE[key]];
       const value = LIST_KEYS.includes(key)
         ? cleanList(server as string[])
         : key === "listingVisibility"
@@ -458,6 +460,18 @@ async function findForRead(client: SecretsClient, path: string): Promise<FoundMo
   return entry === undefined ? undefined : { ...entry, path: p };
 }
 
+/**
+ * The tune settings the mount list's entry carries, when they are what a tune read reports: the list holds
+ * the mount's own values, the tune read the effective ones, and the two differ only for a TTL the mount
+ * inherits (0 in the list). A TTL the user manages and the mount inherits is left to the tune read.
+ */
+function listedTune(tune: MountTune, found: FoundMount): TuneValues | undefined {
+  const config = found.config;
+  if (config === undefined) return undefined;
+  for (const key of TTL_KEYS) if (tune[key] !== undefined && !config[TUNE_WIRE[key]]) return undefined;
+  return config;
+}
+
 async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadResult<AuthMountOutputs>> {
   const old: Partial<AuthMountOutputs> = props ?? {};
   const client = secretsClient(old.connection);
@@ -465,7 +479,9 @@ async function read(id: string, props: AuthMountOutputs): Promise<dynamic.ReadRe
   const found = await findForRead(client, path);
   if (found === undefined) return {};
   const tune =
-    old.tune !== undefined && Object.keys(old.tune).length > 0 ? await client.mounts.readTune(path) : undefined;
+    old.tune !== undefined && Object.keys(old.tune).length > 0
+      ? (listedTune(old.tune, found) ?? (await client.mounts.readTune(path)))
+      : undefined;
   const inputs = observed({ ...old, path }, found, tune);
   // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
   // The accessor stays among the inputs, as `check` puts it there (see withAccessor).

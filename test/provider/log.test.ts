@@ -125,6 +125,19 @@ describe("plan markers", () => {
     expect(claimShowing("plan A", env())).toBe(true);
   });
 
+  it("removes the markers of runs older than a day and keeps the others", () => {
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    const old = ["111-222-aaaa", "111-222-bbbb", "111-222-cccc"];
+    const recent = ["333-444-dddd", "333-444-eeee"];
+    for (const f of [...old, ...recent]) writeFileSync(join(dir(), f), "", { mode: 0o600 });
+    for (const f of old) utimesSync(join(dir(), f), days(2), days(2));
+    expect(claimShowing("plan A", env())).toBe(true);
+    const left = readdirSync(dir());
+    expect(left.filter((f) => old.includes(f))).toEqual([]);
+    expect(left.filter((f) => recent.includes(f)).sort()).toEqual(recent);
+    expect(left).toHaveLength(recent.length + 1);
+  });
+
   it("without a usable cache home the plan is shown each time", () => {
     writeFileSync(join(base, "not-a-dir"), "");
     expect(claimShowing("plan A", { XDG_CACHE_HOME: join(base, "not-a-dir") })).toBe(true);

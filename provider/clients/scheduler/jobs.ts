@@ -43,6 +43,11 @@ const JobListSchema = z
   .array(JobStubSchema)
   .nullable()
   .transform((v) => v ?? []);
+/** The job list with each stub's ID checked alone (`Jobs.listLoose`). */
+const LooseJobListSchema = z
+  .array(z.looseObject({ ID: z.string() }))
+  .nullable()
+  .transform((v) => v ?? []);
 
 /**
  * The top-level job fields the server manages: the one list (the Job resource's normal form leaves all of
@@ -127,6 +132,15 @@ export class Jobs {
       },
       opts,
     );
+  }
+
+  /**
+   * Lists a namespace's jobs in one request (no paging) with only each stub's `ID` checked: for a caller that
+   * uses a few stubs of a long list and checks those with `JobStubSchema` itself.
+   */
+  async listLoose(opts: ReadOptions = {}): Promise<{ ID: string }[]> {
+    const res = await this.http.read({ operation: "list jobs", path: "/v1/jobs", schema: LooseJobListSchema }, opts);
+    return res.value;
   }
 
   /** Lists every job (all pages) into one array. */

@@ -148,9 +148,13 @@ export async function resolveDesired(
   const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
   // The hash only when asked for: `check` and a `diff` that plans never store it (a random salt and an HMAC each).
   let hash: string | undefined;
+  // The text only when asked for too: `check` needs the identity alone.
+  let text: string | undefined;
   return {
     job: normal as Job,
-    text: stateText(normal),
+    get text() {
+      return (text ??= stateText(normal));
+    },
     identity: identityOf(normal),
     submission: submissionOf(inputs),
     get inputsHash() {

@@ -149,7 +149,7 @@ function keptDeployment(kept: Partial<JobOutputs>): DeploymentView {
  */
 export async function listedServerState(
   { client, ref }: JobAt,
-  stub: JobStub,
+  stub: Pick<JobStub, "Type" | "Status" | "StatusDescription" | "Stop" | "ModifyIndex" | "JobModifyIndex">,
   kept: Partial<JobOutputs>,
   follow: boolean,
 ): Promise<JobServerState | undefined> {

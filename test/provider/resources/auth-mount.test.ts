@@ -179,6 +179,35 @@ describe("AuthMount refresh requests", () => {
     expect(listsOf()).toBe(1);
   });
 
+  it("takes tune settings from the list, and reads the tune only for a TTL the mount inherits", async () => {
+    const tune = {
+      defaultLeaseTtl: "1h",
+      maxLeaseTtl: "2h",
+      listingVisibility: "unauth",
+      auditNonHmacRequestKeys: ["a"],
+    };
+    const set = await created({ path: "t1", tune });
+    const inherits = await created({ path: "t2", tune: { defaultLeaseTtl: 0 } });
+    const tunes = () => env.dev.requestLog.filter((e) => e.path.endsWith("/tune")).map((e) => e.path);
+    env.dev.resetLog();
+    const [a, b] = await Promise.all([refreshed(set.id, set.outs), refreshed(inherits.id, inherits.outs)]);
+    expect(listsOf()).toBe(1);
+    // 0 in the list means inherited: only the tune read says the value inherited (what refresh stored before).
+    expect(tunes()).toEqual(["/v1/sys/auth/t2/tune"]);
+    expect(a.props).toEqual(set.outs);
+    expect((b.props as AuthMountOutputs).tune).toEqual({ defaultLeaseTtl: 2764800 });
+    // A change made elsewhere is seen from the list alone.
+    await env.client.mounts.tune("t1", { max_lease_ttl: "3h", audit_non_hmac_request_keys: ["a", "b"] });
+    env.dev.resetLog();
+    const changed = await refreshed(set.id, set.outs);
+    expect(tunes()).toEqual([]);
+    expect((changed.props as AuthMountOutputs).tune).toEqual({
+      ...tune,
+      maxLeaseTtl: 10800,
+      auditNonHmacRequestKeys: ["a", "b"],
+    });
+  });
+
   it("lists again after a write of this connection: a mount disabled since is seen as gone", async () => {
     const a = await created({ path: "w1" });
     const b = await created({ path: "w2" });
