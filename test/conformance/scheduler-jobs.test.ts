@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rejection, schedulerSide, serviceJob, withLogLevel, type SchedulerSide } from "./scheduler-fixture";
 import { openTarget, type ConformanceTarget } from "./target";
 import { JobStubSchema } from "../../provider/schemas/scheduler";
+import { selection } from "../../provider/resources/job/listing";
 
 let target: ConformanceTarget;
 let f: SchedulerSide;
@@ -167,13 +168,27 @@ describe("the job list a refresh reads (listing.ts)", () => {
       const { value } = await f.register({ Job: serviceJob(id, { Datacenters: ["pss-nowhere"] }) });
       written.set(id, value.JobModifyIndex ?? 0);
     }
-    const stubs = (await f.client.jobs.listLoose()).filter((s) => written.has(s.ID));
+    const stubs = (await f.client.jobs.listLoosePage()).value.filter((s) => written.has(s.ID));
     expect(stubs.map((s) => s.ID).sort()).toEqual([...ids].sort());
     for (const s of stubs.map((x) => JobStubSchema.parse(x))) {
       expect(s.JobModifyIndex).toBe(written.get(s.ID ?? ""));
       expect(s.Stop).toBe(false);
       expect(s.Status).toBe("pending");
     }
+  });
+
+  it("pages the list (per_page, next token) and filters it to IDs with regular-expression syntax in them", async () => {
+    const prefix = target.name("sift");
+    const ids = [`${prefix}.a`, `${prefix}-(b)`, `${prefix}+c|d`, `${prefix}[e]`];
+    for (const id of ids) await f.register({ Job: serviceJob(id, { Datacenters: ["pss-nowhere"] }) });
+    const first = await f.client.jobs.listLoosePage({ prefix, perPage: 2 });
+    expect(first.value).toHaveLength(2);
+    expect(first.meta.nextToken).toBeTruthy();
+    const rest = await f.client.jobs.listLoosePage({ prefix, perPage: 2, nextToken: first.meta.nextToken });
+    expect([...first.value, ...rest.value].map((s) => s.ID).sort()).toEqual([...ids].sort());
+    const picked = new Set([ids[0] as string, ids[2] as string, ids[3] as string]);
+    const listed = await f.client.jobs.listLoosePage(selection(picked));
+    expect(listed.value.map((s) => s.ID).sort()).toEqual([...picked].sort());
   });
 
   it("answers a new job's register with the index a read then shows; unplaced, the job is pending at that index", async () => {

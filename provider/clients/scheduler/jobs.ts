@@ -43,7 +43,7 @@ const JobListSchema = z
   .array(JobStubSchema)
   .nullable()
   .transform((v) => v ?? []);
-/** The job list with each stub's ID checked alone (`Jobs.listLoose`). */
+/** The job list with each stub's ID checked alone (`Jobs.listLoosePage`). */
 const LooseJobListSchema = z
   .array(z.looseObject({ ID: z.string() }))
   .nullable()
@@ -135,12 +135,24 @@ export class Jobs {
   }
 
   /**
-   * Lists a namespace's jobs in one request (no paging) with only each stub's `ID` checked: for a caller that
-   * uses a few stubs of a long list and checks those with `JobStubSchema` itself.
+   * Reads one page of jobs with only each stub's `ID` checked: for a caller that uses a few stubs of a long
+   * list and checks those with `JobStubSchema` itself. `meta.nextToken` is set when there are more.
    */
-  async listLoose(opts: ReadOptions = {}): Promise<{ ID: string }[]> {
-    const res = await this.http.read({ operation: "list jobs", path: "/v1/jobs", schema: LooseJobListSchema }, opts);
-    return res.value;
+  async listLoosePage(opts: ListJobsOptions = {}): Promise<Result<{ ID: string }[]>> {
+    return this.http.read(
+      {
+        operation: "list jobs",
+        path: "/v1/jobs",
+        schema: LooseJobListSchema,
+        query: {
+          prefix: opts.prefix || undefined,
+          filter: opts.filter || undefined,
+          per_page: opts.perPage || undefined,
+          next_token: opts.nextToken || undefined,
+        },
+      },
+      opts,
+    );
   }
 
   /** Lists every job (all pages) into one array. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
 import { setStackConfig } from "../../../../provider/config";
 import { job } from "../../../../provider/resources/job";
+import { LIST_PAGE, selection } from "../../../../provider/resources/job/listing";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
 import { checked, createJob, startHarness, type Harness, type Stated } from "./harness";
 
@@ -140,6 +141,66 @@ describe("refresh through one job list", () => {
     expect(outs[7]).toBeUndefined();
     const same = [0, 1, 2, 4, 6, 8, 9, 10, 11];
     expect(same.map((i) => outs[i])).toEqual(await fullView(same.map((i) => states[i] as Stated)));
+  });
+});
+
+describe("a namespace holding more jobs than one list page", () => {
+  const ns = "crowded";
+  let states: Stated[];
+
+  beforeAll(async () => {
+    // Other stacks' jobs, sorted before this stack's: the first page holds them and one of this stack's.
+    for (let i = 0; i < LIST_PAGE; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, LIST_PAGE - i) }, (_, k) => {
+          const id = `a-${String(i + k).padStart(4, "0")}`;
+          return h.client.jobs.register({ Job: { ...jobOf(id, "app:1"), Namespace: ns } }, { namespace: ns });
+        }),
+      );
+    }
+    states = await createJobs("z-mine", 6, { waitForDeployment: false, namespace: ns });
+    states.push(...(await createJobs("a-0000-mine", 1, { waitForDeployment: false, namespace: ns })));
+  }, 120_000);
+
+  const listsOf = (from: number) =>
+    h.server.requestLog
+      .slice(from)
+      .filter((e) => e.path === "/v1/jobs")
+      .map((e) => new URLSearchParams(e.query));
+
+  it("takes one page, and lists the jobs it did not hold by their IDs, one filtered list per batch of reads", async () => {
+    for (const parallel of [states.length, 3, 1]) {
+      const from = h.server.requestLog.length;
+      const { outs, sent } = await refreshAll(states, parallel);
+      expect(outs).toEqual(await fullView(states));
+      expect(others(sent)).toEqual([]);
+      const [page, ...rest] = listsOf(from);
+      expect(page?.get("per_page")).toBe(String(LIST_PAGE));
+      expect(page?.get("filter")).toBeNull();
+      // The six beyond the page, `parallel` at a time (the one on the page needs no filtered list).
+      expect(rest.length).toBeGreaterThanOrEqual(1);
+      expect(rest.length).toBeLessThanOrEqual(Math.ceil(6 / Math.min(parallel, 6)) + 1);
+      for (const q of rest) {
+        expect(q.get("per_page")).toBeNull();
+        expect(q.get("filter")).toMatch(/^ID matches `\^\(\?:z-mine-\d(\|z-mine-\d)*\)\$`$/);
+      }
+    }
+  });
+
+  it("sees a job beyond the page that was purged outside Pulumi as gone", async () => {
+    await h.client.jobs.deregister("z-mine-2", { namespace: ns, purge: true });
+    const { outs, sent } = await refreshAll(states);
+    expect(outs[2]).toBeUndefined();
+    expect(others(sent)).toEqual(["GET /v1/job/z-mine-2"]);
+  });
+});
+
+describe("the filter of a list by IDs", () => {
+  it("lists by the common prefix alone when the IDs' filter would make the request line too long", () => {
+    const ids = new Set(Array.from({ length: 600 }, (_, i) => `stack-web-${i}`));
+    expect(selection(ids)).toEqual({ prefix: "stack-web-" });
+    const few = selection(new Set(["stack-web-1", "stack-web-2"]));
+    expect(few).toEqual({ prefix: "stack-web-", filter: "ID matches `^(?:stack-web-1|stack-web-2)$`" });
   });
 });
 
