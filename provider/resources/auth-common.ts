@@ -1,7 +1,7 @@
 /**
  * Pieces the three auth-method resources share: the client built from stack config then environment,
- * warnings (through ../log.ts), the "already exists" refusal, and the rule
- * that a refreshed value keeps the user's spelling when it means the same.
+ * warnings (through ../log.ts) and the "already exists" refusal (the rule that a refreshed value keeps the
+ * user's spelling, `refreshed`, is in ./common.ts: the resource definitions use it, and every resource loads them).
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
@@ -39,21 +39,6 @@ export function reportWarnings(resource: string, id: string, warnings: readonly 
 export function mountMissingHint(e: unknown, mount: string): unknown {
   if (!isApiError(e, "not_found")) return e;
   return e.with({ hint: `no auth method is enabled at "${mount}/"; create the AuthMount first` });
-}
-
-/**
- * Returns what a refresh stores for one optional input: the old spelling when the server's value means the
- * same, nothing when the user never set it and the server holds the default, else the server's value.
- */
-export function refreshed<T>(
-  old: T | undefined,
-  server: T,
-  same: (a: T | undefined, b: T) => boolean,
-  isDefault: (v: T) => boolean,
-): T | undefined {
-  if (same(old, server)) return old === undefined && isDefault(server) ? undefined : (old ?? server);
-  if (old === undefined && isDefault(server)) return undefined;
-  return server;
 }
 
 /**

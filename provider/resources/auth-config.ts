@@ -18,13 +18,14 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import { CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
-import { checkObjectInputs, mountMissingHint, refreshed, reportWarnings, secretsClient } from "./auth-common";
+import { checkObjectInputs, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import {
   ResourceInitError,
   canonicalJson,
   containsUnknown,
   definedDeep,
+  refreshed,
   writeWithReadBack,
   type ReadBack,
   type ProviderImpl,

@@ -257,6 +257,21 @@ export function backoff(policy: { baseDelayMs: number; maxDelayMs: number }, att
   return sleep(jitteredDelay(policy, attempt));
 }
 
+/**
+ * Returns what a refresh stores for one optional input: the old spelling when the server's value means the
+ * same, nothing when the user never set it and the server holds the default, else the server's value.
+ */
+export function refreshed<T>(
+  old: T | undefined,
+  server: T,
+  same: (a: T | undefined, b: T) => boolean,
+  isDefault: (v: T) => boolean,
+): T | undefined {
+  if (same(old, server)) return old === undefined && isDefault(server) ? undefined : (old ?? server);
+  if (old === undefined && isDefault(server)) return undefined;
+  return server;
+}
+
 /** Deterministic JSON text: keys sorted at every level. */
 export function canonicalJson(v: unknown): string {
   return JSON.stringify(sortDeep(v));

@@ -29,8 +29,8 @@
 import { z } from "zod";
 import type { ServiceName } from "../errors";
 import { cleanList, durationSeconds, sameSet } from "../clients/secrets/normalize";
-import { StringOrListSchema } from "../schemas/secrets";
-import { refreshed } from "./auth-common";
+import { StringOrListSchema } from "../schemas/lists";
+import { refreshed } from "./common";
 import { connectionSchema } from "./connection";
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */

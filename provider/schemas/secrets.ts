@@ -4,19 +4,7 @@
  * unknown fields are kept, so a newer server never breaks a read.
  */
 import { z } from "zod";
-
-/** Splits a comma-separated string into trimmed, non-empty items. */
-export function splitCommaList(s: string): string[] {
-  return s
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== "");
-}
-
-/** A list sent either as a comma-separated string (CLI form) or as an array (API form); parsed to an array. */
-export const StringOrListSchema = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (typeof v === "string" ? splitCommaList(v) : v));
+import { StringOrListSchema, splitCommaList } from "./lists";
 
 /** A list the server returns as `null` when never set; parsed to an array (`null` → `[]`). */
 const ServerListSchema = z

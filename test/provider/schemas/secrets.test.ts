@@ -9,10 +9,10 @@ import {
   RoleListSchema,
   RoleReadSchema,
   RoleWriteSchema,
-  StringOrListSchema,
   TuneResponseSchema,
   WriteResponseSchema,
 } from "../../../provider/schemas/secrets";
+import { StringOrListSchema } from "../../../provider/schemas/lists";
 
 const mount = {
   type: "cloud",
