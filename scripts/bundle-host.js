@@ -68,6 +68,31 @@ function writeNotices(inputs) {
   );
 }
 
+/**
+ * esbuild writes each module of the bundle as a method, `"<path>"(exports, module) { ... }`, which V8
+ * compiles only when the module is first required. Node's compile cache holds the code V8 compiled when
+ * the file loaded, so those bodies were compiled afresh by every command. Written as a parenthesized
+ * function expression instead, V8 compiles each module's top level with the file and the cache holds it
+ * (the functions inside still compile on first call). Measured in a host-like process with the cache warm
+ * (load the provider entry, a Job's check and create or its delete against the devserver, CPU medians of 8
+ * interleaved runs): 85 ms before and 79 after for the delete, 93 and 83 for the create; with no cache
+ * the two cost the same.
+ */
+function compileModulesWithFile(text) {
+  const modules = (text.match(/= __commonJS\(\{$/gm) ?? []).length;
+  let rewritten = 0;
+  const out = text.replace(
+    /^ {2}("[^"\n]+")\(([^)\n]*)\) \{\n([\s\S]*?)\n {2}\}\n\}\);$/gm,
+    (_, name, params, body) => {
+      rewritten++;
+      return `  ${name}: (function(${params}) {\n${body}\n  })\n});`;
+    },
+  );
+  if (modules === 0 || rewritten !== modules || /\b__esm\(/.test(text))
+    throw new Error(`bundle-host: ${rewritten} of ${modules} module wrappers rewritten; esbuild's output changed`);
+  return out;
+}
+
 async function main() {
   const result = await build({
     // Module paths in the bundle are relative to the build's root (its node_modules may be a link to this
@@ -93,6 +118,7 @@ async function main() {
     /node_modules[\\/](jose|@cdktf|@pulumi)[\\/]/.test(p),
   );
   if (inside.length > 0) throw new Error(`bundle-host: these belong outside the bundle: ${inside.join(", ")}`);
+  writeFileSync(OUT, compileModulesWithFile(readFileSync(OUT, "utf8")));
   writeNotices(Object.keys(result.metafile.inputs));
   // jose is ESM-only: its dynamic import must stay an import() (a require of it fails on Node 20).
   const dynamic = Object.entries(result.metafile.inputs).flatMap(([file, input]) =>

@@ -97,6 +97,14 @@ describe("npm pack", () => {
       expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
       expect(existsSync(join(stage, info[0]?.filename ?? "missing.tgz"))).toBe(true);
       tarball = join(stage, info[0]?.filename ?? "missing.tgz");
+      // Each module of the host bundle is a parenthesized function, which V8 compiles with the file, so
+      // Node's compile cache holds it (scripts/bundle-host.js); a method-style wrapper compiles on first use.
+      const wrappers =
+        readFileSync(join(stage, "dist", "provider", "host-bundle.js"), "utf8").match(
+          /= __commonJS\(\{\n {2}"[^"\n]+"(?:: \(function)?\(/g,
+        ) ?? [];
+      expect(wrappers.length).toBeGreaterThan(100);
+      expect(wrappers.filter((w) => !w.endsWith(": (function("))).toEqual([]);
     },
   );
 
