@@ -396,18 +396,22 @@ export function sameValue(f: Field, a: unknown, b: unknown): boolean {
 export function settingDiffers(f: Field, value: unknown, old: unknown): boolean {
   if (containsUnknown(value)) return true;
   if (f.whenUnset === "leave" && value === undefined) return false;
+  if (f.object !== undefined) {
+    const [v, o] = [value, old] as [Record<string, unknown> | undefined, Record<string, unknown> | undefined];
+    return Object.entries(f.object.fields).some(([k, sub]) => settingDiffers(sub, v?.[k], o?.[k]));
+  }
   return !sameValue(f, value, old);
 }
 
 /**
- * The write body of some settings: every one, its unset meaning when unset, so the service holds what the
+ * The write body of some settings (such as {@link settingKeys}' or a part of them): every one, its unset meaning when unset, so the service holds what the
  * program says; a `whenUnset` setting left out is omitted (`"clear-if-set"`: unless `before`, the state the
  * write replaces, had it set).
  */
-function bodyOf(
+export function wireBodyOf(
   settings: readonly [string, Field & { wire: string }][],
   inputs: Partial<Record<string, unknown>>,
-  before: Partial<Record<string, unknown>>,
+  before: Partial<Record<string, unknown>> = {},
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [k, f] of settings) {
@@ -420,22 +424,22 @@ function bodyOf(
   return body;
 }
 
-/** The write body of a resource's settings (see {@link bodyOf}); `before` is the state the write replaces. */
+/** The write body of a resource's settings (see {@link wireBodyOf}); `before` is the state the write replaces. */
 export function wireBody<F extends Record<string, Field>>(
   d: ResourceDefinition<F>,
   inputs: Partial<Record<keyof F, unknown>>,
   before: Partial<Record<keyof F, unknown>> = {},
 ): Record<string, unknown> {
-  return bodyOf(settingKeys(d), inputs, before);
+  return wireBodyOf(settingKeys(d), inputs, before);
 }
 
-/** The write body of an object field's sub-settings (see {@link bodyOf}). */
+/** The write body of an object field's sub-settings (see {@link wireBodyOf}). */
 export function subWireBody(
   f: Field,
   value: Partial<Record<string, unknown>> | undefined,
   before: Partial<Record<string, unknown>> = {},
 ): Record<string, unknown> {
-  return bodyOf(subSettingKeys(f), value ?? {}, before);
+  return wireBodyOf(subSettingKeys(f), value ?? {}, before);
 }
 
 /**
