@@ -383,8 +383,9 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
     );
   const mismatch: string[] = [];
   if (existing.type !== inputs.type) mismatch.push(`type is "${existing.type}", not "${inputs.type}"`);
-  if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
-  if (existing.seal_wrap !== (inputs.sealWrap ?? false)) mismatch.push(`sealWrap is ${existing.seal_wrap}`);
+  for (const [k, f] of SETTINGS)
+    if (f.replaceOnChange && !sameValue(f, inputs[k], existing[f.wire]))
+      mismatch.push(`${k} is ${String(existing[f.wire])}`);
   if (mismatch.length > 0) {
     throw new ResourceError(
       "already_exists",

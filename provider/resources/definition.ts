@@ -25,6 +25,11 @@
  * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
  * resource's additional secret outputs (`<name>Options`). A value no builder's type fits (a map, a union)
  * is a `field.custom` with its SDK type written out in `sdkType`.
+ *
+ * A setting is written as its `unsetMeans` (else its type's zero) when the program leaves it out, so the
+ * service holds what the program says; `whenUnset` names the two other rules services have: "clear-if-set"
+ * (the service keeps a value a write omits: sent empty only to clear one set before) and "leave" (only
+ * the values the program sets are written, compared and refreshed).
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
