@@ -65,7 +65,8 @@ export const jobVersionTagDefinition = defineResource({
     }),
     description: field.string({
       doc: "Description (under 1000 characters); a change updates the tag in place.",
-      kind: "setting",
+      wire: "Description",
+      unsetMeans: "",
       rule: z.string().max(999, "description must be under 1000 characters"),
       sdkOutputType: "string",
     }),
