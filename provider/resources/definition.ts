@@ -39,6 +39,20 @@ import { refreshed } from "./auth-common";
 import { containsUnknown } from "./common";
 import { connectionSchema } from "./connection";
 
+/** The doc of a resource's `connection` input, by service. */
+const CONNECTION_DOC: Readonly<Record<ServiceName, string>> = {
+  secrets:
+    "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
+    "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
+    "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
+    "A new token or TLS setting updates state only.",
+  scheduler:
+    "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
+    "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
+    "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
+    "setting updates state only.",
+};
+
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
 export type ValueType =
   "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object" | "custom";
@@ -217,9 +231,17 @@ export const field = {
   /** One of `values`; the first is what an unset setting writes. */
   enum: <const V extends readonly [string, ...string[]], const O extends FieldOptions<z.ZodType>>(values: V, o: O) =>
     make("enum", z.enum(values) as z.ZodEnum<{ [K in V[number]]: K }>, o, { values }),
-  /** Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`. */
-  connection: <const Svc extends ServiceName, const O extends FieldOptions<z.ZodType>>(service: Svc, o: O) =>
-    make("connection", connectionSchema(service), { ...o, kind: "source" as const }, { service }),
+  /**
+   * Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`, kept in
+   * state and never an SDK output; its doc is the same for every resource of a service.
+   */
+  connection: <const Svc extends ServiceName>(service: Svc) =>
+    make(
+      "connection",
+      connectionSchema(service),
+      { doc: CONNECTION_DOC[service], sdkOutput: false, kind: "source" as const },
+      { service },
+    ),
   /**
    * An object of sub-fields (each made with a builder above; their doc, rule, type and wire name count),
    * unknown keys refused; `refine` adds rules across sub-fields. The SDK gets an input and an output

@@ -174,14 +174,7 @@ export const authConfigDefinition = defineResource({
     adopt: field.boolean({
       doc: "Take over an existing configuration instead of failing (it is overwritten with these settings).",
     }),
-    connection: field.connection("secrets", {
-      doc:
-        "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
-        "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-        "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-        "A new token or TLS setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("secrets"),
     clientSecretHash: field.string({
       doc: "Salted scrypt hash of the client secret (a secret output), used only to notice a change; absent when no secret was given.",
       kind: "output",

@@ -146,14 +146,7 @@ export const authMountDefinition = defineResource({
         "Take over a method already enabled at `path` instead of failing (`pulumi import` does not work for " +
         "dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.",
     }),
-    connection: field.connection("secrets", {
-      doc:
-        "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
-        "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-        "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-        "A new token or TLS setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("secrets"),
     accessor: field.string({
       doc: "Accessor of the mount (`auth_<type>_<hex>`), for policies and identity aliases.",
       kind: "output",

@@ -144,7 +144,7 @@ describe("a resource definition", () => {
           sdkType: '"a" | { b: string }',
           unsetMeans: "a",
         }),
-        connection: field.connection("scheduler", { doc: "Where." }),
+        connection: field.connection("scheduler"),
         hint: field.string({ doc: "Set by the SDK.", sdkArg: false, echo: false }),
         done: field.boolean({ doc: "Done.", kind: "output" }),
       },
