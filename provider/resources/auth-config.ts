@@ -15,9 +15,9 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { ConfigError, PssError, ResourceError } from "../errors";
 import type { MethodConfigRecord } from "../clients/secrets";
-import { durationSeconds, trimMountPath } from "../clients/secrets/normalize";
+import { trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
-import { CONFIG_DEFAULTS, type ConfigWrite } from "../schemas/secrets";
+import type { ConfigWrite } from "../schemas/secrets";
 import { checkObjectInputs, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import {
@@ -25,14 +25,21 @@ import {
   canonicalJson,
   containsUnknown,
   definedDeep,
-  refreshed,
   writeWithReadBack,
   type ReadBack,
   type ProviderImpl,
 } from "./common";
 import { SCHEMA_VERSION } from "./migrate";
-import { inputsSchema, sameValue, settingKeys, type InputsOf, type OutputsOf } from "./definition";
-import { IDENTITY_TOKEN_TTL, authConfigDefinition as DEF } from "./definitions/auth-config";
+import {
+  inputsSchema,
+  refreshedSetting,
+  sameValue,
+  settingKeys,
+  wireBody,
+  type InputsOf,
+  type OutputsOf,
+} from "./definition";
+import { authConfigDefinition as DEF } from "./definitions/auth-config";
 
 const RESOURCE = DEF.name;
 
@@ -142,10 +149,6 @@ function withSecret(news: AuthConfigInputs, send: boolean): AuthConfigInputs {
   return { ...news, clientSecret: writeOnlySecret(news) };
 }
 
-function seconds(v: string | number | undefined, dflt: number): number {
-  return v === undefined ? dflt : (durationSeconds(v) ?? dflt);
-}
-
 /**
  * Checks AuthConfig inputs: UUIDs, the resource URL, the environment name, and one way of giving the client
  * secret (or none, with workload identity); failures name the property.
@@ -207,36 +210,18 @@ function readableDiffers(olds: Omit<AuthConfigOutputs, "schemaVersion">, news: A
 }
 
 /**
- * Returns the full write: every field the service would otherwise reset is sent, optional fields the
- * service keeps when omitted are sent empty when they were set before, and the secret only when asked.
+ * Returns the full write (see `wireBody`): every setting the service would otherwise reset, the ones it keeps
+ * when omitted only when set now or before (sent empty to clear them). The secret is hand-written: the service
+ * never reports it, so it is sent only when asked (`"clear"` sends "" to remove it).
  */
 function configBody(
   news: AuthConfigInputs,
-  before: {
-    clientId?: string;
-    environment?: string;
-    identityTokenAudience?: string;
-    identityTokenTtl?: string | number;
-  },
+  before: Partial<Omit<AuthConfigOutputs, "schemaVersion">>,
   secret: "send" | "clear" | "keep",
 ): ConfigWrite {
-  const D = CONFIG_DEFAULTS;
-  return definedDeep({
-    tenant_id: news.tenantId,
-    resource: news.resource,
-    client_id: news.clientId ?? (before.clientId ? "" : undefined),
-    environment: news.environment ?? (before.environment ? "" : undefined),
-    identity_token_audience: news.identityTokenAudience ?? (before.identityTokenAudience ? "" : undefined),
-    identity_token_ttl:
-      news.identityTokenTtl !== undefined || before.identityTokenTtl !== undefined
-        ? seconds(news.identityTokenTtl, IDENTITY_TOKEN_TTL)
-        : undefined,
-    client_secret: secret === "send" ? news.clientSecret : secret === "clear" ? "" : undefined,
-    max_retries: news.maxRetries ?? D.maxRetries,
-    retry_delay: seconds(news.retryDelay, D.retryDelaySeconds),
-    max_retry_delay: seconds(news.maxRetryDelay, D.maxRetryDelaySeconds),
-    root_password_ttl: seconds(news.rootPasswordTtl, D.rootPasswordTtlSeconds),
-  });
+  const body = wireBody(DEF, news, before) as ConfigWrite;
+  const clientSecret = secret === "send" ? news.clientSecret : secret === "clear" ? "" : undefined;
+  return clientSecret === undefined ? body : { ...body, client_secret: clientSecret };
 }
 
 function configId(mount: string): string {
@@ -289,12 +274,9 @@ async function writeConfirmed(
  * the config as unfinished, so each `up` writes and checks again until the program drops them.
  */
 async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
-  const sent = (
-    [
-      ["identityTokenAudience", "identity_token_audience"],
-      ["identityTokenTtl", "identity_token_ttl"],
-    ] as const
-  ).filter(([input]) => news[input] !== undefined);
+  const sent = (["identityTokenAudience", "identityTokenTtl"] as const)
+    .filter((input) => news[input] !== undefined)
+    .map((input) => [input, DEF.fields[input].wire ?? input] as const);
   if (sent.length === 0) return;
   const rec = await secretsClient().config.read(news.mount);
   if (rec === undefined) return; // removed meanwhile: the next refresh sees it
@@ -378,50 +360,22 @@ async function update(
   return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? hash : undefined) };
 }
 
-/** Returns the inputs a refresh stores: the server's values for everything it reports. */
+/** Returns the inputs a refresh stores: the server's values for every setting it reports (see `refreshedSetting`). */
 function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodConfigRecord): AuthConfigInputs {
-  const D = CONFIG_DEFAULTS;
-  const str = (old: string | undefined, server: string, ci = false) =>
-    refreshed<string>(
-      old,
-      server,
-      (a, b) => (ci ? (a ?? "").toLowerCase() === b.toLowerCase() : (a ?? "") === b),
-      (v) => v === "",
-    );
-  const dur = (old: string | number | undefined, server: number | undefined, dflt: number) =>
-    refreshed<string | number>(
-      old,
-      server ?? dflt,
-      (a, b) => seconds(a, dflt) === b,
-      (v) => v === dflt,
-    );
-  return definedDeep({
+  // The read reports `retry_delay` and `max_retry_delay` in nanoseconds where every other duration, and the
+  // write, is in seconds: the record is compared with those two in seconds.
+  const record = { ...rec.raw, retry_delay: rec.retryDelay, max_retry_delay: rec.maxRetryDelay };
+  const out: Record<string, unknown> = {
     mount,
-    tenantId: rec.tenantId,
-    resource: rec.resource,
-    clientId: str(props.clientId, rec.clientId),
-    environment: str(props.environment, rec.environment, true),
-    maxRetries: refreshed<number>(
-      props.maxRetries,
-      rec.maxRetries ?? D.maxRetries,
-      (a, b) => (a ?? D.maxRetries) === b,
-      (v) => v === D.maxRetries,
-    ),
-    retryDelay: dur(props.retryDelay, rec.retryDelay, D.retryDelaySeconds),
-    maxRetryDelay: dur(props.maxRetryDelay, rec.maxRetryDelay, D.maxRetryDelaySeconds),
-    rootPasswordTtl: dur(props.rootPasswordTtl, rec.rootPasswordTtl, D.rootPasswordTtlSeconds),
-    identityTokenAudience: str(props.identityTokenAudience, rec.raw.identity_token_audience ?? ""),
-    identityTokenTtl:
-      props.identityTokenTtl !== undefined || (rec.raw.identity_token_ttl ?? IDENTITY_TOKEN_TTL) !== IDENTITY_TOKEN_TTL
-        ? dur(props.identityTokenTtl, rec.raw.identity_token_ttl, IDENTITY_TOKEN_TTL)
-        : undefined,
     // What the service cannot report stays as the state has it.
     clientSecretVersion: props.clientSecretVersion,
     clientSecretEnv: props.clientSecretEnv,
     clientSecretConfigKey: props.clientSecretConfigKey,
     adopt: props.adopt,
     connection: props.connection,
-  });
+  };
+  for (const [k, f] of READABLE) out[k] = refreshedSetting(f, props[k], record);
+  return definedDeep(out) as AuthConfigInputs;
 }
 
 async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadResult<AuthConfigOutputs>> {

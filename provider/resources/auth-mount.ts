@@ -14,14 +14,27 @@ import {
   type MountList,
   type SecretsClient,
 } from "../clients/secrets";
-import { cleanList, durationSeconds, durationWire, sameSet, trimMountPath } from "../clients/secrets/normalize";
+import { durationWire, trimMountPath } from "../clients/secrets/normalize";
 import type { TuneRequest } from "../schemas/secrets";
 import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 import { SCHEMA_VERSION } from "./migrate";
 import { MOVED, connectionChange } from "./connection";
-import { inputsSchema, replaceKeys, sameValue, subSettingKeys, type InputsOf, type OutputsOf } from "./definition";
+import {
+  inputsSchema,
+  refreshedSetting,
+  replaceKeys,
+  sameValue,
+  settingDiffers,
+  settingKeys,
+  subSettingKeys,
+  subWireBody,
+  wireBody,
+  wireBodyOf,
+  type InputsOf,
+  type OutputsOf,
+} from "./definition";
 import { authMountDefinition as DEF } from "./definitions/auth-mount";
 
 const RESOURCE = DEF.name;
@@ -39,38 +52,36 @@ export type AuthMountInputs = InputsOf<typeof DEF>;
 export type AuthMountOutputs = OutputsOf<typeof DEF>;
 
 const REPLACE_KEYS = replaceKeys(DEF);
+/** The mount's settings in its record (the mount list's entry): the ones fixed at enable time, and the description. */
+const SETTINGS = settingKeys(DEF);
+/** The top-level settings a tune changes (the ones fixed at enable time replace the mount instead). */
+const TUNED = SETTINGS.filter(([, f]) => !f.replaceOnChange);
+/** The settings that change in place, compared only where the program sets them (see `whenUnset`). */
+const UPDATE_KEYS = (Object.keys(AuthMountInputsSchema.shape) as (keyof AuthMountInputs)[]).filter(
+  (k) => DEF.fields[k].kind === "setting" && !DEF.fields[k].replaceOnChange,
+);
 type TuneKey = keyof MountTune;
 const TUNE = subSettingKeys<TuneKey>(DEF.fields.tune);
-const TUNE_WIRE = Object.fromEntries(TUNE.map(([k, f]) => [k, f.wire])) as Record<TuneKey, string>;
-const TUNE_KEYS = TUNE.map(([k]) => k);
-const TTL_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "duration").map(([k]) => k);
-const LIST_KEYS: readonly TuneKey[] = TUNE.filter(([, f]) => f.type === "list").map(([k]) => k);
 /** Tune settings as the server writes them (a tune read's answer, or a mount list entry's `config`). */
 type TuneValues = Partial<Record<string, unknown>>;
 
-/** True when a tune value the user set equals what is stored (TTLs as seconds, lists as sets). */
-function sameTune(key: TuneKey, a: unknown, b: unknown): boolean {
-  if (TTL_KEYS.includes(key)) {
-    if (a === undefined || b === undefined) return a === b;
-    return durationSeconds(a as string | number) === durationSeconds(b as string | number);
-  }
-  if (LIST_KEYS.includes(key)) return sameSet(a as string[] | undefined, b as string[] | undefined);
-  return (a ?? "") === (b ?? "");
-}
-
-/** Returns the tune request for the tune fields set in `tune` (lists: `[""]` clears, as the service expects). */
+/**
+ * Returns the tune request for the tune fields set in `tune` (see `subWireBody`). The tune endpoint takes
+ * its TTLs as duration strings, and clears a list only when sent `[""]`.
+ */
 function tuneRequest(tune: MountTune | undefined): TuneRequest {
-  const out: Record<string, unknown> = {};
-  for (const key of TUNE_KEYS) {
-    const v = tune?.[key];
-    if (v === undefined) continue;
-    if (TTL_KEYS.includes(key)) out[TUNE_WIRE[key]] = durationWire(durationSeconds(v as string | number) ?? 0);
-    else if (LIST_KEYS.includes(key)) {
-      const list = cleanList(v as string[]);
-      out[TUNE_WIRE[key]] = list.length === 0 ? [""] : list;
-    } else out[TUNE_WIRE[key]] = v;
+  const out = subWireBody(DEF.fields.tune, tune);
+  for (const [, f] of TUNE) {
+    const v = out[f.wire];
+    if (f.type === "duration" && typeof v === "number") out[f.wire] = durationWire(v);
+    else if (f.type === "list" && Array.isArray(v) && v.length === 0) out[f.wire] = [""];
   }
   return out as TuneRequest;
+}
+
+/** The body of a tune: the top-level settings, the tune settings set, and a new plugin version. */
+function tuneBody(news: AuthMountInputs, pluginVersion: { plugin_version?: string }): TuneRequest {
+  return { ...wireBodyOf(TUNED, news), ...tuneRequest(news.tune), ...pluginVersion } as TuneRequest;
 }
 
 /** Checks and normalises AuthMount inputs; failures name the property. */
@@ -172,20 +183,11 @@ export async function diffAuthMount(
         : await decide(news);
     if (remount.how === "replace") replaces.unshift("path");
   }
-  let changes = replaces.length > 0 || pathChanged || connection === "settings";
-  if (
-    containsUnknown(news.pluginVersion) ||
-    (news.pluginVersion !== undefined && news.pluginVersion !== olds.pluginVersion)
-  )
-    changes = true;
-  if (containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "")) changes = true;
-  if (containsUnknown(news.tune)) changes = true;
-  else if (news.tune !== undefined) {
-    for (const key of TUNE_KEYS) {
-      if (news.tune[key] === undefined) continue;
-      if (!sameTune(key, news.tune[key], olds.tune?.[key])) changes = true;
-    }
-  }
+  const changes =
+    replaces.length > 0 ||
+    pathChanged ||
+    connection === "settings" ||
+    UPDATE_KEYS.some((k) => settingDiffers(DEF.fields[k], news[k], olds[k]));
   if (replaces.length > 0) {
     const why = remount?.how === "replace" && remount.why !== "" ? ` (the path cannot move: ${remount.why})` : "";
     await warn(
@@ -214,31 +216,20 @@ function outputs(inputs: AuthMountInputs, accessor: string): AuthMountOutputs {
 /** Returns the inputs a refresh stores: the server's values for everything the user manages. */
 function observed(old: Partial<AuthMountOutputs>, mount: FoundMount, tune: TuneValues | undefined): AuthMountInputs {
   const t: Record<string, unknown> = {};
-  if (old.tune !== undefined && tune !== undefined) {
-    for (const key of TUNE_KEYS) {
-      const mine = old.tune[key];
-      if (mine === undefined) continue;
-      const server = tune[TUNE_WIRE[key]];
-      const value = LIST_KEYS.includes(key)
-        ? cleanList(server as string[])
-        : key === "listingVisibility"
-          ? (server ?? "")
-          : server;
-      t[key] = sameTune(key, mine, value) ? mine : value;
-    }
-  }
-  return definedDeep({
+  if (old.tune !== undefined && tune !== undefined)
+    for (const [k, f] of TUNE) t[k] = refreshedSetting(f, old.tune[k], tune);
+  const out: Record<string, unknown> = {
     path: mount.path,
     type: mount.type,
-    description: old.description !== undefined || mount.description !== "" ? mount.description : undefined,
     tune: old.tune !== undefined ? (t as MountTune) : undefined,
-    local: old.local !== undefined || mount.local ? mount.local : undefined,
-    sealWrap: old.sealWrap !== undefined || mount.seal_wrap ? mount.seal_wrap : undefined,
+    // The version the mount is pinned to is read from two fields of its record (see pinnedVersion).
     pluginVersion: old.pluginVersion !== undefined ? pinnedVersion(old.pluginVersion, mount) : undefined,
     disableRemount: old.disableRemount,
     adopt: old.adopt,
     connection: old.connection,
-  });
+  };
+  for (const [k, f] of SETTINGS) out[k] = refreshedSetting(f, old[k], mount);
+  return definedDeep(out) as AuthMountInputs;
 }
 
 /** A plugin version as the service writes it: with a leading `v` ("" stays ""). */
@@ -261,12 +252,7 @@ function pinnedVersion(mine: string, m: FoundMount): string {
 
 /** True when a mount is what these inputs enable (the settings fixed at enable time, and the description). */
 function sameMount(m: FoundMount, inputs: AuthMountInputs): boolean {
-  return (
-    m.type === inputs.type &&
-    (m.description ?? "") === (inputs.description ?? "") &&
-    m.local === (inputs.local ?? false) &&
-    m.seal_wrap === (inputs.sealWrap ?? false)
-  );
+  return m.type === inputs.type && SETTINGS.every(([k, f]) => sameValue(f, inputs[k], m[f.wire]));
 }
 
 /**
@@ -288,10 +274,8 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
     try {
       const res = await client.mounts.enable(path, {
         type: inputs.type,
-        ...(inputs.description !== undefined ? { description: inputs.description } : {}),
+        ...wireBody(DEF, inputs),
         ...(Object.keys(config).length > 0 ? { config } : {}),
-        local: inputs.local ?? false,
-        seal_wrap: inputs.sealWrap ?? false,
       });
       reportWarnings(RESOURCE, path, res.warnings);
       return "enabled";
@@ -399,19 +383,16 @@ async function adopt(inputs: AuthMountInputs): Promise<void> {
     );
   const mismatch: string[] = [];
   if (existing.type !== inputs.type) mismatch.push(`type is "${existing.type}", not "${inputs.type}"`);
-  if (existing.local !== (inputs.local ?? false)) mismatch.push(`local is ${existing.local}`);
-  if (existing.seal_wrap !== (inputs.sealWrap ?? false)) mismatch.push(`sealWrap is ${existing.seal_wrap}`);
+  for (const [k, f] of SETTINGS)
+    if (f.replaceOnChange && !sameValue(f, inputs[k], existing[f.wire]))
+      mismatch.push(`${k} is ${String(existing[f.wire])}`);
   if (mismatch.length > 0) {
     throw new ResourceError(
       "already_exists",
       `${RESOURCE} "${path}": cannot adopt the existing mount: its ${mismatch.join(", ")}. These cannot change in place.`,
     );
   }
-  const res = await client.mounts.tune(path, {
-    description: inputs.description ?? "",
-    ...tuneRequest(inputs.tune),
-    ...pluginVersionTune(inputs, existing),
-  });
+  const res = await client.mounts.tune(path, tuneBody(inputs, pluginVersionTune(inputs, existing)));
   reportWarnings(RESOURCE, path, res.warnings);
 }
 
@@ -468,7 +449,7 @@ async function findForRead(client: SecretsClient, path: string): Promise<FoundMo
 function listedTune(tune: MountTune, found: FoundMount): TuneValues | undefined {
   const config = found.config;
   if (config === undefined) return undefined;
-  for (const key of TTL_KEYS) if (tune[key] !== undefined && !config[TUNE_WIRE[key]]) return undefined;
+  for (const [k, f] of TUNE) if (f.type === "duration" && tune[k] !== undefined && !config[f.wire]) return undefined;
   return config;
 }
 
@@ -563,11 +544,7 @@ async function update(
   path = news.path;
   let res;
   try {
-    res = await client.mounts.tune(path, {
-      description: news.description ?? "",
-      ...tuneRequest(news.tune),
-      ...pluginVersionTune(news, olds),
-    });
+    res = await client.mounts.tune(path, tuneBody(news, pluginVersionTune(news, olds)));
   } catch (e) {
     // Moved but not tuned: the state follows the mount to its new path, and the next `up` tunes it.
     if (path !== (olds.path ?? id)) throw unfinished(news, olds.accessor, e as Error);

@@ -25,13 +25,32 @@
  * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
  * resource's additional secret outputs (`<name>Options`). A value no builder's type fits (a map, a union)
  * is a `field.custom` with its SDK type written out in `sdkType`.
+ *
+ * A setting is written as its `unsetMeans` (else its type's zero) when the program leaves it out, so the
+ * service holds what the program says; `whenUnset` names the two other rules services have: "clear-if-set"
+ * (the service keeps a value a write omits: sent empty only to clear one set before) and "leave" (only
+ * the values the program sets are written, compared and refreshed).
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
 import { cleanList, durationSeconds, sameSet } from "../clients/secrets/normalize";
 import { StringOrListSchema } from "../schemas/lists";
-import { refreshed } from "./common";
+import { containsUnknown, refreshed } from "./common";
 import { connectionSchema } from "./connection";
+
+/** The doc of a resource's `connection` input, by service. */
+const CONNECTION_DOC: Readonly<Record<ServiceName, string>> = {
+  secrets:
+    "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
+    "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
+    "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
+    "A new token or TLS setting updates state only.",
+  scheduler:
+    "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
+    "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
+    "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
+    "setting updates state only.",
+};
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
 export type ValueType =
@@ -86,7 +105,17 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly unsetMeans?: Shown;
   /** False for an input that state does not copy into the outputs (see {@link echoedKeys}). */
   readonly echo: boolean;
+  /**
+   * How a setting the program leaves out is written and compared (default: written as its unset meaning, so
+   * the service holds what the program says). `"clear-if-set"`: the service keeps a value a write omits, so an
+   * unset one is omitted, and sent as its unset meaning only to clear a value set before. `"leave"`: only a
+   * value the program sets is written, compared and refreshed; leaving it out keeps the service's value.
+   */
+  readonly whenUnset?: WhenUnset;
 }
+
+/** See {@link Field.whenUnset}. */
+export type WhenUnset = "clear-if-set" | "leave";
 
 /** The sub-fields of an object field and its SDK interfaces. */
 export interface ObjectShape {
@@ -114,6 +143,7 @@ interface FieldOptions<S extends z.ZodType = z.ZodType> {
   sdkArg?: boolean;
   unsetMeans?: Shown;
   echo?: boolean;
+  whenUnset?: WhenUnset;
 }
 
 /** The rule of a field: the one given, else the type's usual rule `D`. */
@@ -167,6 +197,7 @@ function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
     sdkArg: o.sdkArg ?? true,
     ...(o.unsetMeans !== undefined && { unsetMeans: o.unsetMeans }),
     echo: o.echo ?? true,
+    ...(o.whenUnset !== undefined && { whenUnset: o.whenUnset }),
     ...extra,
   } as Built<D, O>;
 }
@@ -199,9 +230,17 @@ export const field = {
   /** One of `values`; the first is what an unset setting writes. */
   enum: <const V extends readonly [string, ...string[]], const O extends FieldOptions<z.ZodType>>(values: V, o: O) =>
     make("enum", z.enum(values) as z.ZodEnum<{ [K in V[number]]: K }>, o, { values }),
-  /** Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`. */
-  connection: <const Svc extends ServiceName, const O extends FieldOptions<z.ZodType>>(service: Svc, o: O) =>
-    make("connection", connectionSchema(service), { ...o, kind: "source" as const }, { service }),
+  /**
+   * Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`, kept in
+   * state and never an SDK output; its doc is the same for every resource of a service.
+   */
+  connection: <const Svc extends ServiceName>(service: Svc) =>
+    make(
+      "connection",
+      connectionSchema(service),
+      { doc: CONNECTION_DOC[service], sdkOutput: false, kind: "source" as const },
+      { service },
+    ),
   /**
    * An object of sub-fields (each made with a builder above; their doc, rule, type and wire name count),
    * unknown keys refused; `refine` adds rules across sub-fields. The SDK gets an input and an output
@@ -362,8 +401,12 @@ export function wireValue(f: Field, v: unknown): unknown {
   return v ?? zeroOf(f);
 }
 
-/** True when two values of a field mean the same: lists as sets, durations in seconds, unset as its zero. */
+/**
+ * True when two values of a field mean the same: lists as sets, durations in seconds, unset as its zero (for a
+ * `whenUnset: "leave"` field, unset only as unset).
+ */
 export function sameValue(f: Field, a: unknown, b: unknown): boolean {
+  if (f.whenUnset === "leave" && (a === undefined || b === undefined)) return a === b;
   const c = f.canonical ?? ((s: string) => s);
   if (f.type === "list")
     return sameSet(cleanList(a as string[] | undefined).map(c), cleanList(b as string[] | undefined).map(c));
@@ -372,22 +415,68 @@ export function sameValue(f: Field, a: unknown, b: unknown): boolean {
   return typeof x === "string" && typeof y === "string" ? c(x) === c(y) : x === y;
 }
 
-/** The write body of the settings: every one, its zero when unset, so the service holds what the program says. */
+/**
+ * True when the program's value of a setting differs from the state's (`old`), or is not known yet; a
+ * `whenUnset: "leave"` setting the program leaves out never differs.
+ */
+export function settingDiffers(f: Field, value: unknown, old: unknown): boolean {
+  if (containsUnknown(value)) return true;
+  if (f.whenUnset === "leave" && value === undefined) return false;
+  if (f.object !== undefined) {
+    const [v, o] = [value, old] as [Record<string, unknown> | undefined, Record<string, unknown> | undefined];
+    return Object.entries(f.object.fields).some(([k, sub]) => settingDiffers(sub, v?.[k], o?.[k]));
+  }
+  return !sameValue(f, value, old);
+}
+
+/**
+ * The write body of some settings (such as {@link settingKeys}' or a part of them): every one, its unset meaning when unset, so the service holds what the
+ * program says; a `whenUnset` setting left out is omitted (`"clear-if-set"`: unless `before`, the state the
+ * write replaces, had it set).
+ */
+export function wireBodyOf(
+  settings: readonly [string, Field & { wire: string }][],
+  inputs: Partial<Record<string, unknown>>,
+  before: Partial<Record<string, unknown>> = {},
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [k, f] of settings) {
+    const v = inputs[k];
+    const was = before[k];
+    if (v === undefined && f.whenUnset === "leave") continue;
+    if (v === undefined && f.whenUnset === "clear-if-set" && (was === undefined || was === "")) continue;
+    body[f.wire] = wireValue(f, v);
+  }
+  return body;
+}
+
+/** The write body of a resource's settings (see {@link wireBodyOf}); `before` is the state the write replaces. */
 export function wireBody<F extends Record<string, Field>>(
   d: ResourceDefinition<F>,
   inputs: Partial<Record<keyof F, unknown>>,
+  before: Partial<Record<keyof F, unknown>> = {},
 ): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [k, f] of settingKeys(d)) body[f.wire] = wireValue(f, inputs[k]);
-  return body;
+  return wireBodyOf(settingKeys(d), inputs, before);
+}
+
+/** The write body of an object field's sub-settings (see {@link wireBodyOf}). */
+export function subWireBody(
+  f: Field,
+  value: Partial<Record<string, unknown>> | undefined,
+  before: Partial<Record<string, unknown>> = {},
+): Record<string, unknown> {
+  return wireBodyOf(subSettingKeys(f), value ?? {}, before);
 }
 
 /**
  * What a refresh stores for one setting (see `refreshed`): the program's spelling when the service's value
- * means the same; a list as the service returned it, without blanks.
+ * means the same; a list as the service returned it, without blanks; a value the record lacks as the
+ * field's `unsetMeans`. A `whenUnset: "leave"` setting the state does not hold stays unset.
  */
 export function refreshedSetting(f: Field & { wire: string }, old: unknown, record: Record<string, unknown>): unknown {
-  const server = f.type === "list" ? cleanList(record[f.wire] as string[] | null | undefined) : record[f.wire];
+  if (f.whenUnset === "leave" && old === undefined) return undefined;
+  const raw = record[f.wire] === undefined ? f.unsetMeans : record[f.wire];
+  const server = f.type === "list" ? cleanList(raw as string[] | null | undefined) : raw;
   return refreshed<unknown>(
     old,
     server,

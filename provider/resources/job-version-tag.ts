@@ -4,12 +4,22 @@
  * Like the other resources, create refuses a tag name the job already carries unless `adopt` is set.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { SchedulerClient } from "../clients/scheduler";
+import type { SchedulerClient, TagVersionRequest } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { ResourceInitError, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
-import { inputsSchema, replaceKeys, type InputsOf, type OutputsOf } from "./definition";
+import {
+  inputsSchema,
+  replaceKeys,
+  sameValue,
+  settingDiffers,
+  settingKeys,
+  wireBody,
+  wireValue,
+  type InputsOf,
+  type OutputsOf,
+} from "./definition";
 import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
 import { SCHEMA_VERSION } from "./migrate";
 
@@ -31,6 +41,13 @@ export type JobVersionTagOutputs = Omit<OutputsOf<typeof DEF>, "namespace" | "ve
 
 /** The keys whose change replaces the tag: the job, its namespace, the tag's name and version. */
 const REPLACE_KEYS = replaceKeys(DEF);
+/** The tag's settings (its description): written by tagging the same version again, compared and refreshed. */
+const SETTINGS = settingKeys(DEF);
+
+/** True when a setting of the program differs from the state's. */
+function settingsDiffer(news: JobVersionTagInputs, olds: JobVersionTagOutputs): boolean {
+  return SETTINGS.some(([k, f]) => settingDiffers(f, news[k], olds[k]));
+}
 
 function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): string {
   return inputs.namespace ?? client.core.connection.namespace ?? "default";
@@ -81,10 +98,10 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     // Without a version the tag stays where it was put at create time.
     const now = { ...news, namespace, version: news.version ?? olds.version };
     const replaces = REPLACE_KEYS.filter((k) => now[k] !== olds[k]);
-    const described = containsUnknown(news.description) || (news.description ?? "") !== (olds.description ?? "");
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
     return {
-      changes: connection === "settings" || described || (news.adopt ?? false) !== (olds.adopt ?? false),
+      changes:
+        connection === "settings" || settingsDiffer(news, olds) || (news.adopt ?? false) !== (olds.adopt ?? false),
     };
   },
 
@@ -136,7 +153,7 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
       client,
       { jobId: inputs.jobId, namespace, name: inputs.name },
       version,
-      inputs.description ?? "",
+      wireBody(DEF, inputs),
       0,
       inputs,
     );
@@ -156,32 +173,19 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     const tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     if (tagged === undefined) return { id: "" };
     const tag = tagged.VersionTag ?? {};
-    return {
-      id,
-      props: outputsOf(
-        ref.jobId,
-        ref.namespace,
-        ref.name,
-        tagged.Version ?? 0,
-        tag.Description ?? "",
-        tag.TaggedTime ?? 0,
-        props,
-      ),
-    };
+    return { id, props: outputsOf(ref, tagged.Version ?? 0, [tag], tag.TaggedTime ?? 0, props) };
   },
 
   async update(id, olds, news) {
     const client = newClient(news.connection);
     const ref = refOf(id, olds);
-    const description = news.description ?? "";
+    const body = wireBody(DEF, news);
     // Only `adopt` or how to connect changed: nothing to write (unless the last tag write was never confirmed).
-    if (description === (olds.description ?? "") && olds.incomplete !== true) {
-      return {
-        outs: outputsOf(ref.jobId, ref.namespace, ref.name, olds.version, description, olds.taggedTime, news),
-      };
+    if (!settingsDiffer(news, olds) && olds.incomplete !== true) {
+      return { outs: outputsOf(ref, olds.version, [body], olds.taggedTime, news) };
     }
     // Tagging the same version with the same name again replaces the description.
-    return { outs: await tagConfirmed(client, ref, olds.version, description, olds.taggedTime, news) };
+    return { outs: await tagConfirmed(client, ref, olds.version, body, olds.taggedTime, news) };
   },
 
   async delete(id, props) {
@@ -231,26 +235,37 @@ function tagOn(
 /** What outputs keep of the inputs as given: `adopt` and the connection. */
 type Kept = Pick<JobVersionTagInputs, "adopt" | "connection">;
 
+/** Where a tag is: its job, namespace and name. */
+type TagRef = { jobId: string; namespace: string; name: string };
+
+/**
+ * The outputs of a tag: each setting from the first of `records` (tag records or write bodies, by wire name)
+ * that holds it, else its unset meaning.
+ */
 function outputsOf(
-  jobId: string,
-  namespace: string,
-  name: string,
+  ref: TagRef,
   version: number,
-  description: string,
+  records: readonly Record<string, unknown>[],
   taggedTime: number,
   kept: Kept,
 ): JobVersionTagOutputs {
+  const settings: Record<string, unknown> = {};
+  for (const [k, f] of SETTINGS)
+    settings[k] = wireValue(
+      f,
+      records.map((r) => r[f.wire]).find((v) => v != null),
+    );
   return definedDeep({
-    jobId,
-    namespace,
-    name,
+    jobId: ref.jobId,
+    namespace: ref.namespace,
+    name: ref.name,
     version,
-    description,
+    ...settings,
     taggedTime,
     adopt: kept.adopt,
     connection: kept.connection,
     schemaVersion: SCHEMA_VERSION,
-  });
+  }) as JobVersionTagOutputs;
 }
 
 /**
@@ -260,9 +275,9 @@ function outputsOf(
  */
 async function tagConfirmed(
   client: SchedulerClient,
-  ref: { jobId: string; namespace: string; name: string },
+  ref: TagRef,
   version: number,
-  description: string,
+  body: Record<string, unknown>,
   taggedTime: number,
   kept: Kept,
 ): Promise<JobVersionTagOutputs> {
@@ -270,18 +285,10 @@ async function tagConfirmed(
     const { value } = await client.versions.tagVersion(
       ref.jobId,
       ref.name,
-      { Version: version, Description: description },
+      { Version: version, ...body } as TagVersionRequest,
       { namespace: ref.namespace },
     );
-    return outputsOf(
-      ref.jobId,
-      ref.namespace,
-      ref.name,
-      version,
-      value.Description ?? description,
-      value.TaggedTime ?? taggedTime,
-      kept,
-    );
+    return outputsOf(ref, version, [value, body], value.TaggedTime ?? taggedTime, kept);
   } catch (e) {
     if (!isOutcomeUnknown(e)) throw e;
     let tagged;
@@ -293,26 +300,16 @@ async function tagConfirmed(
       throw new ResourceInitError(
         `${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`,
         tagResourceId(ref.jobId, ref.namespace, ref.name),
-        {
-          ...outputsOf(ref.jobId, ref.namespace, ref.name, version, description, taggedTime, kept),
-          incomplete: true,
-        },
+        { ...outputsOf(ref, version, [body], taggedTime, kept), incomplete: true },
       );
     }
+    const tag: Record<string, unknown> = tagged?.VersionTag ?? {};
     if (
       tagged === undefined ||
       (tagged.Version ?? 0) !== version ||
-      (tagged.VersionTag?.Description ?? "") !== description
+      SETTINGS.some(([, f]) => !sameValue(f, tag[f.wire], body[f.wire]))
     )
       throw e;
-    return outputsOf(
-      ref.jobId,
-      ref.namespace,
-      ref.name,
-      version,
-      description,
-      tagged.VersionTag?.TaggedTime ?? taggedTime,
-      kept,
-    );
+    return outputsOf(ref, version, [body], tagged.VersionTag?.TaggedTime ?? taggedTime, kept);
   }
 }

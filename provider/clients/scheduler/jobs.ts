@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ApiError, UsageError, isApiError } from "../../errors";
-import { encodePath } from "../../http/core";
+import { encodePath, type QueryValue } from "../../http/core";
 import {
   DispatchResultSchema,
   JobSchema,
@@ -84,6 +84,20 @@ export function stripServerManagedFields(job: Job): Job {
   return copy as Job;
 }
 
+/** The query of a job list: filters and paging (`perPage` checked). */
+function listQuery(opts: ListJobsOptions): Record<string, QueryValue> {
+  if (opts.perPage !== undefined && (!Number.isInteger(opts.perPage) || opts.perPage < 0)) {
+    throw new UsageError(`list jobs: perPage must be a non-negative integer, got ${String(opts.perPage)}.`);
+  }
+  return {
+    prefix: opts.prefix || undefined,
+    filter: opts.filter || undefined,
+    meta: opts.meta ? true : undefined,
+    per_page: opts.perPage || undefined,
+    next_token: opts.nextToken || undefined,
+  };
+}
+
 /** Job operations, reached as `client.jobs`. */
 export class Jobs {
   constructor(private readonly http: SchedulerRequester) {}
@@ -114,21 +128,12 @@ export class Jobs {
 
   /** Reads one page of jobs; `meta.nextToken` is set when there are more. */
   async listPage(opts: ListJobsOptions = {}): Promise<Result<JobStub[]>> {
-    if (opts.perPage !== undefined && (!Number.isInteger(opts.perPage) || opts.perPage < 0)) {
-      throw new UsageError(`list jobs: perPage must be a non-negative integer, got ${String(opts.perPage)}.`);
-    }
     return this.http.read(
       {
         operation: "list jobs",
         path: "/v1/jobs",
         schema: JobListSchema,
-        query: {
-          prefix: opts.prefix || undefined,
-          filter: opts.filter || undefined,
-          meta: opts.meta ? true : undefined,
-          per_page: opts.perPage || undefined,
-          next_token: opts.nextToken || undefined,
-        },
+        query: listQuery(opts),
       },
       opts,
     );
@@ -144,12 +149,7 @@ export class Jobs {
         operation: "list jobs",
         path: "/v1/jobs",
         schema: LooseJobListSchema,
-        query: {
-          prefix: opts.prefix || undefined,
-          filter: opts.filter || undefined,
-          per_page: opts.perPage || undefined,
-          next_token: opts.nextToken || undefined,
-        },
+        query: listQuery(opts),
       },
       opts,
     );

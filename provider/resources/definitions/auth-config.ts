@@ -79,6 +79,7 @@ export const authConfigDefinition = defineResource({
       rule: uuid,
       wire: "client_id",
       unsetMeans: "",
+      whenUnset: "clear-if-set",
     }),
     clientSecret: field.string({
       doc:
@@ -124,12 +125,14 @@ export const authConfigDefinition = defineResource({
       rule: z.string().min(1, "must not be empty; leave it out for none"),
       wire: "identity_token_audience",
       unsetMeans: "",
+      whenUnset: "clear-if-set",
     }),
     identityTokenTtl: field.duration({
       doc: "Workload identity: lifetime of the plugin's identity token, seconds or a duration (default 1h).",
       rule: duration,
       wire: "identity_token_ttl",
       unsetMeans: IDENTITY_TOKEN_TTL,
+      whenUnset: "clear-if-set",
     }),
     environment: field.string({
       doc: "`AzurePublicCloud`, `AzureUSGovernmentCloud` or `AzureChinaCloud` (any case).",
@@ -141,6 +144,7 @@ export const authConfigDefinition = defineResource({
         ),
       wire: "environment",
       unsetMeans: "",
+      whenUnset: "clear-if-set",
       canonical: (v) => v.toLowerCase(),
     }),
     maxRetries: field.number({
@@ -170,14 +174,7 @@ export const authConfigDefinition = defineResource({
     adopt: field.boolean({
       doc: "Take over an existing configuration instead of failing (it is overwritten with these settings).",
     }),
-    connection: field.connection("secrets", {
-      doc:
-        "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
-        "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-        "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-        "A new token or TLS setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("secrets"),
     clientSecretHash: field.string({
       doc: "Salted scrypt hash of the client secret (a secret output), used only to notice a change; absent when no secret was given.",
       kind: "output",

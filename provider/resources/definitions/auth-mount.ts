@@ -14,7 +14,7 @@ const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v
 
 /** A tune list: an array of strings (no comma-separated form), compared as a set. */
 const tuneList = (doc: string, wire: string) =>
-  field.list({ doc, wire, rule: z.array(z.string()), sdkType: "pulumi.Input<string>[]" });
+  field.list({ doc, wire, rule: z.array(z.string()), sdkType: "pulumi.Input<string>[]", whenUnset: "leave" });
 
 /** The AuthMount: every field, in the order the SDK and the reference page list them. */
 export const authMountDefinition = defineResource({
@@ -50,26 +50,35 @@ export const authMountDefinition = defineResource({
       default: "cloud",
       replaceOnChange: true,
     }),
-    description: field.string({ doc: "Description shown in the mount list; changes in place.", kind: "setting" }),
+    description: field.string({
+      doc: "Description shown in the mount list; changes in place.",
+      wire: "description",
+      unsetMeans: "",
+    }),
     tune: field.object(
       {
         defaultLeaseTtl: field.duration({
           doc: 'Default lease TTL: seconds, or a duration such as `"1h"`.',
           rule: duration,
           wire: "default_lease_ttl",
+          whenUnset: "leave",
         }),
         maxLeaseTtl: field.duration({
           doc: 'Maximum lease TTL: seconds, or a duration such as `"768h"`.',
           rule: duration,
           wire: "max_lease_ttl",
+          whenUnset: "leave",
         }),
         listingVisibility: field.enum(["", "hidden", "unauth"], {
           doc: '`""`, `"hidden"` or `"unauth"` (listed in the unauthenticated UI).',
           wire: "listing_visibility",
+          unsetMeans: "",
+          whenUnset: "leave",
         }),
         tokenType: field.enum(["default-service", "default-batch", "service", "batch"], {
           doc: '`"default-service"`, `"default-batch"`, `"service"` or `"batch"`.',
           wire: "token_type",
+          whenUnset: "leave",
         }),
         auditNonHmacRequestKeys: tuneList("Request keys the audit log keeps unhashed.", "audit_non_hmac_request_keys"),
         auditNonHmacResponseKeys: tuneList(
@@ -85,6 +94,7 @@ export const authMountDefinition = defineResource({
       {
         doc: "Tune settings; change in place. Removing one leaves the service's value as it is.",
         kind: "setting",
+        whenUnset: "leave",
         types: {
           input: {
             name: "AuthMountTuneArgs",
@@ -106,12 +116,12 @@ export const authMountDefinition = defineResource({
     ),
     local: field.boolean({
       doc: "Keep the mount local to this cluster (not replicated). A change replaces the mount.",
-      kind: "setting",
+      wire: "local",
       replaceOnChange: true,
     }),
     sealWrap: field.boolean({
       doc: "Seal-wrap the mount's storage. A change replaces the mount.",
-      kind: "setting",
+      wire: "seal_wrap",
       replaceOnChange: true,
     }),
     pluginVersion: field.string({
@@ -120,6 +130,7 @@ export const authMountDefinition = defineResource({
         "plugin catalog). Sent on enable; a change tunes the mount in place and runs after the plugin is " +
         "reloaded. Removing it leaves the mount's version as it is.",
       kind: "setting",
+      whenUnset: "leave",
       rule: z
         .string()
         .regex(
@@ -135,14 +146,7 @@ export const authMountDefinition = defineResource({
         "Take over a method already enabled at `path` instead of failing (`pulumi import` does not work for " +
         "dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.",
     }),
-    connection: field.connection("secrets", {
-      doc:
-        "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
-        "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-        "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-        "A new token or TLS setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("secrets"),
     accessor: field.string({
       doc: "Accessor of the mount (`auth_<type>_<hex>`), for policies and identity aliases.",
       kind: "output",

@@ -102,14 +102,7 @@ export const authRoleDefinition = defineResource({
     adopt: field.boolean({
       doc: "Take over an existing role of this name instead of failing (it is overwritten with these settings).",
     }),
-    connection: field.connection("secrets", {
-      doc:
-        "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
-        "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-        "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-        "A new token or TLS setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("secrets"),
     incomplete: field.boolean({
       doc: "Set when the last write's outcome is unknown: the next `up` writes the role again.",
       kind: "output",

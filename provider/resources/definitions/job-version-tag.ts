@@ -65,7 +65,8 @@ export const jobVersionTagDefinition = defineResource({
     }),
     description: field.string({
       doc: "Description (under 1000 characters); a change updates the tag in place.",
-      kind: "setting",
+      wire: "Description",
+      unsetMeans: "",
       rule: z.string().max(999, "description must be under 1000 characters"),
       sdkOutputType: "string",
     }),
@@ -79,14 +80,7 @@ export const jobVersionTagDefinition = defineResource({
         "Take over a tag of this name that the job already carries instead of failing (its description is then " +
         "overwritten). Destroying the resource removes the tag, adopted or not.",
     }),
-    connection: field.connection("scheduler", {
-      doc:
-        "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
-        "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
-        "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
-        "setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("scheduler"),
     incomplete: field.boolean({
       doc: "Set when the last tag write's outcome is unknown: the next `up` tags again.",
       kind: "output",

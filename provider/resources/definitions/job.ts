@@ -180,14 +180,7 @@ export const jobDefinition = defineResource({
       unsetMeans: false,
       sdkOutput: false,
     }),
-    connection: field.connection("scheduler", {
-      doc:
-        "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
-        "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
-        "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
-        "setting updates state only.",
-      sdkOutput: false,
-    }),
+    connection: field.connection("scheduler"),
     secretInputs: field.custom({
       doc:
         "Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`, " +

@@ -180,10 +180,10 @@ export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variab
 /** How canaries are promoted. */
 export type PromotionPolicy = { mode: "manual" } | { mode: "auto"; soakMs: number; groups?: readonly string[] };
 
-/** Returns the policy of the inputs (default "manual"). */
+/** Returns the policy of the inputs (unset: the definition's default, "manual"). */
 export function promotionPolicy(inputs: Pick<JobInputs, "promotion">): PromotionPolicy {
-  const p = inputs.promotion;
-  if (p === undefined || p === "manual") return { mode: "manual" };
+  const p = inputs.promotion ?? JOB_DEFAULTS.promotion;
+  if (p === "manual") return { mode: "manual" };
   if (p === "auto") return { mode: "auto", soakMs: 0 };
   const soakMs = isZeroDuration(p.soak) ? 0 : (parseDurationMs(p.soak) ?? 0);
   return { mode: "auto", soakMs, ...(p.groups !== undefined ? { groups: [...new Set(p.groups)] } : {}) };

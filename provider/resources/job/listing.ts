@@ -9,10 +9,12 @@
  * others, and a list of the IDs asked so far would leave the later reads to another list. Its stubs are
  * checked only for the jobs read, and only in the fields `read` uses.
  *
- * A namespace holding more than {@link LIST_PAGE} jobs is not listed whole: jobs of other stacks would cost
- * their bytes on every refresh. The first page answers the reads of the jobs it holds; the others are
- * answered by lists filtered to their IDs (one anchored `ID matches` expression), one per batch of reads the
- * engine sends together. So thousands of other jobs cost one page, and the stack's own jobs a list per batch.
+ * The list comes in pages of {@link LIST_LIMITS}.pageSize jobs: the first page answers the reads of the
+ * jobs it holds, and the first read of a job it does not hold takes the namespace's other pages (a stack of
+ * 2,000 Jobs alone in its namespace: two requests), up to {@link LIST_LIMITS}.pages pages. In a namespace
+ * larger than that the jobs the pages do not hold are listed by their IDs (one anchored `ID matches`
+ * expression), one list per batch of reads the engine sends together: thousands of other jobs cost their
+ * bytes once, never a request per job.
  *
  * Each job of a list serves one read: a resource is read once per refresh, so a second read of the same job
  * in the same process (a later refresh, a test) lists again instead of trusting an old list. A list also
@@ -40,8 +42,8 @@ const ListedStubSchema = JobStubSchema.pick({
 /** What the list says of one job: its stub, `missing` when the list does not hold it, or undefined (not listed). */
 export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 
-/** The most jobs the namespace list holds: a namespace with more is listed by the IDs read beyond them. */
-export const LIST_PAGE = 1000;
+/** The namespace list's page size and the most pages it takes (changed only by tests). */
+export const LIST_LIMITS = { pageSize: 1000, pages: 10 };
 
 /** The longest filter a list sends (before URL encoding); a longer one is left out for the IDs' common prefix. */
 export const MAX_FILTER_CHARS = 6000;
@@ -52,12 +54,22 @@ const GATHER_MS = 20;
 /** Stubs by ID, unchecked; undefined when the list failed. */
 type Stubs = Map<string, unknown> | undefined;
 
+/** Pages of the namespace list, merged: stubs by ID, and whether they are every job of the namespace. */
+interface Pages {
+  /** Undefined when the list failed. */
+  readonly stubs: Stubs;
+  /** The token of the next page; undefined once the pages hold every job. */
+  readonly next?: string;
+}
+
 /** A list taken (or being taken) at one write count of the connection. */
 interface Snapshot {
   /** The connection's write count when the list was sent. */
   readonly writes: number;
-  /** The namespace's first page, and whether it holds every job of the namespace. */
-  readonly page: Promise<{ stubs: Stubs; whole: boolean }>;
+  /** The namespace's first page. */
+  readonly first: Promise<Pages>;
+  /** The pages after it, merged with it: taken by the first read the first page cannot answer. */
+  rest?: Promise<Pages>;
   /** The IDs whose read it served already. */
   readonly served: Set<string>;
   /** The filtered list gathering the IDs of this batch of reads, not sent yet. */
@@ -83,13 +95,17 @@ export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<L
   if (place.failed) return undefined;
   let snapshot = place.snapshot;
   if (snapshot === undefined || snapshot.writes !== client.core.writes || snapshot.served.has(ref.jobId)) {
-    snapshot = { writes: client.core.writes, page: firstPage(client, ref), served: new Set() };
+    snapshot = { writes: client.core.writes, first: pages(client, ref, undefined, 1), served: new Set() };
     place.snapshot = snapshot;
   }
   snapshot.served.add(ref.jobId);
-  const page = await snapshot.page;
-  let stubs = page.stubs;
-  if (stubs !== undefined && !page.whole && !stubs.has(ref.jobId)) {
+  let listed = await snapshot.first;
+  if (listed.stubs?.has(ref.jobId) === false && listed.next !== undefined) {
+    snapshot.rest ??= pages(client, ref, listed, LIST_LIMITS.pages - 1);
+    listed = await snapshot.rest;
+  }
+  let stubs = listed.stubs;
+  if (stubs !== undefined && listed.next !== undefined && !stubs.has(ref.jobId)) {
     if (!filterable(ref.jobId)) return undefined;
     stubs = await gather(client, ref, snapshot);
   }
@@ -105,13 +121,25 @@ export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<L
   return stub.success ? stub.data : undefined;
 }
 
-async function firstPage(client: SchedulerClient, ref: JobRef): Promise<{ stubs: Stubs; whole: boolean }> {
+/** Takes up to `count` pages of the namespace list, after those `from` holds. */
+async function pages(client: SchedulerClient, ref: JobRef, from: Pages | undefined, count: number): Promise<Pages> {
+  const stubs = new Map(from?.stubs);
+  let next = from?.next;
   try {
-    const res = await client.jobs.listLoosePage({ namespace: ref.namespace, region: ref.region, perPage: LIST_PAGE });
-    const next = res.meta.nextToken;
-    return { stubs: byId(res.value), whole: next === undefined || next === "" };
+    for (let i = 0; i < count; i++) {
+      const res = await client.jobs.listLoosePage({
+        namespace: ref.namespace,
+        region: ref.region,
+        perPage: LIST_LIMITS.pageSize,
+        ...(next !== undefined && { nextToken: next }),
+      });
+      for (const s of res.value) stubs.set(s.ID, s);
+      next = res.meta.nextToken === "" ? undefined : res.meta.nextToken;
+      if (next === undefined) break;
+    }
+    return next === undefined ? { stubs } : { stubs, next };
   } catch {
-    return { stubs: undefined, whole: true };
+    return { stubs: undefined };
   }
 }
 
@@ -163,10 +191,6 @@ async function filtered(client: SchedulerClient, ref: JobRef, ids: ReadonlySet<s
   } catch {
     return undefined;
   }
-}
-
-function byId(stubs: { ID: string }[]): Map<string, unknown> {
-  return new Map(stubs.map((s) => [s.ID, s]));
 }
 
 /** The prefix and filter that list the jobs `ids` names. */

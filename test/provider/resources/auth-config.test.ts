@@ -80,6 +80,21 @@ describe("AuthConfig", () => {
     expect(await authConfig.diff(id, up2.outs as AuthConfigOutputs, news2)).toEqual({ changes: false });
   });
 
+  it("an omitted clientId is sent empty only to clear one the state had; one it never had is left as it is", async () => {
+    await env.client.mounts.enable("c10", { type: env.controls.methodType });
+    const plain = { tenantId: TENANT, resource: base.resource, mount: "c10" };
+    const { id, outs } = await created(plain);
+    // Set outside the program, with no refresh since: the next write leaves it, as the service keeps it.
+    await env.client.config.write("c10", { tenant_id: TENANT, resource: base.resource, client_id: CLIENT });
+    const up1 = await authConfig.update(id, outs, await checked({ ...plain, maxRetries: 5 }));
+    expect(await env.client.config.read("c10")).toMatchObject({ clientId: CLIENT, maxRetries: 5 });
+    // Set by the program, then removed from it: the write clears it.
+    const withId = await checked({ ...plain, clientId: CLIENT });
+    const up2 = await authConfig.update(id, up1.outs as AuthConfigOutputs, withId);
+    await authConfig.update(id, up2.outs as AuthConfigOutputs, await checked(plain));
+    expect(await env.client.config.read("c10")).toMatchObject({ clientId: "", maxRetries: 3 });
+  });
+
   it("replaces on a new mount and deletes (again without error)", async () => {
     const { id, outs } = await created({ ...base, mount: "c4" });
     expect(await authConfig.diff(id, outs, await checked({ ...base, mount: "c5" }))).toEqual({

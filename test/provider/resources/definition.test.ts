@@ -13,9 +13,11 @@ import {
   refreshedSetting,
   replaceKeys,
   sameValue,
+  settingDiffers,
   settingKeys,
   shownDefault,
   subSettingKeys,
+  subWireBody,
   sourceKeys,
   unsetDefaults,
   wireBody,
@@ -142,7 +144,7 @@ describe("a resource definition", () => {
           sdkType: '"a" | { b: string }',
           unsetMeans: "a",
         }),
-        connection: field.connection("scheduler", { doc: "Where." }),
+        connection: field.connection("scheduler"),
         hint: field.string({ doc: "Set by the SDK.", sdkArg: false, echo: false }),
         done: field.boolean({ doc: "Done.", kind: "output" }),
       },
@@ -223,5 +225,74 @@ describe("an object field and a setting with a service default", () => {
     expect(sameValue(f.label, undefined, "")).toBe(true);
     expect(wireBody(BOX, {})).toEqual({ retries: 3, delay: 4, label: "" });
     expect([f.retries, f.delay, f.label].map(shownDefault)).toEqual([3, 4, ""]);
+  });
+});
+
+describe("whenUnset: how a setting the program leaves out is written, compared and refreshed", () => {
+  const KEPT = defineResource({
+    name: "Kept",
+    module: "kept",
+    doc: "Settings the service keeps when a write omits them.",
+    argsDoc: "Arguments of a kept.",
+    id: "<name>",
+    fields: {
+      always: field.number({ doc: "Always.", wire: "always", unsetMeans: 3 }),
+      label: field.string({ doc: "Label.", wire: "label", unsetMeans: "", whenUnset: "clear-if-set" }),
+      ttl: field.duration({ doc: "TTL.", wire: "ttl", unsetMeans: 3600, whenUnset: "clear-if-set" }),
+      tags: field.list({ doc: "Tags.", wire: "tags", whenUnset: "leave" }),
+      grace: field.duration({ doc: "Grace.", wire: "grace", whenUnset: "leave" }),
+    },
+  });
+  const f = KEPT.fields;
+
+  it('"clear-if-set": omitted unless set before, then sent as its unset meaning; set, sent', () => {
+    expect(wireBody(KEPT, {})).toEqual({ always: 3 });
+    expect(wireBody(KEPT, {}, { label: "", ttl: undefined })).toEqual({ always: 3 });
+    expect(wireBody(KEPT, {}, { label: "x", ttl: 0 })).toEqual({ always: 3, label: "", ttl: 3600 });
+    expect(wireBody(KEPT, { label: "y", ttl: "2h" })).toEqual({ always: 3, label: "y", ttl: 7200 });
+    expect(sameValue(f.label, undefined, "")).toBe(true);
+    expect(sameValue(f.ttl, undefined, 3600)).toBe(true);
+  });
+
+  it('"leave": only a value the program sets is written and compared; unset is never a change', () => {
+    expect(wireBody(KEPT, { tags: [" a ", ""], grace: "1m" }, { tags: ["b"] })).toMatchObject({
+      tags: ["a"],
+      grace: 60,
+    });
+    expect(wireBody(KEPT, {}, { tags: ["b"], grace: 5 })).not.toHaveProperty("tags");
+    expect(
+      subWireBody(
+        field.object(
+          { tags: f.tags, grace: f.grace },
+          {
+            doc: "Box.",
+            kind: "setting",
+            types: { input: { name: "A", doc: "A." }, output: { name: "B", doc: "B." } },
+          },
+        ),
+        { grace: 0 },
+      ),
+    ).toEqual({
+      grace: 0,
+    });
+    expect(sameValue(f.grace, 0, undefined)).toBe(false);
+    expect(sameValue(f.grace, undefined, undefined)).toBe(true);
+    expect(sameValue(f.grace, "1m", 60)).toBe(true);
+    expect(settingDiffers(f.grace, undefined, 60)).toBe(false);
+    expect(settingDiffers(f.grace, 0, undefined)).toBe(true);
+    expect(settingDiffers(f.ttl, undefined, 60)).toBe(true);
+    expect(settingDiffers(f.ttl, undefined, "1h")).toBe(false);
+  });
+
+  it("refresh: a value the record lacks is the unset meaning; a left-out setting stays unset", () => {
+    const [, ttl] = settingKeys(KEPT).find(([k]) => k === "ttl") ?? [];
+    const [, grace] = settingKeys(KEPT).find(([k]) => k === "grace") ?? [];
+    if (ttl === undefined || grace === undefined) throw new Error("no ttl or grace");
+    expect(refreshedSetting(ttl, "1h", {})).toBe("1h");
+    expect(refreshedSetting(ttl, undefined, {})).toBeUndefined();
+    expect(refreshedSetting(ttl, "2h", {})).toBe(3600);
+    expect(refreshedSetting(grace, undefined, { grace: 60 })).toBeUndefined();
+    expect(refreshedSetting(grace, "1m", { grace: 60 })).toBe("1m");
+    expect(refreshedSetting(grace, "1m", { grace: 90 })).toBe(90);
   });
 });

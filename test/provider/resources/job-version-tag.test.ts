@@ -114,6 +114,12 @@ describe("JobVersionTag", () => {
     expect(c.outs).toMatchObject({ version: 0, description: "" });
     expect(await tagOf(0)).toMatchObject({ Name: "first-release" });
     const outs = c.outs as JobVersionTagOutputs;
+    // No description is the tag's "": no change, before or after a refresh.
+    const same = await check({ jobId: "tagged", name: "first-release", version: 0 });
+    expect(await jobVersionTag.diff(c.id, outs, same)).toEqual({ changes: false });
+    const read = await jobVersionTag.read(c.id, outs);
+    expect(read.props).toEqual(outs);
+    expect(await jobVersionTag.diff(c.id, read.props as JobVersionTagOutputs, same)).toEqual({ changes: false });
     expect(
       await jobVersionTag.diff(c.id, outs, await check({ jobId: "tagged", name: "first-release", version: 1 })),
     ).toEqual({

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
 import { setStackConfig } from "../../../../provider/config";
 import { job } from "../../../../provider/resources/job";
-import { LIST_PAGE, selection } from "../../../../provider/resources/job/listing";
+import { LIST_LIMITS, selection } from "../../../../provider/resources/job/listing";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
 import { checked, createJob, startHarness, type Harness, type Stated } from "./harness";
 
@@ -146,21 +146,25 @@ describe("refresh through one job list", () => {
 
 describe("a namespace holding more jobs than one list page", () => {
   const ns = "crowded";
+  const limits = { ...LIST_LIMITS };
   let states: Stated[];
 
   beforeAll(async () => {
-    // Other stacks' jobs, sorted before this stack's: the first page holds them and one of this stack's.
-    for (let i = 0; i < LIST_PAGE; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, LIST_PAGE - i) }, (_, k) => {
-          const id = `a-${String(i + k).padStart(4, "0")}`;
-          return h.client.jobs.register({ Job: { ...jobOf(id, "app:1"), Namespace: ns } }, { namespace: ns });
-        }),
-      );
-    }
+    // Other stacks' jobs, sorted before this stack's but one: a page of 5 holds a-00..a-03 and a-00-mine.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const id = `a-${String(i).padStart(2, "0")}`;
+        return h.client.jobs.register({ Job: { ...jobOf(id, "app:1"), Namespace: ns } }, { namespace: ns });
+      }),
+    );
     states = await createJobs("z-mine", 6, { waitForDeployment: false, namespace: ns });
-    states.push(...(await createJobs("a-0000-mine", 1, { waitForDeployment: false, namespace: ns })));
-  }, 120_000);
+    states.push(...(await createJobs("a-00-mine", 1, { waitForDeployment: false, namespace: ns })));
+    LIST_LIMITS.pageSize = 5;
+  });
+
+  afterAll(() => {
+    Object.assign(LIST_LIMITS, limits);
+  });
 
   const listsOf = (from: number) =>
     h.server.requestLog
@@ -168,26 +172,48 @@ describe("a namespace holding more jobs than one list page", () => {
       .filter((e) => e.path === "/v1/jobs")
       .map((e) => new URLSearchParams(e.query));
 
-  it("takes one page, and lists the jobs it did not hold by their IDs, one filtered list per batch of reads", async () => {
+  it("takes the namespace's other pages once, for the first read the first page does not answer", async () => {
+    LIST_LIMITS.pages = 10;
     for (const parallel of [states.length, 3, 1]) {
       const from = h.server.requestLog.length;
       const { outs, sent } = await refreshAll(states, parallel);
       expect(outs).toEqual(await fullView(states));
       expect(others(sent)).toEqual([]);
-      const [page, ...rest] = listsOf(from);
-      expect(page?.get("per_page")).toBe(String(LIST_PAGE));
-      expect(page?.get("filter")).toBeNull();
-      // The six beyond the page, `parallel` at a time (the one on the page needs no filtered list).
-      expect(rest.length).toBeGreaterThanOrEqual(1);
-      expect(rest.length).toBeLessThanOrEqual(Math.ceil(6 / Math.min(parallel, 6)) + 1);
-      for (const q of rest) {
+      const listed = listsOf(from);
+      // 27 jobs, 5 a page: 6 pages, each once, none filtered.
+      expect(listed).toHaveLength(6);
+      for (const q of listed) {
+        expect(q.get("per_page")).toBe("5");
+        expect(q.get("filter")).toBeNull();
+      }
+    }
+  });
+
+  it("beyond the most pages, lists the jobs they did not hold by their IDs, one filtered list per batch of reads", async () => {
+    LIST_LIMITS.pages = 2;
+    for (const parallel of [states.length, 3, 1]) {
+      const from = h.server.requestLog.length;
+      const { outs, sent } = await refreshAll(states, parallel);
+      expect(outs).toEqual(await fullView(states));
+      expect(others(sent)).toEqual([]);
+      const listed = listsOf(from);
+      const paged = listed.filter((q) => q.get("per_page") === "5");
+      const filtered = listed.filter((q) => q.get("filter") !== null);
+      expect(paged).toHaveLength(2);
+      expect(paged.every((q) => q.get("filter") === null)).toBe(true);
+      expect(filtered.length + paged.length).toBe(listed.length);
+      // The six beyond the pages, `parallel` at a time (the one on the first page needs no filtered list).
+      expect(filtered.length).toBeGreaterThanOrEqual(1);
+      expect(filtered.length).toBeLessThanOrEqual(Math.ceil(6 / Math.min(parallel, 6)) + 1);
+      for (const q of filtered) {
         expect(q.get("per_page")).toBeNull();
         expect(q.get("filter")).toMatch(/^ID matches `\^\(\?:z-mine-\d(\|z-mine-\d)*\)\$`$/);
       }
     }
   });
 
-  it("sees a job beyond the page that was purged outside Pulumi as gone", async () => {
+  it("sees a job beyond the pages that was purged outside Pulumi as gone", async () => {
+    LIST_LIMITS.pages = 2;
     await h.client.jobs.deregister("z-mine-2", { namespace: ns, purge: true });
     const { outs, sent } = await refreshAll(states);
     expect(outs[2]).toBeUndefined();
