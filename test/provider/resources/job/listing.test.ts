@@ -172,14 +172,19 @@ describe("a namespace holding more jobs than one list page", () => {
       .filter((e) => e.path === "/v1/jobs")
       .map((e) => new URLSearchParams(e.query));
 
+  /** Refreshes every job `parallel` at a time, checks it reads none in full and sees what a full read sees; returns the lists sent. */
+  const quietRefreshLists = async (parallel: number) => {
+    const from = h.server.requestLog.length;
+    const { outs, sent } = await refreshAll(states, parallel);
+    expect(outs).toEqual(await fullView(states));
+    expect(others(sent)).toEqual([]);
+    return listsOf(from);
+  };
+
   it("takes the namespace's other pages once, for the first read the first page does not answer", async () => {
     LIST_LIMITS.pages = 10;
     for (const parallel of [states.length, 3, 1]) {
-      const from = h.server.requestLog.length;
-      const { outs, sent } = await refreshAll(states, parallel);
-      expect(outs).toEqual(await fullView(states));
-      expect(others(sent)).toEqual([]);
-      const listed = listsOf(from);
+      const listed = await quietRefreshLists(parallel);
       // 27 jobs, 5 a page: 6 pages, each once, none filtered.
       expect(listed).toHaveLength(6);
       for (const q of listed) {
@@ -192,11 +197,7 @@ describe("a namespace holding more jobs than one list page", () => {
   it("beyond the most pages, lists the jobs they did not hold by their IDs, one filtered list per batch of reads", async () => {
     LIST_LIMITS.pages = 2;
     for (const parallel of [states.length, 3, 1]) {
-      const from = h.server.requestLog.length;
-      const { outs, sent } = await refreshAll(states, parallel);
-      expect(outs).toEqual(await fullView(states));
-      expect(others(sent)).toEqual([]);
-      const listed = listsOf(from);
+      const listed = await quietRefreshLists(parallel);
       const paged = listed.filter((q) => q.get("per_page") === "5");
       const filtered = listed.filter((q) => q.get("filter") !== null);
       expect(paged).toHaveLength(2);
