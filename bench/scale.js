@@ -12,7 +12,10 @@
 //
 // Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
 // without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_LARGE_N (2000,
-// one round of up, the no-change preview and refresh; 0 skips it), BENCH_SCALE_SMALL_N (2; 0 skips it),
+// one round of up, the no-change preview, refresh and destroy; 0 skips it; its up and destroy run with
+// PULUMI_SKIP_CHECKPOINTS=true unless BENCH_SCALE_LARGE_CHECKPOINTS=1: the local backend rewrites the whole
+// state after every step, which at 2,000 resources is quadratic and made one up take 11-14 minutes of the
+// engine's own work, for every project alike), BENCH_SCALE_SMALL_N (2; 0 skips it),
 // BENCH_SCALE_REPS (5: refresh, about 1.6 s at N=200, varied from 1.08 to 1.14 in ratio between the rounds
 // of one run here, so 3 rounds left its median to one round), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
 // ours minus the floor in one round spreads from -0.5 to +0.6 s around a true difference of about 0.1 s, so
@@ -334,7 +337,7 @@ function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
  * `op` over the rounds (ours and the floor ran back to back in each round, so that one cancels what drifts
  * between rounds; at N=2 a command's time varies by a few tenths from round to round).
  */
-function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER) {
+function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER, commands = COMMANDS) {
   const others = projects.filter((p) => p.name !== "floor");
   const pairedLabel = `median of paired ${label === "ratio" ? "ratios" : "differences"}`;
   report("");
@@ -343,7 +346,7 @@ function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER
   );
   report(`|---|---|${others.map(() => "---|---|---|").join("")}`);
   for (const key of keys) {
-    const c = COMMANDS.find((x) => x.key === key);
+    const c = commands.find((x) => x.key === key);
     const t = times[key];
     if (t === undefined) continue;
     const f = median(t.floor);
@@ -401,7 +404,7 @@ async function run(report) {
         : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
     const rounds = [
       ...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []),
-      ...(large > 0 ? [`1 at N=${large} (up, no-change preview, refresh)`] : []),
+      ...(large > 0 ? [`1 at N=${large} (up, no-change preview, refresh, destroy)`] : []),
       ...(small > 0 ? [`${smallReps} at N=${small}`] : []),
     ].join(", ");
     report(
@@ -409,21 +412,29 @@ async function run(report) {
     );
     const ratio = [(a, b) => a / b, (v) => fmt(v, 2)];
     const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
-    const largeKeys = ["up", "preview", "refresh"];
-    const huge =
-      large > 0
-        ? measure(
-            ctx,
-            large,
-            `n${large}`,
-            1,
-            report,
-            COMMANDS.filter((c) => largeKeys.includes(c.key)),
-          )
-        : undefined;
+    const largeCommands = COMMANDS.filter((c) => ["up", "preview", "refresh", "destroy"].includes(c.key)).map((c) =>
+      (c.key === "up" || c.key === "destroy") && !process.env.BENCH_SCALE_LARGE_CHECKPOINTS
+        ? {
+            ...c,
+            label: `${c.label}, PULUMI_SKIP_CHECKPOINTS=true`,
+            run: (cx, p, s) => c.run({ ...cx, env: { ...cx.env, PULUMI_SKIP_CHECKPOINTS: "true" } }, p, s),
+          }
+        : c,
+    );
+    const huge = large > 0 ? measure(ctx, large, `n${large}`, 1, report, largeCommands) : undefined;
     const little = small > 0 ? measure(ctx, small, `n${small}`, smallReps, report) : undefined;
     if (big) table(report, big.times, n, "ratio", ...ratio, projects);
-    if (huge) table(report, huge.times, large, "ratio", ...ratio, projects, ["preview", "refresh", "up"]);
+    if (huge)
+      table(
+        report,
+        huge.times,
+        large,
+        "ratio",
+        ...ratio,
+        projects,
+        ["preview", "refresh", "up", "destroy"],
+        largeCommands,
+      );
     if (little)
       table(
         report,
