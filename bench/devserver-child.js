@@ -18,7 +18,11 @@ async function main() {
   const opts = mode === "echo" ? { services: [echo] } : {};
   const dev = await startDevServer({ ...opts, acl: true });
   process.stdout.write(JSON.stringify({ urls: dev.urls, rootTokens: dev.rootTokens }) + "\n");
-  process.on("SIGTERM", () => dev.close().then(() => process.exit(0)));
+  const stop = () => dev.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  // The parent holds the other end of stdin: it closes when the parent ends, even when killed (bench/lib.js).
+  process.stdin.on("end", stop);
+  process.stdin.resume();
 }
 main().catch((e) => {
   console.error(e);

@@ -4,11 +4,15 @@ const { spawn } = require("node:child_process");
 const { join } = require("node:path");
 const readline = require("node:readline");
 
-/** Starts bench/devserver-child.js; resolves to {info, child, stop()}. */
+/**
+ * Starts bench/devserver-child.js; resolves to {info, child, stop()}. The child's stdin is a pipe from this
+ * process: it closes when this process ends, however it ends (a benchmark killed half-way), and the child
+ * then stops too.
+ */
 function startChild(mode) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(__dirname, "devserver-child.js"), mode], {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", "inherit"],
     });
     const rl = readline.createInterface({ input: child.stdout });
     rl.once("line", (line) => {
