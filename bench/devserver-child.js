@@ -15,7 +15,12 @@ const echo = {
 
 async function main() {
   const mode = process.argv[2] || "echo";
-  const opts = mode === "echo" ? { services: [echo] } : {};
+  // "full": both services, with a node pool every benchmark job fits in (3 nodes of 10^7 MHz and MB). With
+  // the default pool (12,000 MHz) a scale run's jobs overflow it, their evaluations stay blocked, and the
+  // simulation re-queues every blocked evaluation whenever capacity frees: at 2,000 Jobs that kept the
+  // devserver busy through a whole destroy (283 s where the same deletes took 5 s with room for all).
+  const big = { count: 3, cpu: 10_000_000, memoryMB: 10_000_000 };
+  const opts = mode === "echo" ? { services: [echo] } : { schedulerService: { nodes: big } };
   const dev = await startDevServer({ ...opts, acl: true });
   process.stdout.write(JSON.stringify({ urls: dev.urls, rootTokens: dev.rootTokens }) + "\n");
   const stop = () => dev.close().then(() => process.exit(0));

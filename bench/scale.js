@@ -142,7 +142,9 @@ const { jobOf } = require("./job-def");
 const cfg = new pulumi.Config();
 const n = cfg.requireNumber("count");
 const image = cfg.require("image");
-const prefix = pulumi.getStack();
+// The job IDs' prefix: the stack's name, or the one set (a baseline release's project sets its own, so that
+// its jobs are not ours).
+const prefix = cfg.get("jobPrefix") ?? pulumi.getStack();
 for (let i = 0; i < n; i++) {
   new Job("job-" + i, { job: jobOf(prefix + "-" + i, image), waitForDeployment: false, purgeOnDestroy: true });
 }
@@ -243,6 +245,9 @@ function initStack(ctx, project, stack, n, dev) {
   pulumi(ctx, project, ["stack", "init", stack]);
   pulumi(ctx, project, ["config", "set", "count", String(n), "--plaintext", ...s]);
   pulumi(ctx, project, ["config", "set", "image", "nginx:1.27", "--plaintext", ...s]);
+  // The floor's IDs are ours (it writes nothing, so its plans are of the jobs ours registered); a baseline's
+  // are its own.
+  if (project.name === "baseline") pulumi(ctx, project, ["config", "set", "jobPrefix", `baseline-${stack}`, ...s]);
   if (project.library) {
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerAddress`, dev.info.urls.scheduler, "--plaintext", ...s]);
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerToken`, dev.info.rootTokens.scheduler, "--secret", ...s]);
