@@ -31,6 +31,8 @@ let home = "";
 let tmp = "";
 let savedTmp: string | undefined;
 const dir = (): string => join(home, "pulumi-secrets-scheduler", "shown");
+/** The directory's markers: what it holds but the sweep's stamp. */
+const markers = (): string[] => readdirSync(dir()).filter((f) => f !== ".swept");
 const env = (): NodeJS.ProcessEnv => ({ XDG_CACHE_HOME: home });
 const days = (n: number): Date => new Date(Date.now() - n * 24 * 3600 * 1000);
 
@@ -60,13 +62,13 @@ describe("plan markers", () => {
     expect(st.isDirectory()).toBe(true);
     expect(st.mode & 0o777).toBe(0o700);
     expect(st.uid).toBe(process.getuid?.());
-    expect(readdirSync(dir())).toHaveLength(2);
+    expect(markers()).toHaveLength(2);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("a planted link in place of a marker is never followed: its target is neither written nor truncated, and the plan is shown", () => {
     expect(claimShowing("plan A", env())).toBe(true);
-    const [name] = readdirSync(dir());
+    const [name] = markers();
     const victim = join(base, "victim");
     writeFileSync(victim, "precious");
     // An old target: a marker older than a day must still not be rewritten through the link.
@@ -107,14 +109,14 @@ describe("plan markers", () => {
 
   it.runIf(isRoot)("a marker another user owns does not suppress the plan", () => {
     expect(claimShowing("plan A", env())).toBe(true);
-    const [name] = readdirSync(dir());
+    const [name] = markers();
     chownSync(join(dir(), name!), 65534, 65534);
     expect(claimShowing("plan A", env())).toBe(true);
   });
 
   it("an existing marker is never rewritten; one older than a day no longer counts", () => {
     expect(claimShowing("plan A", env())).toBe(true);
-    const [name] = readdirSync(dir());
+    const [name] = markers();
     const marker = join(dir(), name!);
     const first = lstatSync(marker);
     expect(claimShowing("plan A", env())).toBe(false);
@@ -132,10 +134,48 @@ describe("plan markers", () => {
     for (const f of [...old, ...recent]) writeFileSync(join(dir(), f), "", { mode: 0o600 });
     for (const f of old) utimesSync(join(dir(), f), days(2), days(2));
     expect(claimShowing("plan A", env())).toBe(true);
-    const left = readdirSync(dir());
+    const left = markers();
     expect(left.filter((f) => old.includes(f))).toEqual([]);
     expect(left.filter((f) => recent.includes(f)).sort()).toEqual(recent);
     expect(left).toHaveLength(recent.length + 1);
+  });
+
+  it("sweeps a directory at most once an hour: its `.swept` stamp, younger than that, spares the directory's read", () => {
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    const old = join(dir(), "111-222-aaaa");
+    const stamp = join(dir(), ".swept");
+    writeFileSync(old, "", { mode: 0o600 });
+    utimesSync(old, days(2), days(2));
+    writeFileSync(stamp, "", { mode: 0o600 });
+    utimesSync(stamp, new Date(Date.now() - 30 * 60 * 1000), new Date(Date.now() - 30 * 60 * 1000));
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(dir())).toContain("111-222-aaaa");
+
+    // Another cache home (this process sweeps each directory once), stamped two hours ago: swept and stamped.
+    home = join(base, "cache2");
+    mkdirSync(home, { mode: 0o700 });
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir(), "111-222-aaaa"), "", { mode: 0o600 });
+    utimesSync(join(dir(), "111-222-aaaa"), days(2), days(2));
+    writeFileSync(join(dir(), ".swept"), "", { mode: 0o600 });
+    utimesSync(join(dir(), ".swept"), new Date(Date.now() - 2 * 3600 * 1000), new Date(Date.now() - 2 * 3600 * 1000));
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(dir())).not.toContain("111-222-aaaa");
+    const st = lstatSync(join(dir(), ".swept"));
+    expect(Date.now() - st.mtimeMs).toBeLessThan(60 * 1000);
+    expect([st.isFile(), st.size, st.mode & 0o777]).toEqual([true, 0, 0o600]);
+  });
+
+  it("a link planted as the stamp is not followed: the directory is swept and the link's target left alone", () => {
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    const target = join(base, "target");
+    writeFileSync(target, "keep");
+    symlinkSync(target, join(dir(), ".swept"));
+    writeFileSync(join(dir(), "111-222-aaaa"), "", { mode: 0o600 });
+    utimesSync(join(dir(), "111-222-aaaa"), days(2), days(2));
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readdirSync(dir())).not.toContain("111-222-aaaa");
+    expect(readFileSync(target, "utf8")).toBe("keep");
   });
 
   it("without a usable cache home the plan is shown each time", () => {
