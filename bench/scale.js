@@ -3,7 +3,9 @@
 // whose diff sends the same one plan request when the image changes and nothing otherwise. Both run
 // against one devserver (its own process), in a temporary directory, with the packed library installed
 // the way a user's project has it. Repetitions are interleaved (ours and the floor take turns, the order
-// flipping every round) and the table prints medians and ratios. Timing is reported, never asserted.
+// flipping every round) and the table prints medians and ratios. Each command starts with the devserver idle
+// (it simulates the deployments of the jobs a project registered: a real cluster's work, done on this
+// machine's cores). Timing is reported, never asserted.
 //
 // The floor sends nothing on refresh (it has no read), create or delete, and one plan per changed diff.
 // BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules> adds that release's
@@ -305,6 +307,34 @@ function stateBytes(ctx, project, stack, typeSuffix) {
   return { perResource: total / mine.length, outputsPerResource: outputs / mine.length };
 }
 
+/** CPU time (user + system, in clock ticks) the process has used, from /proc; undefined where there is none. */
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits (up to 60 s) until the devserver has used no CPU for 0.3 s. After a project registers many jobs the
+ * devserver simulates their deployments for a while; on a real cluster that work is the server's, but here
+ * it shares the machine's cores with the next command, whichever project that is.
+ */
+function waitIdle(pid) {
+  const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const until = Date.now() + 60_000;
+  let last = cpuTicks(pid);
+  while (last !== undefined && Date.now() < until) {
+    sleep(300);
+    const now = cpuTicks(pid);
+    if (now === last) return;
+    last = now;
+  }
+}
+
 /** Runs the rounds for one size; resolves to {key: {<project>: [secs]}} and state sizes. */
 function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
   const times = Object.fromEntries(
@@ -319,6 +349,7 @@ function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
     const load = loadavg()[0];
     for (const c of commands) {
       for (const p of order) {
+        waitIdle(ctx.devPid);
         times[c.key][p.name].push(c.run(ctx, p, stack));
         if (c.key === "up" && rep === 0) {
           if (p.name === "ours") state = stateBytes(ctx, p, stack, ":Job");
@@ -392,7 +423,7 @@ async function run(report) {
       installLibrary(b.dir, baseline);
       projects.push(b);
     }
-    const ctx = { env: pulumiEnv(bin, tmp), ours, floor, projects };
+    const ctx = { env: pulumiEnv(bin, tmp), ours, floor, projects, devPid: dev.child.pid };
     mkdirSync(join(tmp, "state"), { recursive: true });
     for (const p of projects) writeProject(p.dir, p.name, p.library ? OURS : FLOOR);
     const stacks = [n, large, small].filter((x) => x > 0).map((x) => ({ n: x, stack: `n${x}` }));
