@@ -35,7 +35,10 @@ export function jobSummary(store: Store, entry: JobEntry, withNamespace: boolean
     if (s) s.Queued = (s.Queued ?? 0) + m.CoalescedFailures + 1;
   }
   const children = { Pending: 0, Running: 0, Dead: 0 };
-  for (const c of store.children(entry.namespace, entry.id)) {
+  // Only a periodic or parameterized job launches children, and a registered job cannot change that nature:
+  // the scan of every job is left to those (a list reads every listed job's summary).
+  const launches = obj(entry.job, "Periodic") !== undefined || obj(entry.job, "ParameterizedJob") !== undefined;
+  for (const c of launches ? store.children(entry.namespace, entry.id) : []) {
     const st = str(c.job, "Status");
     if (st === "running") children.Running++;
     else if (st === "dead") children.Dead++;

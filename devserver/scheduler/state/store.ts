@@ -35,11 +35,55 @@ export function jobKey(namespace: string, id: string): string {
   return `${namespace}\u0000${id}`;
 }
 
+/**
+ * The allocations by ID, also indexed by job: a job's allocations are read for every job of a list (its
+ * summary), and a scan of every allocation per job made a list of thousands of jobs take seconds. An
+ * allocation's namespace and job never change, so the index follows `set`, `delete` and `clear`.
+ */
+export class AllocTable extends Map<string, AllocRecord> {
+  private readonly byJob = new Map<string, Set<AllocRecord>>();
+
+  override set(id: string, record: AllocRecord): this {
+    this.unindex(id);
+    super.set(id, record);
+    const key = jobKey(record.alloc.Namespace, record.alloc.JobID);
+    let records = this.byJob.get(key);
+    if (records === undefined) this.byJob.set(key, (records = new Set()));
+    records.add(record);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    this.unindex(id);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.byJob.clear();
+    super.clear();
+  }
+
+  /** The allocations of one job, in no particular order. */
+  ofJob(namespace: string, id: string): Iterable<AllocRecord> {
+    return this.byJob.get(jobKey(namespace, id)) ?? [];
+  }
+
+  private unindex(id: string): void {
+    // Map's constructor calls `set` before this class's fields exist.
+    const old = this.byJob === undefined ? undefined : super.get(id);
+    if (old === undefined) return;
+    const key = jobKey(old.alloc.Namespace, old.alloc.JobID);
+    const records = this.byJob.get(key);
+    records?.delete(old);
+    if (records?.size === 0) this.byJob.delete(key);
+  }
+}
+
 /** Holds every record of the scheduler. Mutators take the write index from the caller. */
 export class Store {
   readonly jobs = new Map<string, JobEntry>();
   readonly evals = new Map<string, Evaluation>();
-  readonly allocs = new Map<string, AllocRecord>();
+  readonly allocs = new AllocTable();
   readonly deployments = new Map<string, Deployment>();
   readonly tables: Record<Table, number> = {
     jobs: 0,
@@ -85,8 +129,7 @@ export class Store {
     const entry = this.getJob(namespace, id);
     const createIndex = entry ? num(entry.job, "CreateIndex") : undefined;
     const out: AllocRecord[] = [];
-    for (const r of this.allocs.values()) {
-      if (r.alloc.Namespace !== namespace || r.alloc.JobID !== id) continue;
+    for (const r of this.allocs.ofJob(namespace, id)) {
       if (!all && createIndex !== undefined && num(r.job, "CreateIndex") !== createIndex) continue;
       out.push(r);
     }

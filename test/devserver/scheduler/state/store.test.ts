@@ -1,0 +1,50 @@
+/**
+ * The store's allocation table keeps a per-job index beside the map by ID (a list of thousands of jobs
+ * reads every job's allocations for its summary): the index must follow every change of the map.
+ */
+import { describe, expect, it } from "vitest";
+import { AllocTable, Store, type AllocRecord } from "../../../../devserver/scheduler/state/store";
+import type { Allocation } from "../../../../devserver/scheduler/state/types";
+
+function record(id: string, jobId: string, createIndex: number, namespace = "default"): AllocRecord {
+  const alloc = { ID: id, JobID: jobId, Namespace: namespace, CreateIndex: createIndex } as unknown as Allocation;
+  return { alloc, job: { ID: jobId, CreateIndex: 1 } };
+}
+
+const ids = (records: Iterable<AllocRecord>): string[] => [...records].map((r) => r.alloc.ID).sort();
+
+describe("the allocation table's index by job", () => {
+  it("follows set, replace, delete and clear, per namespace", () => {
+    const t = new AllocTable();
+    t.set("a1", record("a1", "web", 1));
+    t.set("a2", record("a2", "web", 2));
+    t.set("b1", record("b1", "db", 3));
+    t.set("c1", record("c1", "web", 4, "other"));
+    expect(ids(t.ofJob("default", "web"))).toEqual(["a1", "a2"]);
+    expect(ids(t.ofJob("other", "web"))).toEqual(["c1"]);
+    // The same ID set again with another job's record moves it in the index.
+    t.set("a2", record("a2", "db", 5));
+    expect(ids(t.ofJob("default", "web"))).toEqual(["a1"]);
+    expect(ids(t.ofJob("default", "db"))).toEqual(["a2", "b1"]);
+    expect(t.delete("a1")).toBe(true);
+    expect(t.delete("a1")).toBe(false);
+    expect(ids(t.ofJob("default", "web"))).toEqual([]);
+    expect(t.size).toBe(3);
+    t.clear();
+    expect(ids(t.ofJob("default", "db"))).toEqual([]);
+    expect(t.size).toBe(0);
+  });
+
+  it("the store's job allocations come from it: in creation order, of the job's current registration", () => {
+    let index = 0;
+    const store = new Store(() => ++index);
+    store.allocs.set("x2", record("x2", "web", 7));
+    store.allocs.set("x1", record("x1", "web", 3));
+    store.allocs.set("y1", record("y1", "api", 4));
+    const old = record("x0", "web", 1);
+    old.job = { ID: "web", CreateIndex: 0 };
+    store.allocs.set("x0", old);
+    expect(store.jobAllocs("default", "web", true).map((r) => r.alloc.ID)).toEqual(["x0", "x1", "x2"]);
+    expect(store.jobAllocs("default", "nope")).toEqual([]);
+  });
+});
