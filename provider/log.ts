@@ -150,8 +150,8 @@ function cliProcess(): string {
  * Removes the markers of CLI runs that ended more than MARKER_TTL_MS ago (by lstat: a link is removed, never
  * followed). A marker's name starts with its CLI run (`cliProcess()`), and a run's markers are made during
  * it, so one marker's age stands for its run's: the directory holds a marker per plan shown in the last
- * day (and the hour before its next sweep), and one lstat per run keeps this sweep short. (A run longer than a day may lose markers early: its
- * plan is then shown again, never hidden.)
+ * day (and the hour before its next sweep), and one lstat per run keeps this sweep short. (A run longer
+ * than a day may lose markers early: its plan is then shown again, never hidden.)
  */
 function sweep(dir: string): void {
   const now = Date.now();
