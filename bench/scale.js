@@ -17,7 +17,8 @@
 // one round of up, the no-change preview, refresh and destroy; 0 skips it; its up and destroy run with
 // PULUMI_SKIP_CHECKPOINTS=true unless BENCH_SCALE_LARGE_CHECKPOINTS=1: the local backend rewrites the whole
 // state after every step, which at 2,000 resources is quadratic and made one up take 11-14 minutes of the
-// engine's own work, for every project alike; BENCH_SCALE_LARGE_REPS rounds, 1 by default), BENCH_SCALE_SMALL_N (2; 0 skips it),
+// engine's own work, for every project alike; BENCH_SCALE_LARGE_REPS rounds, 1 by default),
+// BENCH_SCALE_SMALL_N (2; 0 skips it),
 // BENCH_SCALE_REPS (5: refresh, about 1.6 s at N=200, varied from 1.08 to 1.14 in ratio between the rounds
 // of one run here, so 3 rounds left its median to one round), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
 // ours minus the floor in one round spreads from -0.5 to +0.6 s around a true difference of about 0.1 s, so
@@ -408,6 +409,7 @@ async function run(report) {
   const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
   const reps = Number(process.env.BENCH_SCALE_REPS ?? 5);
   const smallReps = Number(process.env.BENCH_SCALE_SMALL_REPS ?? 15);
+  const largeReps = Number(process.env.BENCH_SCALE_LARGE_REPS ?? 1);
   const baseline = process.env.BENCH_SCALE_BASELINE || undefined;
   const tmp = mkdtempSync(join(tmpdir(), "pss-scale-"));
   const dev = await startChild("full");
@@ -440,9 +442,7 @@ async function run(report) {
         : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
     const rounds = [
       ...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []),
-      ...(large > 0
-        ? [`${process.env.BENCH_SCALE_LARGE_REPS ?? 1} at N=${large} (up, no-change preview, refresh, destroy)`]
-        : []),
+      ...(large > 0 ? [`${largeReps} at N=${large} (up, no-change preview, refresh, destroy)`] : []),
       ...(small > 0 ? [`${smallReps} at N=${small}`] : []),
     ].join(", ");
     report(
@@ -459,7 +459,6 @@ async function run(report) {
           }
         : c,
     );
-    const largeReps = Number(process.env.BENCH_SCALE_LARGE_REPS ?? 1);
     const huge = large > 0 ? measure(ctx, large, `n${large}`, largeReps, report, largeCommands) : undefined;
     const little = small > 0 ? measure(ctx, small, `n${small}`, smallReps, report) : undefined;
     if (big) table(report, big.times, n, "ratio", ...ratio, projects);

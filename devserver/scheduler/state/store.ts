@@ -38,7 +38,8 @@ export function jobKey(namespace: string, id: string): string {
 /**
  * The allocations by ID, also indexed by job: a job's allocations are read for every job of a list (its
  * summary), and a scan of every allocation per job made a list of thousands of jobs take seconds. An
- * allocation's namespace and job never change, so the index follows `set`, `delete` and `clear`.
+ * allocation's namespace and job never change, so the index follows `set`, `delete` and `clear`. (Made
+ * empty only: Map's constructor would `set` its entries before the index exists.)
  */
 export class AllocTable extends Map<string, AllocRecord> {
   private readonly byJob = new Map<string, Set<AllocRecord>>();
@@ -69,8 +70,7 @@ export class AllocTable extends Map<string, AllocRecord> {
   }
 
   private unindex(id: string): void {
-    // Map's constructor calls `set` before this class's fields exist.
-    const old = this.byJob === undefined ? undefined : super.get(id);
+    const old = super.get(id);
     if (old === undefined) return;
     const key = jobKey(old.alloc.Namespace, old.alloc.JobID);
     const records = this.byJob.get(key);
