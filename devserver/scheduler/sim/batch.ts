@@ -28,11 +28,9 @@ export function collectGarbage(store: Store): number {
   store.write("jobs", "job_version", "job_summary", "evals", "allocs", "deployment", "job_submission");
   for (const e of dead) {
     store.jobs.delete(jobKey(e.namespace, e.id));
-    for (const [id, ev] of store.evals) if (ev.Namespace === e.namespace && ev.JobID === e.id) store.evals.delete(id);
-    for (const [id, r] of store.allocs)
-      if (r.alloc.Namespace === e.namespace && r.alloc.JobID === e.id) store.allocs.delete(id);
-    for (const [id, d] of store.deployments)
-      if (d.Namespace === e.namespace && d.JobID === e.id) store.deployments.delete(id);
+    for (const ev of [...store.evals.ofJob(e.namespace, e.id)]) store.evals.delete(ev.ID);
+    for (const r of [...store.allocs.ofJob(e.namespace, e.id)]) store.allocs.delete(r.alloc.ID);
+    for (const d of [...store.deployments.ofJob(e.namespace, e.id)]) store.deployments.delete(d.ID);
   }
   return dead.length;
 }

@@ -110,6 +110,26 @@ export interface PlacementResult {
 /** Current CPU/memory use per node ID. */
 export type Usage = Map<string, { cpu: number; memoryMB: number }>;
 
+/** The asks of the groups of stored job versions (null: no such group), by job record; a stored version is
+ * never changed in place. */
+const storedAsks = new WeakMap<JsonObject, Map<string, { cpu: number; memoryMB: number } | null>>();
+
+/**
+ * Returns what one allocation of a group of a stored job version asks for, remembered per version: usage sums
+ * it for every live allocation at every evaluation, and finding the group each time made a register of
+ * thousands of jobs cost time growing with the square of their number.
+ */
+function storedGroupAsk(job: JsonObject, group: string): { cpu: number; memoryMB: number } | null {
+  let byGroup = storedAsks.get(job);
+  if (byGroup === undefined) storedAsks.set(job, (byGroup = new Map()));
+  let ask = byGroup.get(group);
+  if (ask === undefined) {
+    const g = findGroup(job, group);
+    byGroup.set(group, (ask = g === undefined ? null : groupAsk(g)));
+  }
+  return ask;
+}
+
 /** Sums the resources used by live allocations, skipping the given allocation IDs (being stopped/replaced). */
 export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<string>): Usage {
   const usage: Usage = new Map();
@@ -123,9 +143,8 @@ export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<strin
       a.ClientStatus === "lost"
     )
       continue;
-    const g = findGroup(r.job, a.TaskGroup);
-    if (g === undefined) continue;
-    const ask = groupAsk(g);
+    const ask = storedGroupAsk(r.job, a.TaskGroup);
+    if (ask === null) continue;
     const u = usage.get(a.NodeID) ?? { cpu: 0, memoryMB: 0 };
     u.cpu += ask.cpu;
     u.memoryMB += ask.memoryMB;

@@ -155,7 +155,7 @@ export class Deployments {
   }
 
   private allocs(d: Deployment): AllocRecord[] {
-    return [...this.engine.store.allocs.values()].filter(
+    return [...this.engine.store.allocs.ofJob(d.Namespace, d.JobID)].filter(
       (r) => r.alloc.DeploymentID === d.ID && r.alloc.DesiredStatus === "run",
     );
   }

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";
 import { failingTasks } from "./batch";
-import { eligibleNodes, findGroup, nodeUsage, placeAll, type Placement } from "./cluster";
+import { eligibleNodes, findGroup, nodeUsage, placeAll, type Placement, type PlacementResult } from "./cluster";
 import { Deployments, progressBy } from "./deployments";
 import { num, str, nowNanos, type JsonObject } from "../state/json";
 import { ALLOC_NOT_NEEDED, ALLOC_UPDATING, reconcile } from "./reconcile";
@@ -204,14 +204,8 @@ export class Engine {
       promoted: this.promoted(e.Namespace, e.JobID, job),
       systemCount,
     });
-    const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
-    const usage = nodeUsage(this.store.allocs.values(), replaced);
-    const occupied = new Map<string, Set<string>>();
-    for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
     const result =
-      job !== undefined && job.Stop !== true
-        ? placeAll(job, plans, this.settings.nodes, usage, occupied)
-        : { placements: [], failed: {}, queued: {} };
+      job !== undefined && job.Stop !== true ? this.place(job, plans) : { placements: [], failed: {}, queued: {} };
     const index = this.store.write("evals", "allocs", "job_summary");
 
     // Older blocked evaluations of this job are superseded by this one.
@@ -244,6 +238,15 @@ export class Engine {
     }
     if (deployment && deployment.Status === "running") this.deployments.arm(deployment.ID);
     if (freed) this.retryBlocked(e.ID);
+  }
+
+  /** Fits the plans' new allocations onto the nodes, beside every other live allocation. */
+  private place(job: JsonObject, plans: GroupPlan[]): PlacementResult {
+    const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
+    const usage = nodeUsage(this.store.allocs.values(), replaced);
+    const occupied = new Map<string, Set<string>>();
+    for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
+    return placeAll(job, plans, this.settings.nodes, usage, occupied);
   }
 
   private createBlockedEval(e: Evaluation, index: number): Evaluation {

@@ -36,18 +36,24 @@ export function jobKey(namespace: string, id: string): string {
 }
 
 /**
- * The allocations by ID, also indexed by job: a job's allocations are read for every job of a list (its
- * summary), and a scan of every allocation per job made a list of thousands of jobs take seconds. An
- * allocation's namespace and job never change, so the index follows `set`, `delete` and `clear`. (Made
- * empty only: Map's constructor would `set` its entries before the index exists.)
+ * Records by ID, also indexed by the job they belong to. A job's allocations, evaluations and deployments are
+ * read for every job of a list (its summary) and for every evaluation processed; a scan of the whole table
+ * per job made a list of thousands of jobs, or a register or deregister of each of them, cost time growing
+ * with the square of their number. A record's namespace and job never change, so the index follows `set`,
+ * `delete` and `clear`. (Made empty only: Map's constructor would `set` its entries before the index exists.)
  */
-export class AllocTable extends Map<string, AllocRecord> {
-  private readonly byJob = new Map<string, Set<AllocRecord>>();
+export class JobIndexedTable<T> extends Map<string, T> {
+  private readonly byJob = new Map<string, Set<T>>();
 
-  override set(id: string, record: AllocRecord): this {
+  /** `owner` names the namespace and job ID of a record. */
+  constructor(private readonly owner: (record: T) => readonly [namespace: string, jobId: string]) {
+    super();
+  }
+
+  override set(id: string, record: T): this {
     this.unindex(id);
     super.set(id, record);
-    const key = jobKey(record.alloc.Namespace, record.alloc.JobID);
+    const key = jobKey(...this.owner(record));
     let records = this.byJob.get(key);
     if (records === undefined) this.byJob.set(key, (records = new Set()));
     records.add(record);
@@ -64,15 +70,15 @@ export class AllocTable extends Map<string, AllocRecord> {
     super.clear();
   }
 
-  /** The allocations of one job, in no particular order. */
-  ofJob(namespace: string, id: string): Iterable<AllocRecord> {
+  /** The records of one job, in no particular order. */
+  ofJob(namespace: string, id: string): Iterable<T> {
     return this.byJob.get(jobKey(namespace, id)) ?? [];
   }
 
   private unindex(id: string): void {
     const old = super.get(id);
     if (old === undefined) return;
-    const key = jobKey(old.alloc.Namespace, old.alloc.JobID);
+    const key = jobKey(...this.owner(old));
     const records = this.byJob.get(key);
     records?.delete(old);
     if (records?.size === 0) this.byJob.delete(key);
@@ -82,9 +88,9 @@ export class AllocTable extends Map<string, AllocRecord> {
 /** Holds every record of the scheduler. Mutators take the write index from the caller. */
 export class Store {
   readonly jobs = new Map<string, JobEntry>();
-  readonly evals = new Map<string, Evaluation>();
-  readonly allocs = new AllocTable();
-  readonly deployments = new Map<string, Deployment>();
+  readonly evals = new JobIndexedTable<Evaluation>((e) => [e.Namespace, e.JobID]);
+  readonly allocs = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
+  readonly deployments = new JobIndexedTable<Deployment>((d) => [d.Namespace, d.JobID]);
   readonly tables: Record<Table, number> = {
     jobs: 0,
     job_version: 0,
@@ -138,17 +144,14 @@ export class Store {
 
   /** Returns the evaluations of a job, newest first. */
   jobEvals(namespace: string, id: string): Evaluation[] {
-    return [...this.evals.values()]
-      .filter((e) => e.Namespace === namespace && e.JobID === id)
-      .sort((a, b) => b.CreateIndex - a.CreateIndex || (a.ID < b.ID ? -1 : 1));
+    return [...this.evals.ofJob(namespace, id)].sort((a, b) => b.CreateIndex - a.CreateIndex || (a.ID < b.ID ? -1 : 1));
   }
 
   /** Returns the deployments of a job, newest first; without `all`, only those of the current registration. */
   jobDeployments(namespace: string, id: string, all = false): Deployment[] {
     const entry = this.getJob(namespace, id);
     const createIndex = entry ? num(entry.job, "CreateIndex") : undefined;
-    return [...this.deployments.values()]
-      .filter((d) => d.Namespace === namespace && d.JobID === id)
+    return [...this.deployments.ofJob(namespace, id)]
       .filter((d) => all || createIndex === undefined || d.JobCreateIndex === createIndex)
       .sort((a, b) => b.CreateIndex - a.CreateIndex);
   }

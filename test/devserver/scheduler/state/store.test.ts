@@ -1,10 +1,11 @@
 /**
- * The store's allocation table keeps a per-job index beside the map by ID (a list of thousands of jobs
- * reads every job's allocations for its summary): the index must follow every change of the map.
+ * The store's tables of allocations, evaluations and deployments keep a per-job index beside the map by ID
+ * (a list of thousands of jobs reads every job's records for its summary, and every evaluation reads its
+ * job's): the index must follow every change of the map.
  */
 import { describe, expect, it } from "vitest";
-import { AllocTable, Store, type AllocRecord } from "../../../../devserver/scheduler/state/store";
-import type { Allocation } from "../../../../devserver/scheduler/state/types";
+import { JobIndexedTable, Store, type AllocRecord } from "../../../../devserver/scheduler/state/store";
+import type { Allocation, Deployment, Evaluation } from "../../../../devserver/scheduler/state/types";
 
 function record(id: string, jobId: string, createIndex: number, namespace = "default"): AllocRecord {
   const alloc = { ID: id, JobID: jobId, Namespace: namespace, CreateIndex: createIndex } as unknown as Allocation;
@@ -13,9 +14,9 @@ function record(id: string, jobId: string, createIndex: number, namespace = "def
 
 const ids = (records: Iterable<AllocRecord>): string[] => [...records].map((r) => r.alloc.ID).sort();
 
-describe("the allocation table's index by job", () => {
+describe("the tables' index by job", () => {
   it("follows set, replace, delete and clear, per namespace", () => {
-    const t = new AllocTable();
+    const t = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
     t.set("a1", record("a1", "web", 1));
     t.set("a2", record("a2", "web", 2));
     t.set("b1", record("b1", "db", 3));
@@ -46,5 +47,37 @@ describe("the allocation table's index by job", () => {
     store.allocs.set("x0", old);
     expect(store.jobAllocs("default", "web", true).map((r) => r.alloc.ID)).toEqual(["x0", "x1", "x2"]);
     expect(store.jobAllocs("default", "nope")).toEqual([]);
+  });
+
+  it("the store's job evaluations and deployments come from it too: newest first, other jobs left out", () => {
+    let index = 0;
+    const store = new Store(() => ++index);
+    const ev = (id: string, jobId: string, createIndex: number, namespace = "default"): Evaluation =>
+      ({ ID: id, JobID: jobId, Namespace: namespace, CreateIndex: createIndex }) as unknown as Evaluation;
+    store.evals.set("e1", ev("e1", "web", 2));
+    store.evals.set("e2", ev("e2", "web", 9));
+    store.evals.set("e3", ev("e3", "api", 5));
+    store.evals.set("e4", ev("e4", "web", 4, "other"));
+    expect(store.jobEvals("default", "web").map((e) => e.ID)).toEqual(["e2", "e1"]);
+    expect(store.jobEvals("other", "web").map((e) => e.ID)).toEqual(["e4"]);
+    store.evals.delete("e2");
+    expect(store.jobEvals("default", "web").map((e) => e.ID)).toEqual(["e1"]);
+
+    const dep = (id: string, jobId: string, createIndex: number): Deployment =>
+      ({
+        ID: id,
+        JobID: jobId,
+        Namespace: "default",
+        CreateIndex: createIndex,
+        JobCreateIndex: 1,
+      }) as unknown as Deployment;
+    store.deployments.set("d1", dep("d1", "web", 3));
+    store.deployments.set("d2", dep("d2", "web", 8));
+    store.deployments.set("d3", dep("d3", "api", 6));
+    expect(store.jobDeployments("default", "web").map((d) => d.ID)).toEqual(["d2", "d1"]);
+    expect(store.latestDeployment("default", "api")?.ID).toBe("d3");
+    store.restore({});
+    expect(store.jobEvals("default", "web")).toEqual([]);
+    expect(store.jobDeployments("default", "web")).toEqual([]);
   });
 });
