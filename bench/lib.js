@@ -74,9 +74,11 @@ async function concurrent(fn, n, conc, warm) {
   return { rps: n / secs, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
+/** The median: the middle value, or the mean of the two middle values of an even count. */
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 function fmt(n, d = 0) {
