@@ -110,14 +110,14 @@ export interface PlacementResult {
 /** Current CPU/memory use per node ID. */
 export type Usage = Map<string, { cpu: number; memoryMB: number }>;
 
-/** The asks of the groups of stored job versions (null: no such group), by job record; a stored version is
- * never changed in place. */
+/** The asks of the groups of stored job versions, by job record (null: no such group). */
 const storedAsks = new WeakMap<JsonObject, Map<string, { cpu: number; memoryMB: number } | null>>();
 
 /**
- * Returns what one allocation of a group of a stored job version asks for, remembered per version: usage sums
- * it for every live allocation at every evaluation, and finding the group each time made a register of
- * thousands of jobs cost time growing with the square of their number.
+ * Returns what one allocation of a group of a stored job version asks for, remembered per version (a stored
+ * version is never changed in place: a change stores a new record). Usage sums it for every live allocation
+ * at every placement, and finding the group each time made a register of thousands of jobs cost time growing
+ * with the square of their number.
  */
 function storedGroupAsk(job: JsonObject, group: string): { cpu: number; memoryMB: number } | null {
   let byGroup = storedAsks.get(job);
