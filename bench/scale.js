@@ -337,8 +337,11 @@ function waitIdle(pid) {
   }
 }
 
-/** Runs the rounds for one size; resolves to {key: {<project>: [secs]}} and state sizes. */
-function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
+/**
+ * Runs the rounds for one size; resolves to {key: {<project>: [secs]}} and, with `recordState`, the state
+ * sizes after the first up (a stack export: only the table's size reports them).
+ */
+function measure(ctx, n, stack, reps, report, commands = COMMANDS, recordState = false) {
   const times = Object.fromEntries(
     commands.map((c) => [c.key, Object.fromEntries(ctx.projects.map((p) => [p.name, []]))]),
   );
@@ -353,7 +356,7 @@ function measure(ctx, n, stack, reps, report, commands = COMMANDS) {
       for (const p of order) {
         waitIdle(ctx.devPid);
         times[c.key][p.name].push(c.run(ctx, p, stack));
-        if (c.key === "up" && rep === 0) {
+        if (recordState && c.key === "up" && rep === 0) {
           if (p.name === "ours") state = stateBytes(ctx, p, stack, ":Job");
           else if (p.name === "floor") floorState = stateBytes(ctx, p, stack, ":Floor");
         }
@@ -450,7 +453,7 @@ async function run(report) {
       `Pulumi CLI ${version}, local backend${baselineNote}; ${rounds}; medians (per round below: seconds of ${projects.map((p) => p.name).join("/")}).`,
     );
     const ratio = [(a, b) => a / b, (v) => fmt(v, 2)];
-    const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report) : undefined;
+    const big = n > 0 ? measure(ctx, n, `n${n}`, reps, report, COMMANDS, true) : undefined;
     const skipCheckpoints = (c) => ({
       ...c,
       label: `${c.label}, PULUMI_SKIP_CHECKPOINTS=true`,

@@ -179,6 +179,12 @@ function sweep(dir: string): void {
   }
 }
 
+/** Whether `st` (an lstat) is an empty regular file of this user's, modified less than `maxAgeMs` before `now`. */
+function ownEmptyFileYoungerThan(st: fs.Stats, maxAgeMs: number, now: number): boolean {
+  const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
+  return st.isFile() && mine && st.size === 0 && now - st.mtimeMs < maxAgeMs;
+}
+
 /**
  * Sweeps `dir` (see {@link sweep}) unless its stamp says it was swept within the hour; then stamps it. The
  * stamp is trusted as the markers are: an empty regular file of this user's, in the checked directory, made
@@ -189,8 +195,7 @@ function sweepHourly(dir: string): void {
   const now = Date.now();
   try {
     const st = fs.lstatSync(stamp);
-    const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
-    if (st.isFile() && mine && st.size === 0 && now - st.mtimeMs < SWEEP_EVERY_MS && st.mtimeMs <= now + 60_000) return;
+    if (ownEmptyFileYoungerThan(st, SWEEP_EVERY_MS, now) && st.mtimeMs <= now + 60_000) return;
   } catch {
     // no stamp yet
   }
@@ -244,9 +249,8 @@ export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env)
   }
   try {
     const st = fs.lstatSync(marker);
-    const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
     // a marker counts only if the directory still passes the checks after this use of it
-    return !(st.isFile() && mine && st.size === 0 && Date.now() - st.mtimeMs < MARKER_TTL_MS && stillPrivate(dir));
+    return !(ownEmptyFileYoungerThan(st, MARKER_TTL_MS, Date.now()) && stillPrivate(dir));
   } catch {
     return true;
   }
