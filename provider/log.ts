@@ -11,7 +11,10 @@
  *
  * The host is started with the engine's address as its argument, and the engine's `Log` call takes a whole
  * text as one message. So, inside that host, a text goes to the engine as one stack-level message (one
- * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr.
+ * block); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr. The
+ * engine asks for diffs one at a time, so once the engine has answered one message, later ones are made
+ * and sent after the call that showed them has answered, in order; the host waits for their answers
+ * before it lets the engine's interrupt end it (see `emit`).
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
@@ -92,21 +95,75 @@ export function messageOf(
   return { severity: SEVERITY[kind], engine: body, stderr: kind === "warning" ? `warning: ${body}` : body };
 }
 
-/** Sends one message: one engine message inside the host, else stderr. */
-async function emit(kind: keyof typeof SEVERITY, text: string): Promise<void> {
+/**
+ * The engine messages of this process, in order: each is sent once the one before has its answer (or has
+ * gone to stderr), so they reach the engine in the order they were made.
+ */
+let sent: Promise<void> = Promise.resolve();
+/** Whether the engine has answered a message of this process: the channel to it works. */
+let engineAnswered = false;
+/** Whether this module listens for SIGINT (see {@link onInterrupt}). */
+let guarding = false;
+
+/**
+ * An interrupt waits until every message made so far has its answer, then is raised again for Node's own
+ * handling (the process ends by it). The engine closes a provider host with SIGINT (then SIGKILL after 5 s)
+ * and keeps its own end open until the host has gone, so a message made just before, such as the last
+ * plan of a preview, still reaches it. Listened for from the first message its maker does not wait for,
+ * and only where nothing else listens for SIGINT.
+ */
+function onInterrupt(): void {
+  const last = sent;
+  void last.then(() => {
+    if (sent !== last) return onInterrupt();
+    process.removeListener("SIGINT", onInterrupt);
+    guarding = false;
+    process.kill(process.pid, "SIGINT");
+  });
+}
+
+/** Sends one message to the engine; resolves once it is answered, or has gone to stderr instead. */
+function toEngine(e: EngineModules, m: ReturnType<typeof messageOf>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let settled = false;
+    const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (ok) engineAnswered = true;
+      else console.error(m.stderr);
+      resolve();
+    };
+    const timer = setTimeout(() => done(false), 5000);
+    e.client.log(e.request(m.engine, m.severity), (err) => done(err === null));
+  });
+}
+
+/**
+ * Shows one message: one engine message inside the host, else stderr. With `claim`, only when it says so
+ * (see {@link claimShowing}). Until the engine has answered a message of this process, the caller waits for
+ * the answer (a message that cannot reach the engine then goes to stderr before the caller goes on).
+ * After that, the message is made and sent after the caller's current work: the engine asks for diffs one
+ * at a time, and a plan's marker and round trip would otherwise be part of each.
+ */
+function emit(kind: keyof typeof SEVERITY, text: string, claim?: () => boolean): Promise<void> {
   const m = messageOf(kind, text);
   const e = engineOf();
-  if (e !== null) {
-    const sent = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 5000);
-      e.client.log(e.request(m.engine, m.severity), (err) => {
-        clearTimeout(timer);
-        resolve(err === null);
-      });
-    });
-    if (sent) return;
+  if (e === null) {
+    console.error(m.stderr);
+    return Promise.resolve();
   }
-  console.error(m.stderr);
+  const send = (): Promise<void> | undefined => (claim === undefined || claim() ? toEngine(e, m) : undefined);
+  if (!engineAnswered) {
+    sent = sent.then(send);
+    return sent;
+  }
+  sent = sent.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(send);
+  if (!guarding && process.listenerCount("SIGINT") === 0) {
+    guarding = true;
+    process.on("SIGINT", onInterrupt);
+  }
+  return Promise.resolve();
 }
 
 /** Shows a text to the person running Pulumi: one engine message inside the host, else stderr. */
@@ -260,18 +317,16 @@ export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env)
  * Shows a text once per Pulumi CLI run (see above); outside the dynamic-provider host, always. Where the
  * marker cannot be made or trusted, the text is shown.
  */
-export async function showOnce(text: string): Promise<void> {
-  if (engineOf() !== null && !claimShowing(text)) return;
-  return show(text);
+export function showOnce(text: string): Promise<void> {
+  return emit("info", text, () => claimShowing(text));
 }
 
 /**
  * Shows a warning the way {@link showOnce} shows a text: inside the dynamic-provider host as one engine
  * message at WARNING severity, once per CLI run; elsewhere on stderr after `warning: `.
  */
-export async function warn(message: string): Promise<void> {
-  if (engineOf() !== null && !claimShowing(`warning: ${message}`)) return;
-  return emit("warning", message);
+export function warn(message: string): Promise<void> {
+  return emit("warning", message, () => claimShowing(`warning: ${message}`));
 }
 
 const warned = new Set<string>();

@@ -9,6 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { setUpEngine, tearDownEngine, type EngineContext } from "./harness/context";
+import { engineMessagesSuite } from "./suites/engine-messages";
 import { lifecycleSuite } from "./suites/lifecycle";
 import { oldStateSuite } from "./suites/old-state";
 import { programSuite } from "./suites/program";
@@ -51,6 +52,7 @@ function summarizeTimings(c: EngineContext): Record<string, { calls: number; fir
 serializationSuite(get);
 programSuite(get);
 lifecycleSuite(get);
+engineMessagesSuite(get);
 oldStateSuite(get, "state-v1");
 oldStateSuite(get, "release-0.1.0");
 oldStateSuite(get, "release-0.2.0");

@@ -69,11 +69,18 @@ export class ProviderHost {
     this.pulumiRequire = project.pulumiRequire;
   }
 
-  /** Starts the host in the project directory with `env` as its whole environment, and connects to it. */
-  static async start(project: EngineProject, env: NodeJS.ProcessEnv = process.env): Promise<ProviderHost> {
+  /**
+   * Starts the host in the project directory with `env` as its whole environment, and connects to it. The
+   * engine's address is its argument, as the CLI passes it; by default one nothing listens on.
+   */
+  static async start(
+    project: EngineProject,
+    env: NodeJS.ProcessEnv = process.env,
+    engineAddress = "unused-engine-address",
+  ): Promise<ProviderHost> {
     const entry = project.require.resolve("@pulumi/pulumi/cmd/dynamic-provider");
     const t0 = Date.now();
-    const child = spawn(project.node, [entry, "unused-engine-address"], {
+    const child = spawn(project.node, [entry, engineAddress], {
       cwd: project.dir,
       env: { ...env, PULUMI_NODEJS_PROJECT: PROJECT_NAME },
       stdio: ["pipe", "pipe", "pipe"],
@@ -210,6 +217,18 @@ export class ProviderHost {
     const { Empty } = this.pulumiRequire("google-protobuf/google/protobuf/empty_pb") as typeof emptyTypes;
     const res = await this.call<emptyTypes.Empty, { getVersion(): string }>("getPluginInfo", new Empty());
     return res.getVersion();
+  }
+
+  /**
+   * Interrupts the host as the engine closes a provider (SIGINT to it, pulumi plugin.go `Kill`); resolves
+   * with the signal or exit code it ends with.
+   */
+  interrupt(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      this.child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    this.child.kill("SIGINT");
+    return exited;
   }
 
   /** Closes the client and stops the host; resolves once it has exited. */
