@@ -135,7 +135,11 @@ function toEngine(e: EngineModules, m: ReturnType<typeof messageOf>): Promise<vo
       resolve();
     };
     const timer = setTimeout(() => done(false), 5000);
-    e.client.log(e.request(m.engine, m.severity), (err) => done(err === null));
+    try {
+      e.client.log(e.request(m.engine, m.severity), (err) => done(err === null));
+    } catch {
+      done(false);
+    }
   });
 }
 
@@ -153,7 +157,16 @@ function emit(kind: keyof typeof SEVERITY, text: string, claim?: () => boolean):
     console.error(m.stderr);
     return Promise.resolve();
   }
-  const send = (): Promise<void> | undefined => (claim === undefined || claim() ? toEngine(e, m) : undefined);
+  // Never rejects, so neither the chain nor the messages after this one are lost: a claim that throws shows.
+  const send = (): Promise<void> | undefined => {
+    let showIt = true;
+    try {
+      showIt = claim === undefined || claim();
+    } catch {
+      // shown: a plan shown twice is better than one not shown
+    }
+    return showIt ? toEngine(e, m) : undefined;
+  };
   if (!engineAnswered) {
     sent = sent.then(send);
     return sent;
