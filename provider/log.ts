@@ -109,8 +109,11 @@ let guarding = false;
  * An interrupt waits until every message made so far has its answer, then is raised again for Node's own
  * handling (the process ends by it). The engine closes a provider host with SIGINT (then SIGKILL after 5 s)
  * and keeps its own end open until the host has gone, so a message made just before, such as the last
- * plan of a preview, still reaches it. Listened for from the first message its maker does not wait for,
- * and only where nothing else listens for SIGINT.
+ * plan of a preview, still reaches it. (CLIs before mid-2025, pulumi/pulumi#19603, killed a host at once;
+ * the engine's own work after a last diff, the program's end among it, should leave such a message its
+ * round trip of about 1 ms; not tried with such a CLI.)
+ * Listened for from the first message its maker does not wait for, and only where nothing else listens
+ * for SIGINT.
  */
 function onInterrupt(): void {
   const last = sent;
