@@ -459,13 +459,14 @@ async function run(report) {
       label: `${c.label}, PULUMI_SKIP_CHECKPOINTS=true`,
       run: (cx, p, s) => c.run({ ...cx, env: { ...cx.env, PULUMI_SKIP_CHECKPOINTS: "true" } }, p, s),
     });
+    const uncheckpointed = (c) => (c.key === "up" || c.key === "destroy") && !process.env.BENCH_SCALE_LARGE_CHECKPOINTS;
     const largeCommands = COMMANDS.filter((c) => ["up", "preview", "refresh", "destroy"].includes(c.key)).map((c) =>
-      (c.key === "up" || c.key === "destroy") && !process.env.BENCH_SCALE_LARGE_CHECKPOINTS ? skipCheckpoints(c) : c,
+      uncheckpointed(c) ? skipCheckpoints(c) : c,
     );
     // Growth is judged like for like: when the large size runs up and destroy without checkpoints, so do
     // these rounds at the first size (with checkpoints the engine's own per-step writes hide the library's
     // share at 200 Jobs, and the large size has none to hide it).
-    const growthCommands = largeCommands.filter((c) => c !== COMMANDS.find((x) => x.key === c.key));
+    const growthCommands = largeCommands.filter(uncheckpointed);
     const grow =
       n > 0 && large > 0 && growthCommands.length > 0
         ? measure(ctx, n, `n${n}`, reps, report, growthCommands)

@@ -102,8 +102,6 @@ export function messageOf(
 let sent: Promise<void> = Promise.resolve();
 /** Whether the engine has answered a message of this process: the channel to it works. */
 let engineAnswered = false;
-/** Whether this module listens for SIGINT (see {@link onInterrupt}). */
-let guarding = false;
 
 /**
  * An interrupt waits until every message made so far has its answer, then is raised again for Node's own
@@ -120,7 +118,6 @@ function onInterrupt(): void {
   void last.then(() => {
     if (sent !== last) return onInterrupt();
     process.removeListener("SIGINT", onInterrupt);
-    guarding = false;
     process.kill(process.pid, "SIGINT");
   });
 }
@@ -175,10 +172,8 @@ function emit(kind: keyof typeof SEVERITY, text: string, claim?: () => boolean):
     return sent;
   }
   sent = sent.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(send);
-  if (!guarding && process.listenerCount("SIGINT") === 0) {
-    guarding = true;
-    process.on("SIGINT", onInterrupt);
-  }
+  // Once listening, the count is no longer 0: nothing else listens, and this listener is added once.
+  if (process.listenerCount("SIGINT") === 0) process.on("SIGINT", onInterrupt);
   return Promise.resolve();
 }
 
