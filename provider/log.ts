@@ -18,12 +18,13 @@
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
- * the plugin script execs node) in a marker file, so the update part of an `up` does not repeat the text
- * its preview part showed. The markers live in this user's private directory
- * `<cache home>/pulumi-secrets-scheduler/shown` (../user-cache.ts: a real directory owned by this user,
- * mode 0700), never in a shared temporary directory; a marker is made with O_CREAT|O_EXCL|O_NOFOLLOW and
- * never rewritten, and only an empty regular file of this user's counts. Where that directory cannot be
- * had, or a marker cannot be made, the text is shown: a plan shown twice is better than one not shown.
+ * the plugin script execs node) in that run's file, one line (the text's hash) per text, so the update
+ * part of an `up` does not repeat the text its preview part showed. The files live in this user's private
+ * directory `<cache home>/pulumi-secrets-scheduler/shown` (../user-cache.ts: a real directory owned by this
+ * user, mode 0700), never in a shared temporary directory; a file is opened once per host with
+ * O_APPEND|O_NOFOLLOW, only ever appended to, and counts only while its path still names it and it is a
+ * regular file of this user's that nobody else may write. Where that directory or file cannot be had or
+ * trusted, the text is shown: a plan shown twice is better than one not shown.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -184,13 +185,15 @@ export function show(text: string): Promise<void> {
 
 const MARKER_DIR = "shown";
 const MARKER_TTL_MS = 24 * 3600 * 1000;
+/** A run file's name: its CLI run (`cliProcess()`), a dash, this (not 32 hex digits, as 0.2.0's markers end). */
+const RUN_FILE_SUFFIX = "texts";
 /** Marker directories this process has seen to (once each: a preview of many jobs shows many). */
 const swept = new Set<string>();
 /**
  * A marker directory is swept at most once an hour, by whichever host first shows a text after that; the
- * empty file `.swept` in it records when. Reading the directory is what a sweep costs, and it holds a day of
- * markers: 23,000 after a day of benchmarks on this project's machine, 86 ms to read, paid by every preview
- * that showed a plan when each host swept.
+ * empty file `.swept` in it records when. Reading the directory is what a sweep costs: it holds a file per
+ * CLI run of the last day (with 0.2.0's file per plan, 23,000 after a day of benchmarks on this project's
+ * machine, 86 ms to read, paid by every preview that showed a plan when each host swept).
  */
 const SWEEP_EVERY_MS = 3600 * 1000;
 const SWEPT_STAMP = ".swept";
@@ -215,11 +218,11 @@ function cliProcess(): string {
 }
 
 /**
- * Removes the markers of CLI runs that ended more than MARKER_TTL_MS ago (by lstat: a link is removed, never
- * followed). A marker's name starts with its CLI run (`cliProcess()`), and a run's markers are made during
- * it, so one marker's age stands for its run's: the directory holds a marker per plan shown in the last
- * day (and the hour before its next sweep), and one lstat per run keeps this sweep short. (A run longer
- * than a day may lose markers early: its plan is then shown again, never hidden.)
+ * Removes the files of CLI runs that ended more than MARKER_TTL_MS ago (by lstat: a link is removed, never
+ * followed). A file's name starts with its CLI run (`cliProcess()`): a run's file, and the marker files of
+ * one plan each that 0.2.0 and earlier made, so one file's age stands for its run's and one lstat per
+ * run keeps this sweep short. (A run longer than a day may lose its file early: its plan is then shown
+ * again, never hidden.)
  */
 function sweep(dir: string): void {
   const now = Date.now();
@@ -296,37 +299,115 @@ function markerDir(env: NodeJS.ProcessEnv): string | undefined {
   return markerDirs.get(home);
 }
 
-/**
- * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
- * when a marker of this user's, younger than a day, says it was. True whenever no marker can be trusted.
- */
-export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const dir = markerDir(env);
-  if (dir === undefined) return true;
-  const marker = path.join(dir, `${cliProcess()}-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`);
+/** The shown-texts file of this process's CLI run in one marker directory (see {@link claimShowing}). */
+interface RunFile {
+  path: string;
+  fd: number;
+  /** Where the next read starts: just after the last whole line read. */
+  offset: number;
+  /** The hashes of the texts the file lists, as read (and as this process wrote them). */
+  shown: Set<string>;
+}
+
+/** The run files this process has open, by marker directory; null where the file cannot be had. */
+const runFiles = new Map<string, RunFile | null>();
+
+/** A run file's line: the first 32 hex digits of a text's SHA-256 (then a newline). */
+const HASH_LINE = /^[0-9a-f]{32}$/;
+const NEWLINE = 0x0a;
+
+/** Opens (or makes) this run's file in `dir`: O_APPEND, never following a link. Null where it cannot. */
+function runFileIn(dir: string): RunFile | null {
+  let file = runFiles.get(dir);
+  if (file !== undefined) return file;
+  file = null;
+  const p = path.join(dir, `${cliProcess()}-${RUN_FILE_SUFFIX}`);
   try {
     if (!swept.has(dir)) {
       swept.add(dir);
       sweepHourly(dir);
     }
-    const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
-    fs.closeSync(fs.openSync(marker, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600));
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") return true;
-  }
-  try {
-    const st = fs.lstatSync(marker);
-    // a marker counts only if the directory still passes the checks after this use of it
-    return !(ownEmptyFileYoungerThan(st, MARKER_TTL_MS, Date.now()) && stillPrivate(dir));
+    const { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW } = fs.constants;
+    file = {
+      path: p,
+      fd: fs.openSync(p, O_RDWR | O_CREAT | O_APPEND | (O_NOFOLLOW ?? 0), 0o600),
+      offset: 0,
+      shown: new Set(),
+    };
   } catch {
-    return true;
+    // shown each time
+  }
+  runFiles.set(dir, file);
+  return file;
+}
+
+/**
+ * Whether the run file is still what this process opened, and trusted: its path names the same file (not a
+ * link, not replaced), a regular file of this user's that nobody else may write, changed less than a day ago.
+ */
+function runFileTrusted(file: RunFile): boolean {
+  const st = fs.fstatSync(file.fd);
+  const at = fs.lstatSync(file.path);
+  const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
+  return (
+    at.ino === st.ino &&
+    at.dev === st.dev &&
+    st.isFile() &&
+    mine &&
+    (st.mode & 0o022) === 0 &&
+    Date.now() - st.mtimeMs < MARKER_TTL_MS
+  );
+}
+
+/**
+ * Reads what was added to the run file since the last read, whole lines only (another host of the run may be
+ * writing); a line that is not a hash is skipped.
+ */
+function readNew(file: RunFile): void {
+  const buf = Buffer.alloc(4096);
+  for (;;) {
+    const n = fs.readSync(file.fd, buf, 0, buf.length, file.offset);
+    if (n === 0) return;
+    const end = buf.lastIndexOf(NEWLINE, n - 1);
+    // No whole line: wait for the rest, unless a full buffer holds none at all (skipped as not ours).
+    if (end < 0) {
+      if (n === buf.length) file.offset += n;
+      if (n < buf.length) return;
+      continue;
+    }
+    for (const line of buf.toString("latin1", 0, end).split("\n")) if (HASH_LINE.test(line)) file.shown.add(line);
+    file.offset += end + 1;
+    if (n < buf.length) return;
   }
 }
 
 /**
+ * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
+ * when this run's file, trusted (see {@link runFileTrusted}) and in a directory that still passes the
+ * checks, lists it. True whenever that file cannot be had or trusted.
+ */
+export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = markerDir(env);
+  if (dir === undefined) return true;
+  const file = runFileIn(dir);
+  if (file === null) return true;
+  const hash = createHash("sha256").update(text).digest("hex").slice(0, 32);
+  try {
+    if (!runFileTrusted(file)) return true;
+    readNew(file);
+    // what the file lists counts only if the directory still passes the checks after this use of it
+    if (file.shown.has(hash)) return !stillPrivate(dir);
+    fs.writeSync(file.fd, `${hash}\n`);
+    file.shown.add(hash);
+  } catch {
+    // shown
+  }
+  return true;
+}
+
+/**
  * Shows a text once per Pulumi CLI run (see above); outside the dynamic-provider host, always. Where the
- * marker cannot be made or trusted, the text is shown.
+ * run's file cannot be had or trusted, the text is shown.
  */
 export function showOnce(text: string): Promise<void> {
   return emit("info", text, () => claimShowing(text));

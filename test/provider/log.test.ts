@@ -1,11 +1,12 @@
 /**
- * The plan markers of provider/log.ts: `showOnce` remembers a shown plan in a
- * marker file so the update part of `pulumi up` does not repeat its preview's plan. The markers live in
- * this user's private directory under the cache home, never in the shared temporary directory; a planted
- * link is never followed, a directory or file someone else could have planted is not trusted (the plan is
- * shown), and an existing entry is never rewritten.
+ * The plan markers of provider/log.ts: `showOnce` remembers a shown plan in its CLI run's file (one line,
+ * the text's hash, per text) so the update part of `pulumi up` does not repeat its preview's plan. The files
+ * live in this user's private directory under the cache home, never in the shared temporary directory; a
+ * planted link is never followed, a directory or file someone else could have planted is not trusted (the
+ * plan is shown), and a file is only ever appended to.
  */
 import {
+  appendFileSync,
   chmodSync,
   chownSync,
   lstatSync,
@@ -20,6 +21,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,6 +37,8 @@ const dir = (): string => join(home, "pulumi-secrets-scheduler", "shown");
 const markers = (): string[] => readdirSync(dir()).filter((f) => f !== ".swept");
 const env = (): NodeJS.ProcessEnv => ({ XDG_CACHE_HOME: home });
 const days = (n: number): Date => new Date(Date.now() - n * 24 * 3600 * 1000);
+/** A text's line in its run's file. */
+const lineOf = (text: string): string => `${createHash("sha256").update(text).digest("hex").slice(0, 32)}\n`;
 
 beforeEach(() => {
   base = realpathSync(mkdtempSync(join(tmpdir(), "pss-host-log-")));
@@ -62,8 +66,31 @@ describe("plan markers", () => {
     expect(st.isDirectory()).toBe(true);
     expect(st.mode & 0o777).toBe(0o700);
     expect(st.uid).toBe(process.getuid?.());
-    expect(markers()).toHaveLength(2);
+    // One file for the run, whatever the number of texts: each text's hash, never the text.
+    const [name] = markers();
+    expect(markers()).toHaveLength(1);
+    expect(name).toMatch(/^\d+-\d*-texts$/);
+    const file = join(dir(), name!);
+    expect(readFileSync(file, "utf8")).toBe(lineOf("plan A") + lineOf("plan B"));
+    expect(lstatSync(file).mode & 0o777).toBe(0o600);
+    for (let i = 0; i < 50; i++) expect(claimShowing(`plan ${i}`, env())).toBe(true);
+    expect(markers()).toEqual([name]);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("reads what another host of the same run wrote: whole lines only, anything not a hash skipped", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    const file = join(dir(), markers()[0]!);
+    // Another host of this CLI run (the update part of an `up`) appends as this one does.
+    appendFileSync(file, lineOf("plan B"));
+    expect(claimShowing("plan B", env())).toBe(false);
+    // A line still being written does not count yet.
+    appendFileSync(file, lineOf("plan C").slice(0, 10));
+    expect(claimShowing("plan C", env())).toBe(true);
+    // Nor does a line that is not a hash (and the lines after it still do).
+    appendFileSync(file, `\nnot a hash\n${lineOf("plan D")}`);
+    expect(claimShowing("plan D", env())).toBe(false);
+    expect(claimShowing("plan A", env())).toBe(false);
   });
 
   it("a planted link in place of a marker is never followed: its target is neither written nor truncated, and the plan is shown", () => {
@@ -74,6 +101,22 @@ describe("plan markers", () => {
     // An old target: a marker older than a day must still not be rewritten through the link.
     utimesSync(victim, days(2), days(2));
     unlinkSync(join(dir(), name!));
+    symlinkSync(victim, join(dir(), name!));
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(claimShowing("plan A", env())).toBe(true);
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(lstatSync(join(dir(), name!)).isSymbolicLink()).toBe(true);
+  });
+
+  it("a link planted where this run's file is to be made is not followed: nothing is written through it, the plan is shown", () => {
+    // The run's file name, from another cache home of this same process.
+    expect(claimShowing("plan A", env())).toBe(true);
+    const [name] = markers();
+    home = join(base, "cache2");
+    mkdirSync(home, { mode: 0o700 });
+    mkdirSync(dir(), { recursive: true, mode: 0o700 });
+    const victim = join(base, "victim");
+    writeFileSync(victim, "precious");
     symlinkSync(victim, join(dir(), name!));
     expect(claimShowing("plan A", env())).toBe(true);
     expect(claimShowing("plan A", env())).toBe(true);
@@ -114,16 +157,22 @@ describe("plan markers", () => {
     expect(claimShowing("plan A", env())).toBe(true);
   });
 
-  it("an existing marker is never rewritten; one older than a day no longer counts", () => {
+  it("a text already listed writes nothing; a run's file older than a day no longer counts", () => {
     expect(claimShowing("plan A", env())).toBe(true);
     const [name] = markers();
     const marker = join(dir(), name!);
     const first = lstatSync(marker);
     expect(claimShowing("plan A", env())).toBe(false);
     const again = lstatSync(marker);
-    expect([again.ino, again.mtimeMs, again.size]).toEqual([first.ino, first.mtimeMs, 0]);
+    expect([again.ino, again.mtimeMs, again.size]).toEqual([first.ino, first.mtimeMs, first.size]);
     utimesSync(marker, days(2), days(2));
-    // A marker past its age no longer counts (the pid may have been reused).
+    // A file past its age no longer counts (the pid may have been reused).
+    expect(claimShowing("plan A", env())).toBe(true);
+  });
+
+  it("a run's file others may write is not trusted", () => {
+    expect(claimShowing("plan A", env())).toBe(true);
+    chmodSync(join(dir(), markers()[0]!), 0o622);
     expect(claimShowing("plan A", env())).toBe(true);
   });
 
