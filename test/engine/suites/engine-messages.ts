@@ -2,8 +2,9 @@
  * The host's texts to the engine: a stand-in engine (Pulumi's Engine service, served with the grpc-js and
  * proto modules of the project's @pulumi/pulumi) gets the plans a preview's Diff shows, and answers each
  * when the test says. The engine asks for diffs one at a time, so a Diff must not wait for the answer to
- * its plan's message once the channel to the engine works; and the engine closes a host with SIGINT, so
- * the host must not end before an unanswered message is answered.
+ * its plan's message once the channel to the engine works; plans made while the one before waits for its
+ * answer go as one message; and the engine closes a host with SIGINT, so the host must not end before an
+ * unanswered message is answered.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -74,7 +75,7 @@ async function standInEngine(
 /** Registers the engine-message tests. */
 export function engineMessagesSuite(get: () => EngineContext): void {
   describe("texts to the engine over gRPC", () => {
-    it("the first text waits for the engine's answer; later ones, such as a preview's plans, do not, arrive in order, and an interrupt waits for them", async () => {
+    it("the first text waits for the engine's answer; later ones, such as a preview's plans, do not, arrive in order, batched, and an interrupt waits for them", async () => {
       const ctx = get();
       // Held: the first message, and every plan.
       const engine = await standInEngine(ctx, (message, i) => i === 0 || message.includes("Scheduler plan"));
@@ -113,13 +114,19 @@ export function engineMessagesSuite(get: () => EngineContext): void {
         const plan = (m: string) => m.includes(`Scheduler plan for job "${jobId}"`);
         const m2 = await engine.first(plan);
 
-        // The next plan is sent only once the engine has answered the one before: they arrive in order.
-        const edited = await host.check(urn, checked.inputs, inputs("nginx:1.29", 3));
-        expect((await host.diff(urn, created.id, created.properties, edited.inputs)).changes).toBe("some");
+        // The next plans are sent only once the engine has answered the one before, in order, and those made
+        // meanwhile as one message.
+        for (const image of ["nginx:1.29", "nginx:1.30"]) {
+          const edited = await host.check(urn, checked.inputs, inputs(image, 3));
+          expect((await host.diff(urn, created.id, created.properties, edited.inputs)).changes).toBe("some");
+        }
         await host.pluginVersion();
         expect(engine.received.filter((r) => plan(r.message))).toEqual([m2]);
         m2.answer();
         const m3 = await engine.first((m) => plan(m) && m !== m2.message);
+        expect(m3.message.split(`Scheduler plan for job "${jobId}"`)).toHaveLength(3);
+        expect(m3.message.indexOf('"nginx:1.29"')).toBeGreaterThan(-1);
+        expect(m3.message.indexOf('"nginx:1.30"')).toBeGreaterThan(m3.message.indexOf('"nginx:1.29"'));
 
         // The engine closes the host with SIGINT: the host still serves until the last plan is answered, then
         // ends by that signal; nothing fell back to stderr.
