@@ -11,10 +11,10 @@
  *
  * The host is started with the engine's address as its argument, and the engine's `Log` call takes a whole
  * text as one message. So, inside that host, a text goes to the engine in one stack-level message (one
- * block; texts made close together share one); anywhere else (tests, other hosts) or if the engine cannot be reached, it goes to stderr. The
- * engine asks for diffs one at a time, so once the engine has answered one message, later ones are sent
- * in batches, after the call that showed them has answered, in order; the host waits for their answers
- * before it lets the engine's interrupt end it (see `emit`).
+ * block; texts made close together share one); anywhere else (tests, other hosts) or if the engine cannot
+ * be reached, it goes to stderr. The engine asks for diffs one at a time, so once the engine has answered
+ * one message, later ones are sent in batches, after the call that showed them has answered, in order;
+ * the host waits for their answers before it lets the engine's interrupt end it (see `emit`).
  *
  * `pulumi up` previews first and then updates, each with its own provider process, and each asks `diff`:
  * the same plan would show twice. `showOnce` remembers what it showed per CLI process (the host's parent:
@@ -119,10 +119,10 @@ let wakeBatch: (() => void) | undefined;
 let interrupted = false;
 
 /**
- * How long a batch collects texts, from the answer to the one before. The engine asks for diffs one at a
- * time, about 20 ms apart in a 200-Job preview on this project's 2-core machine, and each message costs a
- * provider host about 0.7 ms of CPU and the CLI as much again, in the diffs' path: a batch of a few plans
- * costs that once. A person does not see 100 ms.
+ * How long a batch collects texts, from its first (or the answer to the one before, if later). The engine
+ * asks for diffs one at a time, about 20 ms apart in a 200-Job preview on this project's 2-core machine, and
+ * each message costs a provider host about 0.7 ms of CPU and the CLI as much again, in the diffs' path: a
+ * batch of a few plans costs that once. A person does not see 100 ms.
  */
 const BATCH_MS = 100;
 
@@ -220,9 +220,9 @@ function batchWindow(): Promise<void> {
  * Shows one message: one engine message inside the host, else stderr. With `claim`, only when it says so
  * (see {@link claimShowing}). Until the engine has answered a message of this process, the caller waits for
  * the answer (a message that cannot reach the engine then goes to stderr before the caller goes on).
- * After that, the message joins the next batch, which is sent BATCH_MS after the answer to the one before,
- * after the caller's current work: the engine asks for diffs one at a time, and a plan's round trip would
- * otherwise be part of each.
+ * After that, the message joins the next batch, sent BATCH_MS after its first text was made, or after the
+ * answer to the message before if that comes later: the engine asks for diffs one at a time, and a plan's
+ * round trip would otherwise be part of each.
  */
 function emit(kind: keyof typeof SEVERITY, text: string, claim?: () => boolean): Promise<void> {
   const m = messageOf(kind, text);
