@@ -109,10 +109,8 @@ interface Pending {
   m: ReturnType<typeof messageOf>;
   claim: (() => boolean) | undefined;
 }
-/** The texts made since the last batch was taken; a batch takes them all. */
+/** The texts made since the last batch was taken; a batch takes them all. While any waits, a batch is due. */
 let pending: Pending[] = [];
-/** Whether a batch is due on the chain (it takes whatever is pending when it runs). */
-let batchDue = false;
 /** Ends the wait before the due batch at once (an interrupt); undefined while none waits. */
 let wakeBatch: (() => void) | undefined;
 /** Whether the engine has asked this host to end: batches no longer wait. */
@@ -181,7 +179,6 @@ function stillToShow(claim: (() => boolean) | undefined): boolean {
  * severity go as one message, each starting on a line of its own. Never rejects.
  */
 async function sendBatch(e: EngineModules): Promise<void> {
-  batchDue = false;
   const batch = pending;
   pending = [];
   let group: ReturnType<typeof messageOf>[] = [];
@@ -236,11 +233,9 @@ function emit(kind: keyof typeof SEVERITY, text: string, claim?: () => boolean):
     sent = sent.then(() => (stillToShow(claim) ? toEngine(e, m) : undefined));
     return sent;
   }
+  // The first text since the last batch was taken puts the next batch on the chain; it takes all pending then.
+  if (pending.length === 0) sent = sent.then(batchWindow).then(() => sendBatch(e));
   pending.push({ m, claim });
-  if (!batchDue) {
-    batchDue = true;
-    sent = sent.then(batchWindow).then(() => sendBatch(e));
-  }
   // Once listening, the count is no longer 0: nothing else listens, and this listener is added once.
   if (process.listenerCount("SIGINT") === 0) process.on("SIGINT", onInterrupt);
   return Promise.resolve();
@@ -383,6 +378,8 @@ const runFiles = new Map<string, RunFile | null>();
 /** A run file's line: the first 32 hex digits of a text's SHA-256 (then a newline). */
 const HASH_LINE = /^[0-9a-f]{32}$/;
 const NEWLINE = 0x0a;
+/** What run files are read into (only the bytes a read returns are looked at). */
+const readBuffer = Buffer.allocUnsafe(4096);
 
 /** Opens (or makes) this run's file in `dir`: O_APPEND, never following a link. Null where it cannot. */
 function runFileIn(dir: string): RunFile | null {
@@ -426,7 +423,7 @@ function runFileTrusted(file: RunFile): boolean {
  * writing); a line that is not a hash is skipped.
  */
 function readNew(file: RunFile): void {
-  const buf = Buffer.alloc(4096);
+  const buf = readBuffer;
   for (;;) {
     const n = fs.readSync(file.fd, buf, 0, buf.length, file.offset);
     if (n === 0) return;
