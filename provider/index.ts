@@ -19,7 +19,7 @@ const MODULES: Readonly<Record<ProviderKind, () => unknown>> = Object.freeze({
   authMount: () => require("./resources/auth-mount"),
   authConfig: () => require("./resources/auth-config"),
   authRole: () => require("./resources/auth-role"),
-  job: () => require("./resources/job"),
+  job: () => require("./resources/job/entry"),
   jobVersionTag: () => require("./resources/job-version-tag"),
 });
 

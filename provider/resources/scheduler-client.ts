@@ -1,16 +1,21 @@
 /** The scheduler client the Job and JobVersionTag providers share (see providerClient in ../config.ts). */
 import { SchedulerClient } from "../clients/scheduler";
-import { providerClient } from "../config";
-import { settingsOf, type Connection } from "./connection";
+import type { HttpCore } from "../http/core";
+import type { Connection } from "./connection";
+import { schedulerCore } from "./scheduler-core";
+
+const clients = new WeakMap<HttpCore, SchedulerClient>();
 
 /**
- * Returns the scheduler client of a resource's connection (one per distinct connection in this process);
- * without one, from stack config, then the environment.
+ * Returns the scheduler client of a resource's connection (one per distinct connection in this process, over
+ * its one HTTP core, ./scheduler-core.ts); without one, from stack config, then the environment.
  */
 export function schedulerClient(connection?: Connection<"scheduler">): SchedulerClient {
-  return providerClient(
-    "scheduler",
-    (o) => new SchedulerClient(o),
-    connection === undefined ? undefined : settingsOf(connection),
-  );
+  const core = schedulerCore(connection);
+  let client = clients.get(core);
+  if (client === undefined) {
+    client = new SchedulerClient(core);
+    clients.set(core, client);
+  }
+  return client;
 }

@@ -14,7 +14,9 @@ import {
   stackConfigValue,
 } from "../../provider/config";
 import { SchedulerClient } from "../../provider/clients/scheduler";
-import { closeConnections } from "../../provider/http/core";
+import { HttpCore, closeConnections } from "../../provider/http/core";
+import { schedulerClient } from "../../provider/resources/scheduler-client";
+import { schedulerCore } from "../../provider/resources/scheduler-core";
 import { ConfigError } from "../../provider/errors";
 import { job } from "../../provider/resources/job";
 import type { JobOutputs } from "../../provider/resources/job/state";
@@ -180,5 +182,32 @@ describe("the Job provider's shared client", () => {
     const again = await job.read(s.id, s.outs);
     expect((again.props as JobOutputs).jobModifyIndex).toBe((first.props as JobOutputs).jobModifyIndex);
     await job.delete(s.id, s.outs);
+  });
+
+  it("a delete sends through the HTTP core the other methods use (one pool, one count of writes)", async () => {
+    const s = await createJob({
+      job: {
+        ID: "shared-core",
+        Name: "shared-core",
+        Type: "batch",
+        Datacenters: ["dc1"],
+        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
+      },
+      waitForDeployment: false,
+      purgeOnDestroy: true,
+    });
+    const core = schedulerClient().core;
+    expect(schedulerCore()).toBe(core);
+    const writes = core.writes;
+    await job.delete(s.id, s.outs);
+    expect(core.writes).toBe(writes + 1);
+    expect(await h.client.jobs.find("shared-core")).toBeUndefined();
+  });
+
+  it("a SchedulerClient made over a core sends through it, and refuses a core of the secrets service", () => {
+    const core = schedulerCore();
+    expect(new SchedulerClient(core).core).toBe(core);
+    const secrets = new HttpCore("secrets", { address: "http://127.0.0.1:2", token: "t" });
+    expect(() => new SchedulerClient(secrets)).toThrow(/HTTP core of the scheduler/);
   });
 });

@@ -7,6 +7,7 @@
  * for await (const { value: job } of watch((o) => client.jobs.info("web", o))) { ... }
  * ```
  */
+import { UsageError } from "../../errors";
 import { HttpCore } from "../../http/core";
 import type { ConnectionOptions } from "../../http/settings";
 import { JobActions } from "./actions";
@@ -62,9 +63,14 @@ export class SchedulerClient {
   /** Deployment promotion and failure. */
   readonly deployments: Deployments;
 
-  /** Creates a client; options unset here fall back to the environment (SCHEDULER_ADDR, SCHEDULER_TOKEN, ...). */
-  constructor(options: ConnectionOptions = {}) {
-    this.core = new HttpCore("scheduler", options);
+  /**
+   * Creates a client; options unset here fall back to the environment (SCHEDULER_ADDR, SCHEDULER_TOKEN, ...).
+   * Given an HTTP core of the scheduler instead, the client sends through it (its connection and pool).
+   */
+  constructor(options: ConnectionOptions | HttpCore = {}) {
+    if (options instanceof HttpCore && options.connection.service !== "scheduler")
+      throw new UsageError("a SchedulerClient needs an HTTP core of the scheduler, not of the secrets service.");
+    this.core = options instanceof HttpCore ? options : new HttpCore("scheduler", options);
     const http = new SchedulerRequester(this.core);
     this.jobs = new Jobs(http);
     this.versions = new JobVersions(http);

@@ -38,6 +38,7 @@ import {
   type StopJobOptions,
 } from "./job-requests";
 import { dispatchPayloadError } from "./releases";
+import { stopJob } from "./stop";
 
 const JobListSchema = z
   .array(JobStubSchema)
@@ -343,24 +344,7 @@ export class Jobs {
 
   /** Stops (deregisters) a job; with `purge` it is deleted at once. Stopping a missing job is not an error on the real scheduler. */
   async deregister(jobId: string, opts: StopJobOptions = {}): Promise<Result<WriteResult>> {
-    const id = requireId("stop job", "jobId", jobId);
-    const query = {
-      purge: opts.purge ? true : undefined,
-      global: opts.global ? true : undefined,
-      eval_priority: opts.evalPriority || undefined,
-      no_shutdown_delay: opts.noShutdownDelay ? true : undefined,
-    };
-    return this.http.write(
-      {
-        operation: "stop job",
-        method: "DELETE",
-        path: encodePath("/v1/job", id),
-        query,
-        schema: WriteResultSchema,
-        idempotent: true,
-      },
-      opts,
-    );
+    return stopJob(this.http, jobId, opts);
   }
 
   /** Stops a job: the same as {@link deregister}. */

@@ -4,9 +4,8 @@
  * deployment and rolled back when that deployment fails. This file holds the provider's six methods; each
  * builds one operation context (`JobOp`: client, job, inputs, desired job, secret mask) and passes it down.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { SchedulerClient } from "../../clients/scheduler";
-import { ResourceError, isApiError } from "../../errors";
+import { ResourceError } from "../../errors";
 import { show, showOnce } from "../../log";
 import type { Job, PlanResponse } from "../../schemas/scheduler";
 import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
@@ -28,7 +27,6 @@ import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs }
 import {
   NO_SECRETS,
   SECRET_SHOWN,
-  maskError,
   maskText,
   masksAnything,
   mergeMasks,
@@ -70,10 +68,12 @@ import {
 } from "./state";
 import { listedJob } from "./listing";
 import { rememberShownPlan } from "./memo";
+import { deleteJob } from "./destroy";
+import { currentMask, masked } from "./masking";
 import { alreadyExistsMessage, replaceNeededMessage, scaledNote, shownPlan } from "./text";
 
-/** The Job provider, before secret values are masked out of its errors. */
-const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
+/** The Job provider but its `delete` (./destroy.ts), before secret values are masked out of its errors. */
+const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   async check(olds, news) {
     const res = checkJobInputs(news);
     if (res.inputs === undefined || (res.failures ?? []).length > 0) return res;
@@ -305,21 +305,6 @@ const jobImpl: ProviderImpl<JobInputs, JobOutputs> = {
     };
     return { outs: await rolloutOrInitError(op, reg, { priorVersion: base.priorVersion, previous }) };
   },
-
-  async delete(id, props) {
-    const client = newClient(props.connection);
-    const ref = refOf(id, props);
-    try {
-      await client.jobs.deregister(ref.jobId, {
-        namespace: ref.namespace,
-        region: ref.region,
-        purge: props.purgeOnDestroy === true,
-      });
-    } catch (e) {
-      if (isApiError(e, "not_found")) return;
-      throw e;
-    }
-  },
 };
 
 /**
@@ -334,18 +319,8 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   create: (inputs) => masked(secretMaskOf(inputs), () => jobImpl.create(inputs)),
   read: (id, props) => masked(secretMaskOf(props), () => jobImpl.read(id, props)),
   update: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.update(id, olds, news)),
-  delete: (id, props) => masked(secretMaskOf(props), () => jobImpl.delete(id, props)),
+  delete: (id, props) => deleteJob(id, props),
 };
-
-/** The mask of the running operation: set from the inputs, completed once the job is parsed (`maskOf`). */
-const currentMask = new AsyncLocalStorage<{ mask: SecretMask }>();
-
-function masked<T>(mask: SecretMask, run: () => Promise<T>): Promise<T> {
-  // Nothing secret: no masking work at all.
-  if (!masksAnything(mask)) return run();
-  const scope = { mask };
-  return currentMask.run(scope, run).catch(async (e: unknown) => Promise.reject(await maskFailure(e, scope.mask)));
-}
 
 /** What a change from `olds` to `news` shows: the old values next to the new ones, so the secrets of both. */
 function changeMask(olds: Partial<JobOutputs>, news: Partial<JobInputs>): SecretMask {
@@ -367,23 +342,6 @@ async function maskOf(
   const older = olds === undefined ? [] : [parseStoredJob(olds.normalizedJob)].filter((j) => j !== undefined);
   scope.mask = await jobMask(client, inputs, desired, scope.mask, older);
   return scope.mask;
-}
-
-/**
- * Masks a failure. An init error's detail (what the scheduler said, which groups failed, what was reverted)
- * is printed masked; the error itself, which Pulumi keeps in plaintext state as `initErrors`, says only what
- * happened to the resource.
- */
-async function maskFailure(e: unknown, mask: SecretMask): Promise<unknown> {
-  if (!(e instanceof ResourceInitError)) return maskError(e, mask);
-  await show(maskText(e.message, mask));
-  const generic =
-    `Job resource "${e.id}" was written to the scheduler, but the operation did not finish; its detail was printed ` +
-    `above with secret values shown as ${SECRET_SHOWN}. The job is kept in the stack; run \`pulumi up\` again to finish ` +
-    "(or `pulumi refresh` to record what runs now).";
-  const out = new ResourceInitError(generic, e.id, e.properties, [generic]);
-  out.stack = `ResourceInitError: ${generic}`;
-  return out;
 }
 
 /**

@@ -9,12 +9,12 @@ import { checkInputs, containsUnknown, copyInputs, isRecord, shownKey } from "..
 import { echoedKeys, inputsSchema, sourceKeys, unsetDefaults, type InputsOf } from "../definition";
 import { jobDefinition as DEF } from "../definitions/job";
 import { checkJobObject } from "./validate";
+import { renderVarFile } from "./varfile";
 
 /** What the settings the inputs may leave out mean (`check` leaves them unset). */
 export const JOB_DEFAULTS = unsetDefaults(DEF);
 
-/** A variable value the `variables` map may hold; rendered to var-file text. */
-export type JobVariableValue = string | number | boolean;
+export { renderVarFile } from "./varfile";
 
 const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -125,25 +125,6 @@ export function deploymentTimeoutMs(inputs: Pick<JobInputs, "deploymentTimeout">
   const v = inputs.deploymentTimeout ?? JOB_DEFAULTS.deploymentTimeout;
   if (isZeroDuration(v)) return Infinity;
   return parseDurationMs(v) ?? 300_000;
-}
-
-/**
- * Renders a variables map as var-file text: one `name = value` line per key, sorted, strings quoted with
- * HCL's escapes (including `$${` and `%%{`, so a value is never read as a template).
- */
-export function renderVarFile(vars: Record<string, JobVariableValue>): string {
-  return Object.keys(vars)
-    .sort()
-    .map((k) => `${k} = ${hclValue(vars[k] as JobVariableValue)}\n`)
-    .join("");
-}
-
-function hclValue(v: JobVariableValue): string {
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  // Replacer functions: in a replacement string "$$" would itself mean one "$".
-  return JSON.stringify(v)
-    .replace(/\$\{/g, () => "$${")
-    .replace(/%\{/g, () => "%%{");
 }
 
 /** Returns the var-file text the parse endpoint takes ("" when there are no variables). */

@@ -36,7 +36,8 @@
  * compares it, so adding it shows no change.
  */
 import { containsUnknown, isRecord } from "../common";
-import { renderVarFile, type JobInputs, type JobVariableValue } from "./inputs";
+import type { JobInputs } from "./inputs";
+import { renderVarFile, type JobVariableValue } from "./varfile";
 
 /** How Pulumi shows a secret value. */
 export const SECRET_SHOWN = "[secret]";

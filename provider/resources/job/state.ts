@@ -19,6 +19,9 @@ import { SCHEMA_VERSION } from "../migrate";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
 import type { SecretMask } from "./secrets";
 import type { DesiredJob } from "./spec";
+import type { JobRef } from "./ref";
+
+export { refOf, type JobRef } from "./ref";
 
 /** Where the requests about one job go: the client, and the job's ID, namespace and region. */
 export interface JobAt {
@@ -34,13 +37,6 @@ export interface JobOp extends JobAt {
   readonly inputs: JobInputs;
   readonly desired: DesiredJob;
   readonly mask: SecretMask;
-}
-
-/** Where a job lives, for every request. */
-export interface JobRef {
-  jobId: string;
-  namespace: string;
-  region: string;
 }
 
 /**
@@ -229,14 +225,6 @@ export function buildOutputs(inputs: JobInputs, ref: JobRef, server: JobServerSt
     schemaVersion: SCHEMA_VERSION,
   };
   return definedDeep(out);
-}
-
-/** Returns the job's ID, namespace and region as state records them (partial state included). */
-export function refOf(id: string, props: Partial<JobOutputs>): JobRef {
-  const at = id.lastIndexOf("@");
-  const jobId = props.jobId ?? (at > 0 ? id.slice(0, at) : id);
-  const namespace = props.namespace ?? (at > 0 ? id.slice(at + 1) : "default");
-  return { jobId, namespace, region: props.region ?? "global" };
 }
 
 /** Returns the resource ID of a job: `<jobId>@<namespace>` (the form imports use). */
