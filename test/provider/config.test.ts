@@ -20,7 +20,7 @@ import { schedulerCore } from "../../provider/resources/scheduler-core";
 import { ConfigError } from "../../provider/errors";
 import { job } from "../../provider/resources/job";
 import type { JobOutputs } from "../../provider/resources/job/state";
-import { createJob, startHarness, type Harness } from "./resources/job/harness";
+import { batchJob, createJob, startHarness, type Harness } from "./resources/job/harness";
 
 describe("configure and connectionOptions", () => {
   afterEach(() => {
@@ -166,17 +166,7 @@ describe("the Job provider's shared client", () => {
   });
 
   it("reads after closeConnections (the shared client takes a new pool)", async () => {
-    const s = await createJob({
-      job: {
-        ID: "shared-client",
-        Name: "shared-client",
-        Type: "batch",
-        Datacenters: ["dc1"],
-        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
-      },
-      waitForDeployment: false,
-      purgeOnDestroy: true,
-    });
+    const s = await createJob(batchJob("shared-client"));
     const first = await job.read(s.id, s.outs);
     await closeConnections();
     const again = await job.read(s.id, s.outs);
@@ -185,17 +175,7 @@ describe("the Job provider's shared client", () => {
   });
 
   it("a delete sends through the HTTP core the other methods use (one pool, one count of writes)", async () => {
-    const s = await createJob({
-      job: {
-        ID: "shared-core",
-        Name: "shared-core",
-        Type: "batch",
-        Datacenters: ["dc1"],
-        TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
-      },
-      waitForDeployment: false,
-      purgeOnDestroy: true,
-    });
+    const s = await createJob(batchJob("shared-core"));
     const core = schedulerClient().core;
     expect(schedulerCore()).toBe(core);
     const writes = core.writes;

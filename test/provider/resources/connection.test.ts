@@ -20,6 +20,7 @@ import type { JobOutputs } from "../../../provider/resources/job/state";
 import { jobVersionTag, type JobVersionTagInputs } from "../../../provider/resources/job-version-tag";
 import { schedulerClient } from "../../../provider/resources/scheduler-client";
 import { secretsClient } from "../../../provider/resources/auth-common";
+import { batchJob } from "./job/harness";
 
 let a: DevServer;
 let b: DevServer;
@@ -49,20 +50,6 @@ const secrets = (s: DevServer, token = s.rootTokens.secrets) => ({
   address: s.urls.secrets,
   token,
 });
-
-function batchJob(id: string): Record<string, unknown> {
-  return {
-    job: {
-      ID: id,
-      Name: id,
-      Type: "batch",
-      Datacenters: ["dc1"],
-      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
-    },
-    waitForDeployment: false,
-    purgeOnDestroy: true,
-  };
-}
 
 async function checkedJob(news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<JobInputs> {
   const r = await job.check(olds, news);

@@ -43,6 +43,21 @@ export function registers(server: DevServer, from = 0): number {
     ).length;
 }
 
+/** The inputs of a one-task batch job, purged on delete. */
+export function batchJob(id: string): Record<string, unknown> {
+  return {
+    job: {
+      ID: id,
+      Name: id,
+      Type: "batch",
+      Datacenters: ["dc1"],
+      TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "exec", Config: { command: "true" } }] }],
+    },
+    waitForDeployment: false,
+    purgeOnDestroy: true,
+  };
+}
+
 /** Checks inputs like the engine (`olds`: the old inputs in state), failing the test on check failures. */
 export async function checked(news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<JobInputs> {
   const r = await job.check(olds, news);
