@@ -1,4 +1,5 @@
 /** Where a Job lives, read from its resource ID and state (a module of its own: a `delete` needs nothing else of the Job code). */
+
 /** Where a job lives, for every request. */
 export interface JobRef {
   jobId: string;
