@@ -428,10 +428,10 @@ function readNew(file: RunFile): void {
     const n = fs.readSync(file.fd, buf, 0, buf.length, file.offset);
     if (n === 0) return;
     const end = buf.lastIndexOf(NEWLINE, n - 1);
-    // No whole line: wait for the rest, unless a full buffer holds none at all (skipped as not ours).
     if (end < 0) {
-      if (n === buf.length) file.offset += n;
+      // No whole line: a line still being written waits for the rest; a full buffer without one is not ours.
       if (n < buf.length) return;
+      file.offset += n;
       continue;
     }
     for (const line of buf.toString("latin1", 0, end).split("\n")) if (HASH_LINE.test(line)) file.shown.add(line);
