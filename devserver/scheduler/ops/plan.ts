@@ -114,7 +114,7 @@ export function planJob(engine: Engine, job: JsonObject, withDiff: boolean, warn
   const systemCount = eligibleNodes(candidate, engine.settings.nodes).eligible.length;
   const plans = reconcile(candidate, live, { rolling: true, promoted: false, systemCount });
   const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
-  const usage = nodeUsage(engine.store.allocs.values(), replaced);
+  const usage = nodeUsage(engine.store.allocs.holding(), replaced);
   const occupied = new Map<string, Set<string>>();
   for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
   const result =

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { constraintKey, firstFailed, groupConstraints } from "./constraints";
 import { num, obj, objs, str, strs, type JsonObject } from "../state/json";
 import type { AllocRecord } from "../state/store";
-import type { AllocMetric } from "../state/types";
+import { allocTerminal, type AllocMetric } from "../state/types";
 import type { GroupPlan, Node } from "./types";
 
 /** Shape of the fake node pool (devserver option `nodes`). */
@@ -135,14 +135,7 @@ export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<strin
   const usage: Usage = new Map();
   for (const r of allocs) {
     const a = r.alloc;
-    if (
-      skip.has(a.ID) ||
-      a.DesiredStatus !== "run" ||
-      a.ClientStatus === "complete" ||
-      a.ClientStatus === "failed" ||
-      a.ClientStatus === "lost"
-    )
-      continue;
+    if (skip.has(a.ID) || allocTerminal(a)) continue;
     const ask = storedGroupAsk(r.job, a.TaskGroup);
     if (ask === null) continue;
     const u = usage.get(a.NodeID) ?? { cpu: 0, memoryMB: 0 };

@@ -243,7 +243,7 @@ export class Engine {
   /** Fits the plans' new allocations onto the nodes, beside every other live allocation. */
   private place(job: JsonObject, plans: GroupPlan[]): PlacementResult {
     const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
-    const usage = nodeUsage(this.store.allocs.values(), replaced);
+    const usage = nodeUsage(this.store.allocs.holding(), replaced);
     const occupied = new Map<string, Set<string>>();
     for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
     return placeAll(job, plans, this.settings.nodes, usage, occupied);
@@ -274,7 +274,7 @@ export class Engine {
 
   /** Re-queues blocked evaluations (capacity was freed); `except` is the evaluation that freed it. */
   retryBlocked(except = ""): void {
-    const blocked = [...this.store.evals.values()].filter((b) => b.Status === "blocked" && b.ID !== except);
+    const blocked = [...this.store.evals.holding()].filter((b) => b.ID !== except);
     if (blocked.length === 0) return;
     const index = this.store.write("evals");
     for (const b of blocked) {

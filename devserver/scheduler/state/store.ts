@@ -2,7 +2,7 @@
 // and deployments, plus per-table indexes for blocking queries (the real server answers a blocking read
 // with the index of the table it read, not of the record).
 import { isObject, num, str, type JsonObject } from "./json";
-import type { Allocation, Deployment, Evaluation } from "./types";
+import { allocTerminal, type Allocation, type Deployment, type Evaluation } from "./types";
 
 /** Table names whose last-write index blocking reads report. */
 export type Table =
@@ -44,9 +44,17 @@ export function jobKey(namespace: string, id: string): string {
  */
 export class JobIndexedTable<T> extends Map<string, T> {
   private readonly byJob = new Map<string, Set<T>>();
+  private readonly held = new Set<T>();
 
-  /** `owner` names the namespace and job ID of a record. */
-  constructor(private readonly owner: (record: T) => readonly [namespace: string, jobId: string]) {
+  /**
+   * `owner` names the namespace and job ID of a record. `holds` is a state a record may be set in and
+   * leave, but never enter again once set (an allocation that stopped or ended never runs again; an
+   * evaluation leaves "blocked" for good): `holding()` reads the records still in it.
+   */
+  constructor(
+    private readonly owner: (record: T) => readonly [namespace: string, jobId: string],
+    private readonly holds: (record: T) => boolean = () => false,
+  ) {
     super();
   }
 
@@ -57,6 +65,7 @@ export class JobIndexedTable<T> extends Map<string, T> {
     let records = this.byJob.get(key);
     if (records === undefined) this.byJob.set(key, (records = new Set()));
     records.add(record);
+    if (this.holds(record)) this.held.add(record);
     return this;
   }
 
@@ -67,12 +76,23 @@ export class JobIndexedTable<T> extends Map<string, T> {
 
   override clear(): void {
     this.byJob.clear();
+    this.held.clear();
     super.clear();
   }
 
   /** The records of one job, in no particular order. */
   ofJob(namespace: string, id: string): Iterable<T> {
     return this.byJob.get(jobKey(namespace, id)) ?? [];
+  }
+
+  /**
+   * The records in the `holds` state, in no particular order. A record found out of it is dropped for
+   * good, so this reads the records still in it and those that left it since the last call, not the table.
+   * (A plain pass and the set itself: a generator made a placement among 2,000 live allocations slower.)
+   */
+  holding(): ReadonlySet<T> {
+    for (const r of this.held) if (!this.holds(r)) this.held.delete(r);
+    return this.held;
   }
 
   private unindex(id: string): void {
@@ -82,14 +102,23 @@ export class JobIndexedTable<T> extends Map<string, T> {
     const records = this.byJob.get(key);
     records?.delete(old);
     if (records?.size === 0) this.byJob.delete(key);
+    this.held.delete(old);
   }
 }
 
 /** Holds every record of the scheduler. Mutators take the write index from the caller. */
 export class Store {
   readonly jobs = new Map<string, JobEntry>();
-  readonly evals = new JobIndexedTable<Evaluation>((e) => [e.Namespace, e.JobID]);
-  readonly allocs = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
+  /** Blocked evaluations are re-queued whenever capacity frees up. */
+  readonly evals = new JobIndexedTable<Evaluation>(
+    (e) => [e.Namespace, e.JobID],
+    (e) => e.Status === "blocked",
+  );
+  /** Every placement sums what the live allocations use. */
+  readonly allocs = new JobIndexedTable<AllocRecord>(
+    (r) => [r.alloc.Namespace, r.alloc.JobID],
+    (r) => !allocTerminal(r.alloc),
+  );
   readonly deployments = new JobIndexedTable<Deployment>((d) => [d.Namespace, d.JobID]);
   readonly tables: Record<Table, number> = {
     jobs: 0,

@@ -36,6 +36,41 @@ describe("the tables' index by job", () => {
     expect(t.size).toBe(0);
   });
 
+  it("holding() reads the records still in the held state; one that left it is dropped for good", () => {
+    const t = new JobIndexedTable<AllocRecord>(
+      (r) => [r.alloc.Namespace, r.alloc.JobID],
+      (r) => r.alloc.ClientStatus === "running",
+    );
+    const running = (id: string): AllocRecord => {
+      const r = record(id, "web", 1);
+      r.alloc.ClientStatus = "running";
+      return r;
+    };
+    const a = running("a");
+    t.set("a", a);
+    t.set("b", running("b"));
+    t.set("c", running("c"));
+    t.set("d", record("d", "web", 1)); // set outside the state: never held
+    expect(ids(t.holding())).toEqual(["a", "b", "c"]);
+    a.alloc.ClientStatus = "complete";
+    expect(ids(t.holding())).toEqual(["b", "c"]);
+    // Back in the state after it was dropped: not read again (the state is one a record never re-enters).
+    a.alloc.ClientStatus = "running";
+    expect(ids(t.holding())).toEqual(["b", "c"]);
+    // Replaced, deleted, cleared: the index follows the map.
+    t.set("b", record("b", "web", 2));
+    t.delete("c");
+    expect(ids(t.holding())).toEqual([]);
+    t.set("e", running("e"));
+    expect(ids(t.holding())).toEqual(["e"]);
+    t.clear();
+    expect(ids(t.holding())).toEqual([]);
+    // A table without a held state holds nothing.
+    const plain = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
+    plain.set("x", running("x"));
+    expect(ids(plain.holding())).toEqual([]);
+  });
+
   it("the store's job allocations come from it: in creation order, of the job's current registration", () => {
     let index = 0;
     const store = new Store(() => ++index);
