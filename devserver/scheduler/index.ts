@@ -16,7 +16,7 @@
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 import type { Router, ServiceContext, ServiceModule } from "../core";
 import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./api/action";
-import { makeNodes, type NodePoolOptions } from "./sim/cluster";
+import { allocAsk, makeNodes, type NodePoolOptions } from "./sim/cluster";
 import type { Node } from "./sim/types";
 import { collectGarbage } from "./sim/batch";
 import { Engine } from "./sim/engine";
@@ -181,7 +181,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     name: "scheduler",
     control,
     routes(router: Router, ctx: ServiceContext) {
-      const store = new Store(() => ctx.nextIndex());
+      const store = new Store(() => ctx.nextIndex(), allocAsk);
       const engine = new Engine(store, settings);
       const ops = new JobOps(store, engine, {
         trackedVersions: options.trackedVersions ?? 6,

@@ -2,7 +2,7 @@
 // happen per task group (DesiredTGUpdates), placement failures against the fake node pool, the job diff
 // annotated the way the real server annotates it, and the next launch of a periodic job.
 import { randomUUID } from "node:crypto";
-import { eligibleNodes, nodeUsage, placeAll } from "../sim/cluster";
+import { eligibleNodes, placeAll } from "../sim/cluster";
 import { reconcile } from "../sim/reconcile";
 import { nextCronIn, parseCron } from "../sim/cron";
 import { jobDiff, type JobDiff, type TaskDiff, type TaskGroupDiff } from "./diff";
@@ -114,7 +114,7 @@ export function planJob(engine: Engine, job: JsonObject, withDiff: boolean, warn
   const systemCount = eligibleNodes(candidate, engine.settings.nodes).eligible.length;
   const plans = reconcile(candidate, live, { rolling: true, promoted: false, systemCount });
   const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
-  const usage = nodeUsage(engine.store.allocs.holding(), replaced);
+  const usage = engine.store.usage(replaced);
   const occupied = new Map<string, Set<string>>();
   for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
   const result =

@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import { constraintKey, firstFailed, groupConstraints } from "./constraints";
 import { num, obj, objs, str, strs, type JsonObject } from "../state/json";
-import type { AllocRecord } from "../state/store";
-import { allocTerminal, type AllocMetric } from "../state/types";
+import type { AllocRecord, Usage } from "../state/store";
+import type { AllocMetric } from "../state/types";
 import type { GroupPlan, Node } from "./types";
 
 /** Shape of the fake node pool (devserver option `nodes`). */
@@ -107,43 +107,13 @@ export interface PlacementResult {
   readonly queued: Record<string, number>;
 }
 
-/** Current CPU/memory use per node ID. */
-export type Usage = Map<string, { cpu: number; memoryMB: number }>;
-
-/** The asks of the groups of stored job versions, by job record (null: no such group). */
-const storedAsks = new WeakMap<JsonObject, Map<string, { cpu: number; memoryMB: number } | null>>();
-
 /**
- * Returns what one allocation of a group of a stored job version asks for, remembered per version (a stored
- * version is never changed in place: a change stores a new record). Usage sums it for every live allocation
- * at every placement, and finding the group each time made a register of thousands of jobs cost time growing
- * with the square of their number.
+ * What one allocation asks of its node: the tasks of its group in the job version it runs (null: no such
+ * group). The store counts it as the allocation starts and takes it back as it stops.
  */
-function storedGroupAsk(job: JsonObject, group: string): { cpu: number; memoryMB: number } | null {
-  let byGroup = storedAsks.get(job);
-  if (byGroup === undefined) storedAsks.set(job, (byGroup = new Map()));
-  let ask = byGroup.get(group);
-  if (ask === undefined) {
-    const g = findGroup(job, group);
-    byGroup.set(group, (ask = g === undefined ? null : groupAsk(g)));
-  }
-  return ask;
-}
-
-/** Sums the resources used by live allocations, skipping the given allocation IDs (being stopped/replaced). */
-export function nodeUsage(allocs: Iterable<AllocRecord>, skip: ReadonlySet<string>): Usage {
-  const usage: Usage = new Map();
-  for (const r of allocs) {
-    const a = r.alloc;
-    if (skip.has(a.ID) || allocTerminal(a)) continue;
-    const ask = storedGroupAsk(r.job, a.TaskGroup);
-    if (ask === null) continue;
-    const u = usage.get(a.NodeID) ?? { cpu: 0, memoryMB: 0 };
-    u.cpu += ask.cpu;
-    u.memoryMB += ask.memoryMB;
-    usage.set(a.NodeID, u);
-  }
-  return usage;
+export function allocAsk(r: AllocRecord): { cpu: number; memoryMB: number } | null {
+  const g = findGroup(r.job, r.alloc.TaskGroup);
+  return g === undefined ? null : groupAsk(g);
 }
 
 function emptyMetric(): AllocMetric {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { finishTaskStates, iso, newAllocation } from "./allocs";
 import { failingTasks } from "./batch";
-import { eligibleNodes, findGroup, nodeUsage, placeAll, type Placement, type PlacementResult } from "./cluster";
+import { eligibleNodes, findGroup, placeAll, type Placement, type PlacementResult } from "./cluster";
 import { Deployments, progressBy } from "./deployments";
 import { num, str, nowNanos, type JsonObject } from "../state/json";
 import { ALLOC_NOT_NEEDED, ALLOC_UPDATING, reconcile } from "./reconcile";
@@ -243,7 +243,7 @@ export class Engine {
   /** Fits the plans' new allocations onto the nodes, beside every other live allocation. */
   private place(job: JsonObject, plans: GroupPlan[]): PlacementResult {
     const replaced = new Set(plans.flatMap((p) => [...p.stop, ...p.destructive]).map((r) => r.alloc.ID));
-    const usage = nodeUsage(this.store.allocs.holding(), replaced);
+    const usage = this.store.usage(replaced);
     const occupied = new Map<string, Set<string>>();
     for (const p of plans) occupied.set(p.name, new Set([...p.ignore, ...p.inplace].map((r) => r.alloc.NodeID)));
     return placeAll(job, plans, this.settings.nodes, usage, occupied);

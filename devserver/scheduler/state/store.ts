@@ -46,14 +46,10 @@ export class JobIndexedTable<T> extends Map<string, T> {
   private readonly byJob = new Map<string, Set<T>>();
   private readonly held = new Set<T>();
 
-  /**
-   * `owner` names the namespace and job ID of a record. `holds` is a state a record may be set in and
-   * leave, but never enter again once set (an allocation that stopped or ended never runs again; an
-   * evaluation leaves "blocked" for good): `holding()` reads the records still in it.
-   */
+  /** `owner` names the namespace and job ID of a record; `state`, the state `holding()` reads. */
   constructor(
     private readonly owner: (record: T) => readonly [namespace: string, jobId: string],
-    private readonly holds: (record: T) => boolean = () => false,
+    private readonly state: HeldState<T> = { holds: () => false },
   ) {
     super();
   }
@@ -65,7 +61,10 @@ export class JobIndexedTable<T> extends Map<string, T> {
     let records = this.byJob.get(key);
     if (records === undefined) this.byJob.set(key, (records = new Set()));
     records.add(record);
-    if (this.holds(record)) this.held.add(record);
+    if (this.state.holds(record)) {
+      this.held.add(record);
+      this.state.enter?.(record);
+    }
     return this;
   }
 
@@ -76,6 +75,7 @@ export class JobIndexedTable<T> extends Map<string, T> {
 
   override clear(): void {
     this.byJob.clear();
+    for (const r of this.held) this.state.leave?.(r);
     this.held.clear();
     super.clear();
   }
@@ -91,7 +91,7 @@ export class JobIndexedTable<T> extends Map<string, T> {
    * (A plain pass and the set itself: a generator made a placement among 2,000 live allocations slower.)
    */
   holding(): ReadonlySet<T> {
-    for (const r of this.held) if (!this.holds(r)) this.held.delete(r);
+    for (const r of this.held) if (!this.state.holds(r)) this.release(r);
     return this.held;
   }
 
@@ -102,23 +102,46 @@ export class JobIndexedTable<T> extends Map<string, T> {
     const records = this.byJob.get(key);
     records?.delete(old);
     if (records?.size === 0) this.byJob.delete(key);
-    this.held.delete(old);
+    if (this.held.has(old)) this.release(old);
+  }
+
+  private release(record: T): void {
+    this.held.delete(record);
+    this.state.leave?.(record);
   }
 }
+
+/**
+ * A state a record may be set in and leave, but never enter again once set (an allocation that stopped or
+ * ended never runs again; an evaluation leaves "blocked" for good).
+ */
+export interface HeldState<T> {
+  holds(record: T): boolean;
+  /** Called as a record set in the state is held. */
+  enter?(record: T): void;
+  /** Called as a held record is let go: found out of the state, replaced, deleted or cleared. */
+  leave?(record: T): void;
+}
+
+/** CPU and memory use per node ID. */
+export type Usage = Map<string, { cpu: number; memoryMB: number }>;
+
+/** What one allocation asks of its node (null: nothing the devserver counts). */
+export type AllocAsk = (record: AllocRecord) => { cpu: number; memoryMB: number } | null;
 
 /** Holds every record of the scheduler. Mutators take the write index from the caller. */
 export class Store {
   readonly jobs = new Map<string, JobEntry>();
   /** Blocked evaluations are re-queued whenever capacity frees up. */
-  readonly evals = new JobIndexedTable<Evaluation>(
-    (e) => [e.Namespace, e.JobID],
-    (e) => e.Status === "blocked",
-  );
-  /** Every placement sums what the live allocations use. */
-  readonly allocs = new JobIndexedTable<AllocRecord>(
-    (r) => [r.alloc.Namespace, r.alloc.JobID],
-    (r) => !allocTerminal(r.alloc),
-  );
+  readonly evals = new JobIndexedTable<Evaluation>((e) => [e.Namespace, e.JobID], {
+    holds: (e) => e.Status === "blocked",
+  });
+  /** What the live allocations use is kept as they start and stop: every placement starts from it. */
+  readonly allocs = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID], {
+    holds: (r) => !allocTerminal(r.alloc),
+    enter: (r) => this.count(r, 1),
+    leave: (r) => this.count(r, -1),
+  });
   readonly deployments = new JobIndexedTable<Deployment>((d) => [d.Namespace, d.JobID]);
   readonly tables: Record<Table, number> = {
     jobs: 0,
@@ -131,7 +154,48 @@ export class Store {
     job_submission: 0,
   };
 
-  constructor(private readonly nextIndex: () => number) {}
+  private readonly used: Usage = new Map();
+  /** Each live allocation's ask as it was counted, so it is taken back as counted. */
+  private readonly counted = new Map<AllocRecord, { cpu: number; memoryMB: number }>();
+
+  /** `ask` tells what an allocation uses (the tests of the tables alone leave it out: nothing counted). */
+  constructor(
+    private readonly nextIndex: () => number,
+    private readonly ask: AllocAsk = () => null,
+  ) {}
+
+  /**
+   * CPU and memory the live allocations use per node, leaving out the given allocations (being stopped or
+   * replaced): a fresh map the caller may change. Summing every live allocation at every placement made a
+   * register of thousands of jobs cost time growing with the square of their number.
+   */
+  usage(skip: ReadonlySet<string>): Usage {
+    this.allocs.holding(); // lets go of the allocations that stopped since
+    const out: Usage = new Map();
+    for (const [node, u] of this.used) out.set(node, { ...u });
+    for (const id of skip) {
+      const r = this.allocs.get(id);
+      const c = r === undefined ? undefined : this.counted.get(r);
+      const u = c === undefined || r === undefined ? undefined : out.get(r.alloc.NodeID);
+      if (c === undefined || u === undefined) continue;
+      u.cpu -= c.cpu;
+      u.memoryMB -= c.memoryMB;
+    }
+    return out;
+  }
+
+  private count(r: AllocRecord, sign: 1 | -1): void {
+    const c = sign === 1 ? this.ask(r) : this.counted.get(r);
+    if (c === null || c === undefined) return;
+    if (sign === 1) this.counted.set(r, c);
+    else this.counted.delete(r);
+    const node = r.alloc.NodeID;
+    const u = this.used.get(node) ?? { cpu: 0, memoryMB: 0 };
+    u.cpu += sign * c.cpu;
+    u.memoryMB += sign * c.memoryMB;
+    if (u.cpu === 0 && u.memoryMB === 0) this.used.delete(node);
+    else this.used.set(node, u);
+  }
 
   /** Advances the index once and stamps the given tables with it; returns the index. */
   write(...tables: readonly Table[]): number {

@@ -37,10 +37,13 @@ describe("the tables' index by job", () => {
   });
 
   it("holding() reads the records still in the held state; one that left it is dropped for good", () => {
-    const t = new JobIndexedTable<AllocRecord>(
-      (r) => [r.alloc.Namespace, r.alloc.JobID],
-      (r) => r.alloc.ClientStatus === "running",
-    );
+    const entered: string[] = [];
+    const left: string[] = [];
+    const t = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID], {
+      holds: (r) => r.alloc.ClientStatus === "running",
+      enter: (r) => entered.push(r.alloc.ID),
+      leave: (r) => left.push(r.alloc.ID),
+    });
     const running = (id: string): AllocRecord => {
       const r = record(id, "web", 1);
       r.alloc.ClientStatus = "running";
@@ -65,10 +68,58 @@ describe("the tables' index by job", () => {
     expect(ids(t.holding())).toEqual(["e"]);
     t.clear();
     expect(ids(t.holding())).toEqual([]);
+    // Each held record entered once and was let go once.
+    expect([entered.sort(), left.sort()]).toEqual([
+      ["a", "b", "c", "e"],
+      ["a", "b", "c", "e"],
+    ]);
     // A table without a held state holds nothing.
     const plain = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
     plain.set("x", running("x"));
     expect(ids(plain.holding())).toEqual([]);
+  });
+
+  it("the store keeps what the live allocations use per node as they start and stop", () => {
+    let index = 0;
+    const store = new Store(
+      () => ++index,
+      (r) => (r.alloc.TaskGroup === "none" ? null : { cpu: 100, memoryMB: r.alloc.TaskGroup === "big" ? 512 : 256 }),
+    );
+    const live = (id: string, node: string, group = "web"): AllocRecord => {
+      const r = record(id, "web", 1);
+      Object.assign(r.alloc, { NodeID: node, TaskGroup: group, DesiredStatus: "run", ClientStatus: "running" });
+      return r;
+    };
+    const a1 = live("a1", "n1");
+    store.allocs.set("a1", a1);
+    store.allocs.set("a2", live("a2", "n1", "big"));
+    store.allocs.set("a3", live("a3", "n2"));
+    store.allocs.set("a4", live("a4", "n2", "none"));
+    const stopped = live("a5", "n2");
+    stopped.alloc.DesiredStatus = "stop";
+    store.allocs.set("a5", stopped);
+    const usage = store.usage(new Set());
+    expect(Object.fromEntries(usage)).toEqual({
+      n1: { cpu: 200, memoryMB: 768 },
+      n2: { cpu: 100, memoryMB: 256 },
+    });
+    // The caller's map is its own.
+    usage.clear();
+    // Left out: the allocations being stopped or replaced.
+    expect(Object.fromEntries(store.usage(new Set(["a2", "a5", "nope"])))).toEqual({
+      n1: { cpu: 100, memoryMB: 256 },
+      n2: { cpu: 100, memoryMB: 256 },
+    });
+    // An allocation that stopped, one deleted and one replaced by a stopped record no longer count.
+    a1.alloc.ClientStatus = "complete";
+    store.allocs.delete("a3");
+    const a2stopped = live("a2", "n1", "big");
+    a2stopped.alloc.DesiredStatus = "stop";
+    store.allocs.set("a2", a2stopped);
+    expect(Object.fromEntries(store.usage(new Set()))).toEqual({});
+    store.allocs.set("a6", live("a6", "n3"));
+    store.restore({});
+    expect(Object.fromEntries(store.usage(new Set()))).toEqual({});
   });
 
   it("the store's job allocations come from it: in creation order, of the job's current registration", () => {
