@@ -175,8 +175,8 @@ export class Store {
     for (const [node, u] of this.used) out.set(node, { ...u });
     for (const id of skip) {
       const r = this.allocs.get(id);
-      const c = r === undefined ? undefined : this.counted.get(r);
-      const u = c === undefined || r === undefined ? undefined : out.get(r.alloc.NodeID);
+      const c = r && this.counted.get(r);
+      const u = r && out.get(r.alloc.NodeID);
       if (c === undefined || u === undefined) continue;
       u.cpu -= c.cpu;
       u.memoryMB -= c.memoryMB;
