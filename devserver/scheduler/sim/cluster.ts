@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { constraintKey, firstFailed, groupConstraints } from "./constraints";
 import { num, obj, objs, str, strs, type JsonObject } from "../state/json";
-import type { AllocRecord, Usage } from "../state/store";
+import type { AllocRecord, Resources, Usage } from "../state/store";
 import type { AllocMetric } from "../state/types";
 import type { GroupPlan, Node } from "./types";
 
@@ -47,7 +47,7 @@ export function makeNodes(o: NodePoolOptions = {}): Node[] {
 }
 
 /** Returns the CPU and memory one allocation of a group asks for. */
-export function groupAsk(group: JsonObject): { cpu: number; memoryMB: number } {
+export function groupAsk(group: JsonObject): Resources {
   let cpu = 0;
   let memoryMB = 0;
   for (const t of objs(group, "Tasks")) {
@@ -111,7 +111,7 @@ export interface PlacementResult {
  * What one allocation asks of its node: the tasks of its group in the job version it runs (null: no such
  * group). The store counts it as the allocation starts and takes it back as it stops.
  */
-export function allocAsk(r: AllocRecord): { cpu: number; memoryMB: number } | null {
+export function allocAsk(r: AllocRecord): Resources | null {
   const g = findGroup(r.job, r.alloc.TaskGroup);
   return g === undefined ? null : groupAsk(g);
 }

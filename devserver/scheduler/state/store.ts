@@ -123,11 +123,17 @@ export interface HeldState<T> {
   leave?(record: T): void;
 }
 
+/** CPU (MHz) and memory (MB): what an allocation asks of its node, or what a node's allocations use. */
+export interface Resources {
+  cpu: number;
+  memoryMB: number;
+}
+
 /** CPU and memory use per node ID. */
-export type Usage = Map<string, { cpu: number; memoryMB: number }>;
+export type Usage = Map<string, Resources>;
 
 /** What one allocation asks of its node (null: nothing the devserver counts). */
-export type AllocAsk = (record: AllocRecord) => { cpu: number; memoryMB: number } | null;
+export type AllocAsk = (record: AllocRecord) => Resources | null;
 
 /** Holds every record of the scheduler. Mutators take the write index from the caller. */
 export class Store {
@@ -156,7 +162,7 @@ export class Store {
 
   private readonly used: Usage = new Map();
   /** Each live allocation's ask as it was counted, so it is taken back as counted. */
-  private readonly counted = new Map<AllocRecord, { cpu: number; memoryMB: number }>();
+  private readonly counted = new Map<AllocRecord, Resources>();
 
   /** `ask` tells what an allocation uses (the tests of the tables alone leave it out: nothing counted). */
   constructor(
