@@ -10,6 +10,8 @@ const USAGE = `Usage: node dist/devserver/cli.js [options]
                             tokens are printed at start and kept in --persist), and to anyone the endpoints that
                             need no token (health, logins; with --no-acl the whole scheduler API). The cloud
                             metadata service, whose token endpoint needs no authentication, stays on 127.0.0.1.
+  --host-name <name>        a name clients reach it by besides loopback ones and --host (repeatable); requests
+                            whose Host or Origin names anything else are refused (DNS rebinding, web pages)
   --secrets-port <n>        secrets service port (default 8200; 0 = any free port)
   --scheduler-port <n>      scheduler port (default 4646; 0 = any free port)
   --secrets-token <t>       fixed root token of the secrets service (default: random or persisted)
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
     options: {
       host: { type: "string" },
       "allow-non-loopback": { type: "boolean" },
+      "host-name": { type: "string", multiple: true },
       "secrets-port": { type: "string" },
       "scheduler-port": { type: "string" },
       "secrets-token": { type: "string" },
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
   const options: DevServerOptions = {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values["allow-non-loopback"] === true ? { allowNonLoopback: true } : {}),
+    ...(values["host-name"] !== undefined ? { hostNames: values["host-name"] } : {}),
     acl: values["no-acl"] !== true,
     ...(values.persist !== undefined ? { persistPath: values.persist } : {}),
     secretsService: {

@@ -35,6 +35,12 @@ export interface ServiceHostOptions {
    * need none (health, logins, and with `acl: false` the whole scheduler API).
    */
   readonly allowNonLoopback?: boolean;
+  /**
+   * Names clients may use in `Host` and `Origin` besides the loopback ones and `host` itself (for example the
+   * machine's name when `allowNonLoopback` binds a public address). Requests naming any other host are refused
+   * with 403, against DNS rebinding.
+   */
+  readonly hostNames?: readonly string[];
   readonly secrets?: ServiceEndpointOptions;
   readonly scheduler?: ServiceEndpointOptions;
   /** Enforce scheduler ACLs (default true). The secrets service always checks tokens. */

@@ -2,6 +2,7 @@ import type * as http from "node:http";
 import type { Socket } from "node:net";
 import { DevHttpError, missingTokenError, permissionDenied, renderError, type ServiceName } from "./errors";
 import type { FaultInjector, FaultSpec } from "./faults";
+import { checkJsonBody } from "./listener";
 import type { RequestLogEntry } from "./options";
 import { DevRequestImpl, presentedToken, readBody, sendBody, sendError } from "./request";
 import type { CapabilityRule, Router } from "./router";
@@ -140,6 +141,13 @@ export function createRequestHandler(
       throw new DevHttpError(405, host.name === "secrets" ? [] : "Invalid method", { allow: match.allowed.join(", ") });
     }
     const r = match.route;
+    try {
+      checkJsonBody(req, r.rawBody === true);
+    } catch (err) {
+      // The body is never read, so the connection cannot be reused.
+      res.shouldKeepAlive = false;
+      throw err;
+    }
     const body = await readBody(req, r.maxBodyBytes ?? maxBody);
     if (!body.ok) {
       // The rest of the body is never read, so the connection cannot be reused.

@@ -23,6 +23,8 @@ export interface RouteOptions {
   readonly capability?: CapabilityRule;
   /** Overrides the server-wide body size limit for this route. */
   readonly maxBodyBytes?: number;
+  /** Accept a body of any content type (default: JSON or no declared type; others get 415). */
+  readonly rawBody?: boolean;
 }
 
 /** A registered route with its compiled matcher. */

@@ -1,9 +1,8 @@
-import * as http from "node:http";
-import * as https from "node:https";
-import * as net from "node:net";
+import type * as net from "node:net";
 import { IndexClock, parseBlockingQuery } from "./blocking";
-import type { ServiceName } from "./errors";
+import { renderError, type ServiceName } from "./errors";
 import { FaultInjector } from "./faults";
+import { createGuardedServer, isLoopbackHost } from "./listener";
 import { SPEC_HEADER_NAMES } from "./names";
 import type { DevServer, RequestLogEntry, ServiceHostOptions, ServiceStats } from "./options";
 import { Persister, readJsonIfExists } from "./persist";
@@ -24,19 +23,7 @@ export type {
 
 const SERVICE_NAMES: readonly ServiceName[] = ["secrets", "scheduler"];
 
-/** Returns whether `host` is a loopback address (127.0.0.0/8, ::1, IPv4-mapped 127.x, or `localhost`). */
-export function isLoopbackHost(host: string): boolean {
-  if (host.toLowerCase() === "localhost") return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(host);
-  const addr = mapped ? (mapped[1] as string) : host;
-  const family = net.isIP(addr);
-  if (family === 4) return addr.split(".")[0] === "127";
-  if (family === 6) return LOOPBACK_V6.check(addr, "ipv6");
-  return false;
-}
-
-const LOOPBACK_V6 = new net.BlockList();
-LOOPBACK_V6.addAddress("::1", "ipv6");
+export { isLoopbackHost };
 
 /**
  * Starts one listener per service on loopback and hosts the given service modules; resolves once both
@@ -138,38 +125,31 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
 
   const listen = (host: HostedService, port: number): Promise<void> =>
     new Promise((resolve, reject) => {
-      const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-        // Errors are answered inside handle; this only guards against a failure while answering.
-        handle(host, req, res).catch(() => res.destroy());
-      };
       const tls = options.tls;
-      const server = tls
-        ? https.createServer(
-            {
-              cert: tls.cert,
-              key: tls.key,
-              ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
-              requestCert: tls.requestClientCert === true,
-              rejectUnauthorized: tls.requestClientCert === true,
-            },
-            onRequest,
-          )
-        : http.createServer(onRequest);
+      const server = createGuardedServer({
+        ...(tls
+          ? {
+              tls: {
+                cert: tls.cert,
+                key: tls.key,
+                ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
+                requestCert: tls.requestClientCert === true,
+                rejectUnauthorized: tls.requestClientCert === true,
+              },
+            }
+          : {}),
+        hostNames: [hostAddr, ...(options.hostNames ?? [])],
+        renderError: (status, message) => renderError(host.name, [message]),
+        onRequest: (req, res) => handle(host, req, res),
+        onUpgrade: (req, socket, head) => {
+          host.requests += 1;
+          return host.module?.upgrade?.(req, socket, head, host.ctx) ?? false;
+        },
+      });
       server.on("connection", (socket: net.Socket) => {
         host.connections += 1;
         host.sockets.add(socket);
         socket.once("close", () => host.sockets.delete(socket));
-      });
-      server.on("upgrade", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-        host.requests += 1;
-        let accepted: boolean;
-        try {
-          accepted = host.module?.upgrade?.(req, socket, head, host.ctx) ?? false;
-        } catch {
-          socket.destroy();
-          return;
-        }
-        if (!accepted) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       });
       server.once("error", reject);
       server.listen(port, hostAddr, () => {

@@ -22,6 +22,7 @@
  * `POST|DELETE /_control/metadata-faults {status, times?, endpoint?, retryAfter?, body?}`.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { isLoopbackHost } from "../core/listener";
 import { presentedToken } from "../core/request";
 import type { ServiceModule } from "../core/module";
 import type { ServiceContext } from "../core/types";
@@ -159,6 +160,13 @@ function policyText(policy: string | Readonly<Record<string, readonly string[]>>
  * directory. Read `controls()` / `secretsControls(server)` for the cloud listener's URL and test hooks.
  */
 export function createSecretsService(options: SecretsServiceOptions = {}): SecretsServiceModule {
+  const cloudHost = options.cloudHost ?? "127.0.0.1";
+  // Its token endpoint needs no authentication: off loopback it would hand identity tokens to the network.
+  if (!isLoopbackHost(cloudHost)) {
+    throw new Error(
+      `refusing cloudHost ${JSON.stringify(cloudHost)}, which is not a loopback address: the metadata service's token endpoint needs no token`,
+    );
+  }
   const limits: MountLimits = {
     methodType: options.methodType ?? "cloud",
     systemDefaultLeaseTtl: options.systemDefaultLeaseTtl ?? SYSTEM_DEFAULT_LEASE_TTL,
@@ -226,20 +234,23 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
       registerSysRoutes(router, deps);
       registerRemountRoutes(router, deps, { enabled: options.remount !== false, delayMs: options.remountDelayMs ?? 0 });
       registerAuthRoutes(router, deps);
-      const cloud = new CloudListener({
-        get directory() {
-          return state.directory;
+      const cloud = new CloudListener(
+        {
+          get directory() {
+            return state.directory;
+          },
+          instance: () => state.instance,
+          configureInstance: (input) => {
+            state.instance = configureInstance(state.instance, input);
+            ctx.markDirty();
+            return state.instance;
+          },
+          isRootToken,
         },
-        instance: () => state.instance,
-        configureInstance: (input) => {
-          state.instance = configureInstance(state.instance, input);
-          ctx.markDirty();
-          return state.instance;
-        },
-        isRootToken,
-      });
+        cloudHost,
+      );
       listener = cloud;
-      started = cloud.listen(options.cloudHost ?? "127.0.0.1", options.cloudPort ?? 0).then(() => buildControls(cloud));
+      started = cloud.listen(cloudHost, options.cloudPort ?? 0).then(() => buildControls(cloud));
       // Surface a listen failure through controls(), not as an unhandled rejection.
       started.catch(() => undefined);
     },

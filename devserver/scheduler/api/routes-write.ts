@@ -165,7 +165,7 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
       if (!deps.has("dispatchPayload")) throw registerHandlerRefusal(req.raw);
       return dispatch(req, req.raw, {});
     },
-    { capability: "namespace:dispatch-job" },
+    { capability: "namespace:dispatch-job", rawBody: true },
   );
   r.post(
     "/v1/job/*job_id/dispatch",

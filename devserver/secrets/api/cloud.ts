@@ -1,5 +1,7 @@
-import * as http from "node:http";
+import type * as http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { DevHttpError } from "../../core/errors";
+import { checkJsonBody, createGuardedServer } from "../../core/listener";
 import type { Directory, SignOptions } from "../state/directory";
 import {
   computeMetadata,
@@ -90,9 +92,20 @@ export class CloudListener {
   private logEntries: MetadataLogEntry[] = [];
   private baseUrl = "";
 
-  constructor(private readonly world: CloudWorld) {
-    this.server = http.createServer((req, res) => {
-      void this.handle(req, res);
+  constructor(
+    private readonly world: CloudWorld,
+    host = "127.0.0.1",
+  ) {
+    this.server = createGuardedServer({
+      hostNames: [host],
+      renderError: (status, message) => ({
+        contentType: "application/json; charset=utf-8",
+        body: JSON.stringify({
+          error: status === 500 ? "server_error" : "invalid_request",
+          error_description: message,
+        }),
+      }),
+      onRequest: (req, res) => this.handle(req, res),
     });
     this.server.on("connection", (s: Socket) => {
       this.sockets.add(s);
@@ -200,10 +213,13 @@ export class CloudListener {
         reply = this.directoryRoute(url);
       }
     } catch (err) {
-      reply = {
-        status: 500,
-        json: { error: "server_error", error_description: err instanceof Error ? err.message : String(err) },
-      };
+      reply =
+        err instanceof DevHttpError
+          ? { status: err.status, json: { error: "invalid_request", error_description: err.message } }
+          : {
+              status: 500,
+              json: { error: "server_error", error_description: err instanceof Error ? err.message : String(err) },
+            };
     }
     const body = JSON.stringify(reply.json);
     res.writeHead(reply.status, {
@@ -314,6 +330,7 @@ export class CloudListener {
 
   private async control(req: http.IncomingMessage, url: URL): Promise<Reply> {
     if (!this.world.isRootToken(req.headers)) return { status: 403, json: { errors: ["permission denied"] } };
+    checkJsonBody(req);
     const body = await readJson(req);
     if (url.pathname === "/_control/token" && req.method === "POST") {
       const claims = isObject(body.claims) ? body.claims : {};

@@ -545,7 +545,7 @@ describe("upgrades", () => {
       new Promise<string>((resolve, reject) => {
         const u = new URL(base);
         const sock = connect(Number(u.port), u.hostname, () =>
-          sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+          sock.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
         );
         let data = "";
         sock.on("data", (d) => (data += String(d)));
