@@ -40,6 +40,18 @@ function namespaceFor(req: DevRequest, body: JsonObject, job: JsonObject): strin
   return req.query.get("namespace") || str(body, "Namespace") || str(job, "Namespace") || "default";
 }
 
+/**
+ * `*` names every namespace only when reading; a job can never be in it. The real server's check passes
+ * (any namespace granting the capability will do) and the write fails where the job is stored.
+ */
+function refuseWildcardNamespace(ns: string, job: JsonObject): void {
+  if (ns === "*")
+    throw new DevHttpError(
+      500,
+      `job ${JSON.stringify(str(job, "ID"))} is in nonexistent namespace ${JSON.stringify(ns)}`,
+    );
+}
+
 function admission(deps: RouteDeps, req: DevRequest, body: JsonObject): AdmissionContext {
   return {
     queryNamespace: req.query.get("namespace") ?? "",
@@ -96,6 +108,7 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     req.requireCapability(SUBMIT, ns);
     if (body.PolicyOverride === true) req.requireCapability(OVERRIDE, ns);
     const job = admitJob(raw, admission(deps, req, body));
+    refuseWildcardNamespace(ns, job);
     const out = planJob(deps.engine, job, body.Diff === true, "");
     return { json: out, headers: writeHeaders(deps, num(out, "Index")) };
   });
@@ -344,6 +357,7 @@ function registerJob(
   req.requireCapability(SUBMIT, ns);
   if (body.PolicyOverride === true) req.requireCapability(OVERRIDE, ns);
   const job = admitJob(raw, admission(deps, req, body));
+  refuseWildcardNamespace(ns, job);
   const result = deps.ops.register({
     job,
     submission: isObject(body.Submission) ? body.Submission : undefined,

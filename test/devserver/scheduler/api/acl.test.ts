@@ -130,6 +130,32 @@ describe("ACL", () => {
     expect((await h.call("GET", "/v1/job/acl-team?namespace=team-a", { token: teamA })).status).toBe(200);
   });
 
+  it("refuses writes to the * namespace, a wildcard for reads only, as the real server does", async () => {
+    const teamA = token({ policies: ["write"], namespaces: ["team-a"] });
+    const wildcard = 'job "acl-star" is in nonexistent namespace "*"';
+    let r = await h.call("POST", "/v1/jobs?namespace=*", { token: teamA, body: { Job: batchJob("acl-star") } });
+    expect([r.status, r.text]).toEqual([500, wildcard]);
+    r = await h.call("POST", "/v1/jobs", { token: teamA, body: { Job: batchJob("acl-star", { Namespace: "*" }) } });
+    expect([r.status, r.text]).toEqual([500, wildcard]);
+    r = await h.call("POST", "/v1/job/acl-star?namespace=*", { token: h.root, body: { Job: batchJob("acl-star") } });
+    expect([r.status, r.text]).toEqual([500, wildcard]);
+    r = await h.call("POST", "/v1/job/acl-star/plan?namespace=*", {
+      token: teamA,
+      body: { Job: batchJob("acl-star") },
+    });
+    expect([r.status, r.text]).toEqual([500, wildcard]);
+    // a token that may submit nowhere is refused before
+    const reader = token({ policies: ["read"] });
+    r = await h.call("POST", "/v1/jobs?namespace=*", { token: reader, body: { Job: batchJob("acl-star") } });
+    expect([r.status, r.text]).toEqual([403, "Permission denied"]);
+    // nothing was stored: not in a namespace named *, not anywhere
+    const all = list(await h.call("GET", "/v1/jobs?namespace=*"));
+    expect(all.filter((j) => j.ID === "acl-star")).toEqual([]);
+    const teamB = token({ policies: ["read"], namespaces: ["team-b"] });
+    expect((await h.call("GET", "/v1/job/acl-star?namespace=*", { token: teamB })).status).toBe(404);
+    expect(list(await h.call("GET", "/v1/jobs?namespace=*", { token: teamB }))).toEqual([]);
+  });
+
   it("records the accessor of the registering token, never its secret", async () => {
     const writer = token({ policies: ["write"] });
     await h.call("POST", "/v1/jobs", { token: writer, body: { Job: batchJob("acl-owner") } });
