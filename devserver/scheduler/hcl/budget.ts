@@ -165,3 +165,170 @@ export function withBudget<T>(fn: () => T, limits: BudgetLimits = DEFAULT_BUDGET
 export function budget(): Budget {
   return current ?? new Budget(DEFAULT_BUDGET);
 }
+
+/** Limits of the text handed to the HCL parser, checked by {@link scanSource} before the parser sees it. */
+export interface SourceLimits {
+  /** Characters of one text (a jobspec or a var-file). */
+  readonly length: number;
+  /** Nesting of brackets, braces, parentheses and template interpolations. */
+  readonly depth: number;
+  /** Tokens: words, numbers, punctuation, line ends, and each string, heredoc and interpolation. */
+  readonly tokens: number;
+}
+
+/**
+ * The limits the parse endpoint checks texts against. The parser (WebAssembly) takes time and memory that
+ * grow faster than its input (seconds for tens of thousands of list elements; a stack overflow past about
+ * 2,000 nested brackets after hundreds of MB), so these are checked first; real jobspecs stay far below.
+ */
+export const SOURCE_LIMITS: SourceLimits = { length: 512 * 1024, depth: 256, tokens: 40_000 };
+
+/** Where a text went past its limits: the 1-based line and column, and what. */
+export interface SourceProblem {
+  readonly line: number;
+  readonly col: number;
+  readonly detail: string;
+}
+
+/** What {@link scanSource} found: a problem, or none; `steps` counts the characters it looked at. */
+export interface SourceScan {
+  readonly problem?: SourceProblem;
+  readonly steps: number;
+}
+
+const WORD = /[A-Za-z0-9_.-]/;
+const HEREDOC = /<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n/y;
+
+/**
+ * Checks an HCL text against `limits` in one pass that looks at each character a bounded number of times:
+ * its length, its nesting (brackets in expressions and blocks, `${`/`%{` in strings and heredocs; string,
+ * comment and heredoc text does not nest) and its tokens. Stops at the first limit passed.
+ */
+export function scanSource(src: string, limits: SourceLimits = SOURCE_LIMITS): SourceScan {
+  let steps = 0;
+  const at = (i: number, detail: string): SourceScan => {
+    let line = 1;
+    let start = 0;
+    for (let k = src.indexOf("\n"); k !== -1 && k < i; k = src.indexOf("\n", k + 1)) {
+      line++;
+      start = k + 1;
+    }
+    return { problem: { line, col: i - start + 1, detail }, steps: steps + i };
+  };
+  if (src.length > limits.length) {
+    return {
+      problem: { line: 1, col: 1, detail: `the text has ${src.length} characters; the limit is ${limits.length}.` },
+      steps,
+    };
+  }
+  // Frames: "(" for brackets, "s" for an interpolation inside a string, "h" inside a heredoc.
+  const frames: string[] = [];
+  const markers: string[] = [];
+  let mode: "code" | "string" | "heredoc" = "code";
+  let tokens = 0;
+  let inWord = false;
+  let i = 0;
+  const n = src.length;
+  const token = (): boolean => ++tokens > limits.tokens;
+  const tooMany = (): SourceScan => at(i, `the text has more than ${limits.tokens} tokens.`);
+  const open = (kind: string): SourceScan | undefined => {
+    frames.push(kind);
+    if (frames.length > limits.depth) return at(i, `brackets are nested more than ${limits.depth} levels deep.`);
+    return undefined;
+  };
+  while (i < n) {
+    steps++;
+    const c = src[i] as string;
+    if (mode === "string") {
+      if (c === "\\") i += 2;
+      else if (c === '"' || c === "\n") {
+        mode = "code";
+        i++;
+      } else if ((c === "$" || c === "%") && src[i + 1] === c && src[i + 2] === "{") i += 3;
+      else if ((c === "$" || c === "%") && src[i + 1] === "{") {
+        if (token()) return tooMany();
+        const p = open("s");
+        if (p) return p;
+        mode = "code";
+        inWord = false;
+        i += 2;
+      } else i++;
+      continue;
+    }
+    if (mode === "heredoc") {
+      if (i === 0 || src[i - 1] === "\n") {
+        let end = src.indexOf("\n", i);
+        if (end === -1) end = n;
+        steps += end - i;
+        if (src.slice(i, end).trim() === markers[markers.length - 1]) {
+          markers.pop();
+          mode = "code";
+          i = end;
+          continue;
+        }
+      }
+      if ((c === "$" || c === "%") && src[i + 1] === c && src[i + 2] === "{") i += 3;
+      else if ((c === "$" || c === "%") && src[i + 1] === "{") {
+        if (token()) return tooMany();
+        const p = open("h");
+        if (p) return p;
+        mode = "code";
+        inWord = false;
+        i += 2;
+      } else i++;
+      continue;
+    }
+    // code
+    if (c === " " || c === "\t" || c === "\r") {
+      inWord = false;
+      i++;
+      continue;
+    }
+    if (WORD.test(c)) {
+      if (!inWord && token()) return tooMany();
+      inWord = true;
+      i++;
+      continue;
+    }
+    inWord = false;
+    if (c === "#" || (c === "/" && src[i + 1] === "/")) {
+      const end = src.indexOf("\n", i);
+      steps += (end === -1 ? n : end) - i;
+      i = end === -1 ? n : end;
+      continue;
+    }
+    if (c === "/" && src[i + 1] === "*") {
+      const end = src.indexOf("*/", i + 2);
+      steps += (end === -1 ? n : end + 2) - i;
+      i = end === -1 ? n : end + 2;
+      continue;
+    }
+    if (token()) return tooMany();
+    if (c === '"') {
+      mode = "string";
+      i++;
+      continue;
+    }
+    if (c === "<" && src[i + 1] === "<") {
+      HEREDOC.lastIndex = i;
+      const m = HEREDOC.exec(src);
+      if (m !== null) {
+        steps += m[0].length;
+        markers.push(m[1] as string);
+        mode = "heredoc";
+        i += m[0].length;
+        continue;
+      }
+    }
+    if (c === "(" || c === "[" || c === "{") {
+      const p = open("(");
+      if (p) return p;
+    } else if (c === ")" || c === "]" || c === "}") {
+      const kind = frames.pop();
+      if (c === "}" && kind === "s") mode = "string";
+      else if (c === "}" && kind === "h") mode = "heredoc";
+    }
+    i++;
+  }
+  return { steps };
+}

@@ -3,7 +3,7 @@
 // diagnostics, variables come only as var-file text, file functions are off, undeclared var-file values are ignored
 // (non-strict), and failures read "Failed to parse job: <diagnostics>" (or "Job spec is empty").
 
-import { BudgetError, withBudget } from "./budget";
+import { BudgetError, scanSource, withBudget } from "./budget";
 import { canonicalizeJob } from "./canonicalize";
 import { parseDuration } from "./duration";
 import { hclToJson } from "./engine";
@@ -35,6 +35,15 @@ function parserDiagnostics(raw: string): string {
   const inner = raw.replace(/^parse config: \[/, "").replace(/\]$/, "");
   const parts = inner.split(/ (?=\S+\.hcl:\d+,\d+)/);
   return parts.length > 1 ? `${parts[0] as string}, and ${parts.length - 1} other diagnostic(s)` : inner;
+}
+
+function checkSource(text: string, prefix: string): void {
+  const { problem } = scanSource(text);
+  if (problem === undefined) return;
+  const pos = formatPos(FILENAME, { line: problem.line, col: problem.col, endCol: problem.col + 1 });
+  throw new JobspecError(
+    `Failed to parse job: ${prefix}${formatDiag(pos, "Evaluation budget exceeded", problem.detail)}`,
+  );
 }
 
 function parseFile(text: string): { value: HclObject } | { error: string } {
@@ -96,6 +105,9 @@ function topLevel(
  */
 export function parseJobspec(hcl: string, opts: ParseJobspecOptions = {}): Record<string, unknown> {
   if (hcl === "") throw new JobspecError("Job spec is empty");
+  // The parser's cost grows faster than its input: its limits are checked first, in one linear pass.
+  checkSource(hcl, "");
+  if (opts.variables) checkSource(opts.variables, "unable to parse var content: ");
   const main = parseFile(hcl);
   let varFile: HclObject | undefined;
   if (opts.variables) {

@@ -2,7 +2,15 @@
 // and going past a budget is an HCL diagnostic the parse endpoint answers with 400, like any other.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BudgetError, type BudgetLimits, budget, withBudget } from "../../../../devserver/scheduler/hcl/budget";
+import {
+  BudgetError,
+  type BudgetLimits,
+  SOURCE_LIMITS,
+  budget,
+  scanSource,
+  withBudget,
+} from "../../../../devserver/scheduler/hcl/budget";
+import { parserCalls } from "../../../../devserver/scheduler/hcl/engine";
 import { evaluate } from "../../../../devserver/scheduler/hcl/eval";
 import { ExprSyntaxError, parseExpression } from "../../../../devserver/scheduler/hcl/expr";
 import { EvalError, type HclValue } from "../../../../devserver/scheduler/hcl/values";
@@ -64,7 +72,8 @@ describe("HCL evaluation budgets at the parse endpoint", () => {
   });
 
   it("refuses expressions nested deeper than the depth budget", async () => {
-    const deep = "[".repeat(300) + "1" + "]".repeat(300);
+    // deeper than the evaluator's 200 levels, within the 256 the text is checked for before parsing
+    const deep = "[".repeat(230) + "1" + "]".repeat(230);
     const r = await parse(`length(${deep})`);
     expect(r.status, r.text).toBe(400);
     expect(r.text).toContain("Evaluation budget exceeded; expressions are nested more than");
@@ -76,6 +85,92 @@ describe("HCL evaluation budgets at the parse endpoint", () => {
     const text = "\n".repeat(150_000) + "x\n\r\n";
     const v = withBudget(() => evaluate(parseExpression("chomp(var.s)"), { var: { s: text } }));
     expect(v).toBe("\n".repeat(150_000) + "x");
+  });
+});
+
+describe("the text's limits, checked before the parser", () => {
+  const wrap = (expr: string): string => `job "x" {\n  meta {\n    a = ${expr}\n  }\n}\n`;
+
+  async function refused(body: Record<string, string>): Promise<string> {
+    const before = parserCalls();
+    const r = await h.call("POST", "/v1/jobs/parse", { body });
+    expect(r.status, r.text.slice(0, 200)).toBe(400);
+    // refused without handing the text to the parser
+    expect(parserCalls()).toBe(before);
+    return r.text;
+  }
+
+  it("refuses nested brackets of almost 1 MiB (the parser took seconds and 660 MB to overflow its stack)", async () => {
+    const text = await refused({ JobHCL: wrap("[".repeat(490_000) + "]".repeat(490_000)) });
+    expect(text).toMatch(
+      /^Failed to parse job: input\.hcl:1,1-2: Evaluation budget exceeded; the text has 9800\d\d characters/,
+    );
+  });
+
+  it("refuses nesting deeper than its limit, in expressions, blocks and interpolations alike", async () => {
+    const deep = SOURCE_LIMITS.depth + 1;
+    for (const hcl of [
+      wrap("[".repeat(deep) + "]".repeat(deep)),
+      wrap("(".repeat(deep) + "1" + ")".repeat(deep)),
+      "x {\n".repeat(deep) + "}\n".repeat(deep),
+      wrap(`"${"${".repeat(deep)}1${"}".repeat(deep)}"`),
+    ]) {
+      expect(await refused({ JobHCL: hcl })).toContain(
+        `brackets are nested more than ${SOURCE_LIMITS.depth} levels deep`,
+      );
+    }
+  });
+
+  it("refuses more tokens than its limit (the parser's time grows faster than their count)", async () => {
+    const text = await refused({ JobHCL: wrap(`[${"1,".repeat(SOURCE_LIMITS.tokens)}1]`) });
+    expect(text).toContain(`the text has more than ${SOURCE_LIMITS.tokens} tokens`);
+  });
+
+  it("checks the var-file text too", async () => {
+    const deep = SOURCE_LIMITS.depth + 1;
+    const text = await refused({ JobHCL: wrap("1"), Variables: `v = ${"[".repeat(deep)}${"]".repeat(deep)}\n` });
+    expect(text).toMatch(
+      /^Failed to parse job: unable to parse var content: input\.hcl:1,\d+-\d+: Evaluation budget exceeded/,
+    );
+  });
+
+  it("does not count what strings, comments and heredocs hold, nor escaped interpolations", () => {
+    const many = "[".repeat(SOURCE_LIMITS.depth + 10);
+    for (const hcl of [
+      `a = "${many}"\n`,
+      `# ${many}\n`,
+      `// ${many}\n`,
+      `/* ${many} */\n`,
+      `a = <<EOT\n${many}\nEOT\n`,
+      `a = <<-EOT\n  ${many}\n  EOT\n`,
+      `a = "${"$${".repeat(SOURCE_LIMITS.depth + 10)}"\n`,
+      // an escaped quote does not end the string
+      `a = "\\"${many}"\n`,
+    ]) {
+      expect([hcl.slice(0, 12), scanSource(hcl).problem]).toEqual([hcl.slice(0, 12), undefined]);
+    }
+    // interpolations inside a heredoc do nest, and the heredoc ends at its marker
+    const deep = SOURCE_LIMITS.depth + 1;
+    expect(scanSource(`a = <<EOT\n${"${".repeat(deep)}${"}".repeat(deep)}\nEOT\n`).problem?.detail).toContain("nested");
+    expect(scanSource(`a = <<EOT\nx\nEOT\nb = ${"[".repeat(deep)}`).problem?.detail).toContain("nested");
+  });
+
+  it("looks at each character a bounded number of times, whatever the text", () => {
+    const limits = { length: 1 << 20, depth: 1 << 20, tokens: 1 << 20 };
+    for (const unit of ['path "x" {', "<<a", '"${', "/*", "<<EOT\n", "#", "${", "a ", "[", "x {\n", "\n"]) {
+      const text = unit.repeat(Math.floor((1 << 19) / unit.length));
+      const { steps } = scanSource(text, limits);
+      expect([unit, steps <= 3 * text.length]).toEqual([unit, true]);
+    }
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'<<-EOT\n"$%{}[]()#/*ab \\'.split("")), maxLength: 400 }),
+        (text) => {
+          expect(scanSource(text, limits).steps).toBeLessThanOrEqual(3 * text.length + 3);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
