@@ -52,27 +52,101 @@ path "sys/capabilities-self" {
 }
 `;
 
-/** Parses a policy written as HCL (`path "x" { capabilities = [...] }`) or its JSON form. */
-export function parsePolicy(text: string): PathRule[] {
+/** Counts the characters a policy parse looked at (tests check that it stays linear). */
+export interface ParseStats {
+  steps: number;
+}
+
+const SPACE = /\s/;
+
+function isSpace(c: string | undefined): boolean {
+  return c !== undefined && SPACE.test(c);
+}
+
+/** Removes `#` and `//` comments (at a line's start or after a space) up to the end of their line. */
+function stripComments(text: string, stats: ParseStats): string {
+  const lines = text.split("\n");
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n] as string;
+    for (let k = 0; k < line.length; k++) {
+      stats.steps++;
+      const c = line[k];
+      if ((c === "#" || (c === "/" && line[k + 1] === "/")) && (k === 0 || isSpace(line[k - 1]))) {
+        stats.steps += line.length - k;
+        lines[n] = line.slice(0, k - (k > 0 ? 1 : 0));
+        break;
+      }
+    }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Parses a policy written as HCL (`path "x" { capabilities = [...] }`) or its JSON form. The HCL form is
+ * read in one pass that looks at each character a bounded number of times (a stored policy is parsed again
+ * at every start, so no text may make this slow).
+ */
+export function parsePolicy(text: string, stats: ParseStats = { steps: 0 }): PathRule[] {
   const trimmed = text.trim();
   if (trimmed.startsWith("{")) return parseJsonPolicy(trimmed);
-  const withoutComments = trimmed
-    .split("\n")
-    .map((line) => line.replace(/(^|\s)(#|\/\/).*$/, ""))
-    .join("\n");
+  const src = stripComments(trimmed, stats);
   const rules: PathRule[] = [];
-  const block = /path\s+"([^"]*)"\s*\{([^}]*)\}/g;
-  let m: RegExpExecArray | null;
-  while ((m = block.exec(withoutComments)) !== null) {
-    const body = m[2] ?? "";
-    const caps = /capabilities\s*=\s*\[([^\]]*)\]/.exec(body);
-    const list = caps === null ? [] : [...(caps[1] ?? "").matchAll(/"([^"]*)"/g)].map((c) => c[1] ?? "");
-    rules.push(checkRule(m[1] ?? "", list));
+  const n = src.length;
+  let i = 0;
+  const skipSpace = (): void => {
+    while (i < n && isSpace(src[i])) {
+      stats.steps++;
+      i++;
+    }
+  };
+  const unexpected = (at: number): DevHttpError =>
+    new DevHttpError(400, `failed to parse policy: unexpected text ${JSON.stringify(src.slice(at, at + 40).trim())}`);
+  for (;;) {
+    skipSpace();
+    if (i >= n) return rules;
+    const blockStart = i;
+    stats.steps += 4;
+    if (!src.startsWith("path", i) || !isSpace(src[i + 4])) throw unexpected(blockStart);
+    i += 4;
+    skipSpace();
+    if (src[i] !== '"') throw unexpected(blockStart);
+    const close = src.indexOf('"', i + 1);
+    stats.steps += (close === -1 ? n : close) - i;
+    if (close === -1) throw unexpected(blockStart);
+    const path = src.slice(i + 1, close);
+    i = close + 1;
+    skipSpace();
+    if (src[i] !== "{") throw unexpected(blockStart);
+    const end = src.indexOf("}", i + 1);
+    stats.steps += (end === -1 ? n : end) - i;
+    if (end === -1) throw unexpected(blockStart);
+    rules.push(checkRule(path, capabilitiesOf(src.slice(i + 1, end), stats)));
+    i = end + 1;
   }
-  const leftover = withoutComments.replace(block, "").trim();
-  if (leftover !== "")
-    throw new DevHttpError(400, `failed to parse policy: unexpected text ${JSON.stringify(leftover.slice(0, 40))}`);
-  return rules;
+}
+
+/** The quoted names in a rule body's first `capabilities = [ ... ]` (none when its `]` is missing). */
+function capabilitiesOf(body: string, stats: ParseStats): string[] {
+  let from = 0;
+  for (;;) {
+    const k = body.indexOf("capabilities", from);
+    stats.steps += (k === -1 ? body.length : k) - from + 1;
+    if (k === -1) return [];
+    let j = k + "capabilities".length;
+    while (isSpace(body[j])) j++;
+    if (body[j] === "=") {
+      j++;
+      while (isSpace(body[j])) j++;
+      if (body[j] === "[") {
+        const close = body.indexOf("]", j + 1);
+        stats.steps += (close === -1 ? body.length : close) - k;
+        if (close === -1) return [];
+        return [...body.slice(j + 1, close).matchAll(/"([^"]*)"/g)].map((c) => c[1] ?? "");
+      }
+    }
+    stats.steps += j - k;
+    from = k + 1;
+  }
 }
 
 function parseJsonPolicy(text: string): PathRule[] {
