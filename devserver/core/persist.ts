@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, promises as fs, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readFileSync } from "node:fs";
 import * as path from "node:path";
 
 /**
@@ -46,8 +46,13 @@ export function readJsonIfExists(file: string): unknown {
   let text: string;
   let fd: number;
   try {
-    // not through a symbolic link, and checked on the open file itself, not on the name
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // A FIFO or device would block the open (and the whole devserver) until someone writes: look first.
+    const named = lstatSync(file);
+    if (!named.isFile() && !named.isSymbolicLink())
+      throw new Error(`devserver state file ${file} is not a regular file; refusing to open it`);
+    // not through a symbolic link, never waiting (if the name was swapped for a FIFO since), and checked
+    // again on the open file itself
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     if ((err as NodeJS.ErrnoException).code === "ELOOP")

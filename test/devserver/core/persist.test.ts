@@ -10,11 +10,14 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildSync } from "esbuild";
 import { request } from "undici";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { startServiceHost, writeJsonAtomic, type ServiceModule } from "../../../devserver/core";
+import { readJsonIfExists } from "../../../devserver/core/persist";
 
 /** A module that keeps notes in a Map and persists them. */
 function notes(): ServiceModule & { restored: unknown[] } {
@@ -156,6 +159,33 @@ describe("persistence files are private", () => {
     expect(String(tmp).startsWith(join(dir, "."))).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
+
+  // Run in a child process, bundled from the source: with the former blocking open a FIFO held the process
+  // until someone wrote to it, which in this one would hold the test runner too. The time bound only ends a
+  // hung child; the check is its answer.
+  it.skipIf(process.platform === "win32")(
+    "refuses a FIFO (or device) planted at the state file's name without opening it",
+    () => {
+      const fifo = join(dir, "fifo-state.json");
+      execFileSync("mkfifo", [fifo]);
+      const bundled = buildSync({
+        entryPoints: [join(__dirname, "../../../devserver/core/persist.ts")],
+        bundle: true,
+        platform: "node",
+        format: "cjs",
+        write: false,
+      }).outputFiles[0]?.text;
+      const script = `${bundled ?? ""}
+try { module.exports.readJsonIfExists(process.argv[1]); console.log("read"); }
+catch (e) { console.log("refused: " + e.message); }`;
+      const child = spawnSync(process.execPath, ["-e", script, fifo], { encoding: "utf8", timeout: 20_000 });
+      expect([child.signal, child.stdout.trim()]).toEqual([
+        null,
+        `refused: devserver state file ${fifo} is not a regular file; refusing to open it`,
+      ]);
+      expect(() => readJsonIfExists("/dev/null")).toThrow(/not a regular file/);
+    },
+  );
 
   it("refuses to load a state file through a symbolic link, writable by others, or owned by another user", async () => {
     const real = join(dir, "real-state.json");
