@@ -214,6 +214,35 @@ describe("a corpus of malformed request lines, headers and bodies", () => {
     });
   }
 
+  it("scheduler: an accepted action WebSocket fed arbitrary frame bytes stays contained", async () => {
+    const frames = fc.oneof(
+      fc.uint8Array({ maxLength: 80 }),
+      // masked text frames with arbitrary payloads (what a client sends), some of them handshakes
+      fc
+        .tuple(fc.constantFrom(0x81, 0x01, 0x80, 0x88, 0x89, 0x8a, 0x82), fc.string({ maxLength: 60 }))
+        .map(([b0, text]) => {
+          const payload = Buffer.from(text, "utf8");
+          return Buffer.concat([
+            Buffer.from([b0, 0x80 | payload.length, 1, 2, 3, 4]),
+            payload.map((b, i) => b ^ [1, 2, 3, 4][i % 4]!),
+          ]);
+        }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(frames, { maxLength: 4 }), async (handshake, parts) => {
+        const head =
+          `GET /v1/job/web/action?action=a&group=g&task=t${handshake ? "&ws_handshake=true" : ""} HTTP/1.1\r\n` +
+          `Host: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n` +
+          `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nX-Svc-Token: ${server.rootTokens.scheduler}\r\n\r\n`;
+        const reply = await send("scheduler", Buffer.concat([Buffer.from(head, "latin1"), ...parts]));
+        if (reply !== "") expect(reply).toMatch(/^HTTP\/1\.1 \d{3} /);
+      }),
+      { numRuns: 60 },
+    );
+    expect(escaped).toEqual([]);
+    expect(await healthy("scheduler")).toBe(200);
+  });
+
   it("every port still answers once all of it was sent", async () => {
     expect(escaped).toEqual([]);
     expect(await Promise.all(ALL.map(healthy))).toEqual([200, 200, 200]);
