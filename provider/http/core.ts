@@ -199,6 +199,13 @@ interface PreparedCall<T> {
   safety: Safety;
   /** Set after a leader-change answer: later attempts close their connection after use (see attempt). */
   freshConnections: boolean;
+  /**
+   * When the first leader-change answer came back: a leader change's time budget counts from there, so a
+   * blocking query that waited minutes before the leader went away still gets the whole budget.
+   */
+  leaderSince?: number;
+  /** Failed attempts so far: leader-change answers, and the others (only these count against maxAttempts). */
+  failures: { leader: number; other: number };
   /** When the first attempt started (the retries' time budget counts from here). */
   started: number;
   fail(f: FailureFields): ApiError;
@@ -340,6 +347,7 @@ export class HttpCore {
       idempotent,
       safety: idempotent ? "idempotent" : opts.checkAndSet === true ? "check-and-set" : "unguarded",
       freshConnections: false,
+      failures: { leader: 0, other: 0 },
       started: Date.now(),
       fail: (f) =>
         new ApiError({
@@ -519,9 +527,12 @@ export class HttpCore {
     const outcome = failed.outcome;
     const leader = outcome.kind === "status" ? outcome.leader : undefined;
     // A standby's redirect back to this very address is followed at once when the request may repeat.
-    const followNow = failed.redirect?.own === true && call.safety === "idempotent" && attempt < MAX_OWN_REDIRECTS;
-    const wait = followNow ? 0 : retryDelay(c.retry, attempt, outcome, call.safety);
-    const elapsed = Date.now() - call.started;
+    const followNow =
+      failed.redirect?.own === true && call.safety === "idempotent" && call.failures.leader < MAX_OWN_REDIRECTS;
+    const failures = leader !== undefined ? ++call.failures.leader : ++call.failures.other;
+    const wait = followNow ? 0 : retryDelay(c.retry, failures, outcome, call.safety);
+    if (leader !== undefined) call.leaderSince ??= Date.now();
+    const elapsed = Date.now() - (call.leaderSince ?? call.started);
     if (wait === undefined || elapsed + wait > c.retry.maxTotalMs) {
       if (leader !== undefined && wait !== undefined) throw failed.error.with({ hint: leaderBudgetHint(c, elapsed) });
       throw failed.error;

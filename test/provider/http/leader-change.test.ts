@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEADER_CHANGE, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 import { ApiError, isOutcomeUnknown } from "../../../provider/errors";
-import { HttpCore, type RequestOptions } from "../../../provider/http/core";
+import { HttpCore, closeConnections, type RequestOptions } from "../../../provider/http/core";
 import type { ConnectionOptions } from "../../../provider/http/settings";
 import { capturingStderr } from "../resources/auth-helpers";
 
@@ -149,14 +149,30 @@ describe("scheduler leader change", () => {
     expect(count()).toBeGreaterThan(2);
   });
 
+  it("a blocking read that waited longer than the budget before the leader went away still gets the whole budget", async () => {
+    // The server held the read 600 ms (a blocking query's wait), then the leader was gone.
+    dev.faults.add({ service: "scheduler", path: "/v1/echo", times: 1, delayMs: 600, ...LEADER_CHANGE.noLeader });
+    const { value: res } = await quietly(() =>
+      core("scheduler", { retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 400 } }).request({
+        operation: "echo",
+        method: "GET",
+        path: "/v1/echo",
+      }),
+    );
+    expect(res.meta.attempts).toBe(2);
+  });
+
   it("after a leader-change answer each attempt takes a new connection (a balancer may pick another node)", async () => {
-    const c = core("scheduler");
-    await c.request({ operation: "echo", method: "GET", path: "/v1/echo" });
+    await closeConnections();
     const before = dev.stats().scheduler.connections;
-    dev.faults.add({ service: "scheduler", path: "/v1/echo", times: 2, ...LEADER_CHANGE.noLeader });
-    await quietly(() => c.request({ operation: "echo", method: "GET", path: "/v1/echo" }));
-    // The first attempt reuses the kept-alive connection; the two after the leader-change answers do not.
-    expect(dev.stats().scheduler.connections - before).toBeGreaterThanOrEqual(2);
+    dev.faults.add({ service: "scheduler", path: "/v1/echo", times: 3, ...LEADER_CHANGE.noLeader });
+    const { value: res } = await quietly(() =>
+      core("scheduler").request({ operation: "echo", method: "GET", path: "/v1/echo" }),
+    );
+    expect(res.meta.attempts).toBe(4);
+    // Four attempts: the second still goes over the first one's kept-alive connection (and closes it), the
+    // third and fourth each open their own. Without fresh connections all four share one.
+    expect(dev.stats().scheduler.connections - before).toBeGreaterThanOrEqual(3);
   });
 });
 
