@@ -720,6 +720,16 @@ export function leaderChangeOf(service: ServiceName, status: number, messages: s
   return undefined;
 }
 
+/**
+ * Tells whether a failed call met a leader change (see leaderChangeOf) or a standby's redirect: a caller
+ * that reads before sending an unguarded write again keeps doing so within the time budget, not a count.
+ */
+export function isLeaderChange(e: unknown): boolean {
+  if (!ApiError.is(e) || e.status === undefined) return false;
+  if (e.status === 307 || e.status === 308) return true;
+  return leaderChangeOf(e.service, e.status, e.serverErrors) !== undefined;
+}
+
 /** What the server is doing, in words, for progress lines and hints. */
 function leaderWords(service: ServiceName): string {
   return service === "scheduler" ? "is electing a leader" : "has no active node (a new one is taking over)";

@@ -15,6 +15,7 @@ import {
   type SecretsClient,
 } from "../clients/secrets";
 import { durationWire, trimMountPath } from "../clients/secrets/normalize";
+import { isLeaderChange } from "../http/core";
 import type { TuneRequest } from "../schemas/secrets";
 import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
@@ -278,7 +279,9 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
     ...tuneRequest(inputs.tune),
     ...(inputs.pluginVersion !== undefined ? { plugin_version: inputs.pluginVersion } : {}),
   };
-  const attempts = Math.max(1, client.http.connection.retry.maxAttempts);
+  const policy = client.http.connection.retry;
+  const attempts = Math.max(1, policy.maxAttempts);
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await client.mounts.enable(path, {
@@ -301,8 +304,12 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
       }
       // Taken after an unanswered attempt: that attempt's own mount when it is exactly what was sent.
       if (found !== undefined) return sameMount(found, inputs) ? "enabled" : "in-use";
-      if (isMountInUse(e) || attempt >= attempts) throw e;
-      await backoff(client.http.connection.retry, attempt);
+      if (isMountInUse(e)) throw e;
+      // Through a leader change the enable goes again (the list showed the path free) within the time
+      // budget; other failures within the attempts.
+      const electing = isLeaderChange(e) && Date.now() - started < policy.maxTotalMs;
+      if (attempt >= attempts && !electing) throw e;
+      await backoff(policy, Math.min(attempt, attempts));
     }
   }
 }

@@ -87,6 +87,27 @@ describe("AuthMount enable answered by a standby's redirect", () => {
   });
 });
 
+describe("AuthMount enable while no node is active", () => {
+  it("the enable (not safe to repeat blindly) reads the list between tries and goes again until a node is active, beyond maxAttempts", async () => {
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/sys/auth/elect0",
+      times: 4,
+      ...LEADER_CHANGE.noActiveNode,
+    });
+    const r = await up(mount, undefined, { path: "elect0", type });
+    expect(r.error).toBeUndefined();
+    expect(r.state?.outs.accessor).toBe((await env.client.mounts.find("elect0"))?.accessor);
+    const sent = env.requests();
+    expect(sent.filter((x) => x === "POST /v1/sys/auth/elect0")).toHaveLength(5);
+    // Never two enables without a read of the list between them.
+    const order = sent.filter((x) => x === "POST /v1/sys/auth/elect0" || x === "GET /v1/sys/auth");
+    for (let i = 1; i < order.length; i++)
+      expect(order[i] === "POST /v1/sys/auth/elect0" && order[i - 1] === order[i]).toBe(false);
+  });
+});
+
 describe("AuthRole write while no node is active", () => {
   it("the role write (idempotent) waits out the 503s beyond maxAttempts and is written once it lands", async () => {
     const m = await up(mount, undefined, { path: "elect1", type });
