@@ -173,7 +173,9 @@ export function isOutcomeUnknown(e: unknown): e is ApiError {
   if (!ApiError.is(e)) return false;
   if (e.code === "transport") return e.requestSent !== false;
   if (e.code === "timeout") return true;
-  if (e.code === "server" || e.code === "unavailable") return e.status === undefined || e.status >= 500;
+  if (e.code === "server" || e.code === "unavailable")
+    // A standby's 307 or 308 that was not followed: the active node it named may have taken the write.
+    return e.status === undefined || e.status >= 500 || e.status === 307 || e.status === 308;
   return false;
 }
 

@@ -23,7 +23,45 @@ export interface FaultSpec {
   readonly delayMs?: number;
   /** Destroy the connection instead of answering (the client sees a reset / socket hang-up). */
   readonly reset?: true;
+  /**
+   * With a 307 or 308 `status`: the address (scheme, host and port) of the node the redirect names, as a
+   * standby names the active node; the `Location` header is that address plus the request's own path and
+   * query, and the body is empty.
+   */
+  readonly location?: string;
+  /**
+   * Answer matching reads (GET, HEAD) from the state as it was before the latest write, as a standby that has
+   * not yet caught up with the active node does; writes are unaffected. While such a fault is pending, the
+   * server keeps a copy of its state from before each write. The read runs as usual otherwise.
+   */
+  readonly stale?: true;
 }
+
+/**
+ * Answers the real clusters give while a leader changes, to pass as a fault (`{ service, path, times,
+ * ...LEADER_CHANGE.noLeader }`). Texts as the services write them: Nomad 1.6.5 (nomad/rpc.go, helper/pool)
+ * and OpenBao 2.6.2 (http/handler.go); the node addresses in them are placeholders.
+ */
+export const LEADER_CHANGE = Object.freeze({
+  /** Scheduler: a server held the request for its RPC hold time and no leader was elected. Nothing applied. */
+  noLeader: Object.freeze({ status: 500, body: "No cluster leader" }),
+  /** Scheduler: the RPC forwarded to the old leader could not connect to it. Nothing applied. */
+  forwardRefused: Object.freeze({
+    status: 500,
+    body: "rpc error: failed to get conn: dial tcp 127.0.0.1:4647: connect: connection refused",
+  }),
+  /** Scheduler: the old leader took the forwarded RPC and its answer was lost with it. Maybe applied. */
+  forwardLost: Object.freeze({ status: 500, body: "rpc error: EOF" }),
+  /** Secrets: a standby while no node is active (no leader address known). */
+  noActiveNode: Object.freeze({ status: 503, body: Object.freeze({ errors: ["no active Vault instance found"] }) }),
+  /** Secrets: a standby that knows no active node when it forwards a request. */
+  standbyWithoutActive: Object.freeze({
+    status: 500,
+    body: Object.freeze({ errors: ["local node not active but active cluster node not found"] }),
+  }),
+});
+
+const READ_METHODS = new Set(["GET", "HEAD"]);
 
 /** A registered fault; `hits` counts the requests it affected. */
 export interface FaultHandle {
@@ -61,6 +99,7 @@ class Fault implements FaultHandle {
       this.remaining > 0 &&
       this.spec.service === service &&
       (this.spec.method === undefined || this.spec.method.toUpperCase() === method) &&
+      (this.spec.stale !== true || READ_METHODS.has(method)) &&
       this.pattern(rawPath)
     );
   }
@@ -76,8 +115,11 @@ export class FaultInjector {
 
   /** Adds a fault; returns a handle that counts its hits. */
   add(spec: FaultSpec): FaultHandle {
-    if (spec.status === undefined && spec.reset === undefined && spec.delayMs === undefined) {
-      throw new TypeError("fault needs status, reset or delayMs");
+    if (spec.status === undefined && spec.reset === undefined && spec.delayMs === undefined && spec.stale !== true) {
+      throw new TypeError("fault needs status, reset, delayMs or stale");
+    }
+    if (spec.location !== undefined && spec.status !== 307 && spec.status !== 308) {
+      throw new TypeError("fault location needs status 307 or 308");
     }
     const fault = new Fault(spec, this);
     this.faults.push(fault);
@@ -92,6 +134,11 @@ export class FaultInjector {
   /** Removes one fault. */
   remove(handle: FaultHandle): void {
     this.faults = this.faults.filter((f) => f !== handle);
+  }
+
+  /** Tells whether a stale-read fault of this service can still fire (the server then keeps pre-write state). */
+  wantsStale(service: ServiceName): boolean {
+    return this.faults.some((f) => f.remaining > 0 && f.spec.service === service && f.spec.stale === true);
   }
 
   /** Returns the number of faults that can still fire. */

@@ -56,7 +56,7 @@
  */
 export { IndexClock, MAX_WAIT_MS, parseBlockingQuery, parseGoDuration, type BlockingParams } from "./blocking";
 export { DevHttpError, multiErrorText, renderError, type ServiceName } from "./errors";
-export { FaultInjector, type FaultHandle, type FaultSpec } from "./faults";
+export { FaultInjector, LEADER_CHANGE, type FaultHandle, type FaultSpec } from "./faults";
 export { REAL_HEADER_NAMES, SPEC_HEADER_NAMES } from "./names";
 export { writeJsonAtomic } from "./persist";
 export { createTestCertificates, type PemPair, type TestCertificates } from "./testcerts";

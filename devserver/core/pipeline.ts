@@ -24,6 +24,8 @@ export interface HostedService {
   requests: number;
   server?: http.Server;
   url?: string;
+  /** The module's state from before the latest write, kept while a stale-read fault is pending. */
+  beforeLastWrite?: unknown;
 }
 
 /** What the request pipeline needs from the server. */
@@ -75,10 +77,14 @@ export function createRequestHandler(
       return;
     }
     const delayed = fault !== undefined ? (true as const) : undefined;
+    const stale = fault?.stale === true;
+    if (!READ_METHODS.has(sentMethod)) {
+      host.beforeLastWrite = faults.wantsStale(host.name) ? host.module?.snapshot?.() : undefined;
+    }
 
     let status: number;
     try {
-      status = await route(host, req, res, sentMethod, sentPath, search);
+      status = await route(host, req, res, sentMethod, sentPath, search, stale);
     } catch (err) {
       status = err instanceof DevHttpError ? err.status : 500;
       const messages = err instanceof DevHttpError ? err.messages : [err instanceof Error ? err.message : String(err)];
@@ -104,6 +110,11 @@ export function createRequestHandler(
     if (fault.status === undefined) return false;
     const headers: Record<string, string | number> = {};
     if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+    if (fault.location !== undefined) {
+      headers.location = new URL(req.url ?? "/", fault.location).toString();
+      sendBody(res, fault.status, headers, undefined, undefined);
+      return true;
+    }
     if (fault.body === undefined) {
       const rendered = renderError(host.name, ["injected fault"]);
       sendBody(res, fault.status, headers, rendered.body, rendered.contentType);
@@ -128,6 +139,7 @@ export function createRequestHandler(
     sentMethod: string,
     sentPath: string,
     search: string,
+    stale = false,
   ): Promise<number> {
     const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
     const query = new URLSearchParams(search);
@@ -175,8 +187,26 @@ export function createRequestHandler(
       policyCapabilities: host.module?.policyCapabilities?.bind(host.module),
     });
     if (host.enforce && r.auth !== false) authorize(host, devReq, tokenValue, r.capability);
-    const out = await r.handler(devReq);
+    const out = await (stale ? staleHandle(host, () => r.handler(devReq)) : r.handler(devReq));
     return writeResponse(res, out, method === "HEAD");
+  }
+
+  /**
+   * Runs a read against the state from before the latest write (a lagging standby), then puts the current
+   * state back. The handler's synchronous part sees the old state (every read handler of both services
+   * reads its state synchronously); without a kept state the read runs as usual.
+   */
+  function staleHandle<T>(host: HostedService, run: () => T): T {
+    const mod = host.module;
+    const before = host.beforeLastWrite;
+    if (before === undefined || mod?.snapshot === undefined || mod.restore === undefined) return run();
+    const now = mod.snapshot();
+    mod.restore(before);
+    try {
+      return run();
+    } finally {
+      mod.restore(now);
+    }
   }
 
   function authorize(

@@ -7,7 +7,15 @@ import type { Dispatcher, Pool } from "undici";
 import { z } from "zod";
 import { ApiError, ConfigError, type ApiErrorCode, type ApiErrorFields, type ServiceName } from "../errors";
 import { redact } from "./redact";
-import { isBeforeSend, parseRetryAfter, retryDelay, type Outcome } from "./retry";
+import {
+  isBeforeSend,
+  parseRetryAfter,
+  repeatsOnLeaderChange,
+  retryDelay,
+  type LeaderChange,
+  type Outcome,
+  type Safety,
+} from "./retry";
 import {
   certificateHint,
   invalidRequestHint,
@@ -24,7 +32,7 @@ import {
   type ConnectionOptions,
   type ResolvedConnection,
 } from "./settings";
-import { warnOnce } from "../log";
+import { show, warnOnce } from "../log";
 import { isLoopbackHost } from "./loopback";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
@@ -52,8 +60,17 @@ export interface RequestOptions<T> {
   schema?: z.ZodType<T>;
   /** Send the token (default true). Login calls set false. */
   auth?: boolean;
-  /** Safe to repeat after an ambiguous failure. Defaults to true for GET, HEAD, PUT and DELETE. */
+  /**
+   * Safe to repeat after an ambiguous failure (repeating it changes nothing more). Defaults to true for GET
+   * and HEAD only: every write says so at its call site, where what it sends is known.
+   */
   idempotent?: boolean;
+  /**
+   * The write carries a check-and-set guard (EnforceIndex with the JobModifyIndex it expects): a repeat
+   * cannot apply twice, so it is sent again after an answer that says the server did not act on it (no
+   * cluster leader), never after one whose outcome is unknown.
+   */
+  checkAndSet?: boolean;
   /** More strings to keep out of every error (client secrets, JWTs in the body). */
   secrets?: ReadonlyArray<string | undefined>;
   signal?: AbortSignal;
@@ -178,6 +195,17 @@ interface PreparedCall<T> {
   /** The encoded query ("" or starting with "?"). */
   query: string;
   idempotent: boolean;
+  /** How safe the request is to send again (from `idempotent` and `checkAndSet`). */
+  safety: Safety;
+  /** Set after a leader-change answer: later attempts close their connection after use (see attempt). */
+  freshConnections: boolean;
+  /**
+   * When the first leader-change answer came back: a leader change's time budget counts from there, so a
+   * blocking query that waited minutes before the leader went away still gets the whole budget.
+   */
+  leaderSince?: number;
+  /** Failed attempts so far: leader-change answers, and the others (only these count against maxAttempts). */
+  failures: { leader: number; other: number };
   /** When the first attempt started (the retries' time budget counts from here). */
   started: number;
   fail(f: FailureFields): ApiError;
@@ -188,10 +216,21 @@ interface Failed {
   kind: "failed";
   error: ApiError;
   outcome: Outcome;
+  redirect?: Redirect;
 }
 
 /** What one attempt came to. */
 type Attempt<T> = { kind: "answered"; response: ApiResponse<T> } | Failed;
+
+/** Where a standby's 307 or 308 pointed (see HttpCore.redirectOf). */
+interface Redirect {
+  own: boolean;
+  /** The origin it named (scheme, host and port only: never its path or query). */
+  origin: string;
+}
+
+/** Redirects back to the connection's own address followed in a row before backing off. */
+const MAX_OWN_REDIRECTS = 3;
 
 /** The HTTP core of one service connection. Cheap to create: pools are shared per origin and TLS setting. */
 export class HttpCore {
@@ -298,13 +337,17 @@ export class HttpCore {
     }
     const query = encodeQuery(opts.query);
     const secrets = [c.token, ...(opts.secrets ?? [])];
+    const idempotent = opts.idempotent ?? (opts.method === "GET" || opts.method === "HEAD");
     return {
       opts,
       headers,
       body,
       path: c.basePath + opts.path + query,
       query,
-      idempotent: opts.idempotent ?? opts.method !== "POST",
+      idempotent,
+      safety: idempotent ? "idempotent" : opts.checkAndSet === true ? "check-and-set" : "unguarded",
+      freshConnections: false,
+      failures: { leader: 0, other: 0 },
       started: Date.now(),
       fail: (f) =>
         new ApiError({
@@ -340,6 +383,9 @@ export class HttpCore {
         headers: call.headers,
         body: call.body,
         signal,
+        // After a leader change, each attempt closes its connection once answered, so the next one is a new
+        // connection that a balancer may send to another node (a kept-alive one would reach the same node).
+        ...(call.freshConnections ? { reset: true } : {}),
       });
       const text = await res.body.text();
       const ms = Date.now() - t0;
@@ -378,8 +424,11 @@ export class HttpCore {
     text: string,
   ): Failed {
     const service = this.connection.service;
-    const serverErrors = serverMessages(text);
+    const redirect =
+      status === 307 || status === 308 ? this.redirectOf(call, headerValue(headers, "location")) : undefined;
+    const serverErrors = redirect === undefined ? serverMessages(text) : [];
     const code = classify(service, status, serverErrors);
+    const leader = redirect !== undefined ? "maybe-applied" : leaderChangeOf(service, status, serverErrors);
     return {
       kind: "failed",
       error: call.fail({
@@ -387,7 +436,12 @@ export class HttpCore {
         status,
         serverErrors,
         attempts: attempt,
-        hint: this.hint(code, status, serverErrors),
+        hint:
+          redirect !== undefined
+            ? redirectHint(this.connection.service, redirect)
+            : leader !== undefined
+              ? leaderHint(this.connection.service, leader, call.safety, call.opts.method)
+              : this.hint(code, status, serverErrors),
         requestSent: true,
       }),
       outcome: {
@@ -395,7 +449,9 @@ export class HttpCore {
         status,
         retryAfterMs: parseRetryAfter(headerValue(headers, "retry-after")),
         transient500: status === 500 && isTransient500(service, serverErrors),
+        ...(leader !== undefined ? { leader } : {}),
       },
+      ...(redirect !== undefined ? { redirect } : {}),
     };
   }
 
@@ -446,12 +502,46 @@ export class HttpCore {
     return { kind: "failed", error, outcome: { kind: "network", code: netCode, beforeSend } };
   }
 
+  /**
+   * Where a 307 or 308 points: `own` when it names this connection's own origin and the same path (a
+   * standby sending the request back through the configured address, which a balancer routes to a live
+   * node); any other origin is not followed and never gets the token.
+   */
+  private redirectOf<T>(call: PreparedCall<T>, location: string | undefined): Redirect {
+    const c = this.connection;
+    if (location === undefined || location === "") return { own: false, origin: "(no Location)" };
+    let target: URL;
+    try {
+      target = new URL(location, c.origin);
+    } catch {
+      return { own: false, origin: "(an unreadable Location)" };
+    }
+    const own = target.origin === c.origin && target.pathname + target.search === call.path;
+    return { own, origin: target.origin };
+  }
+
   /** Waits before the next attempt, or throws the failure when the retry policy or the time budget says stop. */
   private async waitToRetry<T>(call: PreparedCall<T>, attempt: number, failed: Failed): Promise<void> {
     const c = this.connection;
     const { opts } = call;
-    const wait = retryDelay(c.retry, attempt, failed.outcome, call.idempotent);
-    if (wait === undefined || Date.now() - call.started + wait > c.retry.maxTotalMs) throw failed.error;
+    const outcome = failed.outcome;
+    const leader = outcome.kind === "status" ? outcome.leader : undefined;
+    // A standby's redirect back to this very address is followed at once when the request may repeat.
+    const followNow =
+      failed.redirect?.own === true && call.safety === "idempotent" && call.failures.leader < MAX_OWN_REDIRECTS;
+    const failures = leader !== undefined ? ++call.failures.leader : ++call.failures.other;
+    const wait = followNow ? 0 : retryDelay(c.retry, failures, outcome, call.safety);
+    if (leader !== undefined) call.leaderSince ??= Date.now();
+    const elapsed = Date.now() - (call.leaderSince ?? call.started);
+    if (wait === undefined || elapsed + wait > c.retry.maxTotalMs) {
+      if (leader !== undefined && wait !== undefined) throw failed.error.with({ hint: leaderBudgetHint(c, elapsed) });
+      throw failed.error;
+    }
+    // After a leader change or another 5xx, later attempts take new connections (see attempt).
+    if (leader !== undefined || (outcome.kind === "status" && outcome.status >= 500)) call.freshConnections = true;
+    if (leader !== undefined) {
+      if (!followNow) leaderProgress(c, failed, Math.max(0, c.retry.maxTotalMs - elapsed));
+    }
     c.hooks.onRetry?.({
       service: c.service,
       method: opts.method,
@@ -592,12 +682,111 @@ function classify(service: ServiceName, status: number, messages: string[]): Api
   if (status === 409) return "conflict";
   if (status === 429) return "rate_limited";
   if (status === 412 || status === 502 || status === 503 || status === 504) return "unavailable";
+  if (status === 307 || status === 308) return "unavailable";
   if (status === 500 && service === "scheduler" && messages.some((m) => CONFLICT_500.test(m))) return "conflict";
   return status >= 500 ? "server" : "bad_request";
 }
 
 function isTransient500(service: ServiceName, messages: string[]): boolean {
   return messages.some((m) => TRANSIENT_500[service].test(m));
+}
+
+/**
+ * Answers a leader change produces, and whether the server acted. The scheduler (Nomad 1.6.5, nomad/rpc.go
+ * and helper/pool): `No cluster leader` once a server has held a request for its RPC hold time without a
+ * leader, `Not ready to serve consistent reads` from a new leader, `rpc error: failed to get conn: dial tcp
+ * ...: connect: connection refused` when the RPC forwarded to the old leader could not connect, raft's `node
+ * is not the leader` and `leadership transfer in progress`: none of them applied anything. `rpc error: ...EOF`
+ * and raft's `leadership lost while committing log` lost the answer of an RPC the old leader received.
+ * The secrets service (OpenBao 2.6.2, http/handler.go): 503 `no active Vault instance found` and 500 `local
+ * node not active but active cluster node not found` while no node is active. A sealed node (503 `Vault is
+ * sealed`) waits for an operator, not an election: it keeps the ordinary bounded retries.
+ */
+const LEADER_NOT_APPLIED: Record<ServiceName, RegExp> = {
+  scheduler:
+    /no cluster leader|not ready to serve consistent reads|rpc error: failed to get conn|node is not the leader|leadership transfer in progress/i,
+  secrets: /local node not active but active cluster node not found|no active vault instance|node is not active/i,
+};
+const LEADER_MAYBE_APPLIED: Record<ServiceName, RegExp> = {
+  scheduler: /rpc error:.*\bEOF\b|leadership lost while committing log|raft is already shutdown/i,
+  secrets: /(?!)/,
+};
+
+/** What a failed answer says about a leader change (see LEADER_NOT_APPLIED), or undefined for none. */
+export function leaderChangeOf(service: ServiceName, status: number, messages: string[]): LeaderChange | undefined {
+  if (status !== 500 && status !== 503) return undefined;
+  if (messages.some((m) => LEADER_NOT_APPLIED[service].test(m))) return "not-applied";
+  if (status === 500 && messages.some((m) => LEADER_MAYBE_APPLIED[service].test(m))) return "maybe-applied";
+  return undefined;
+}
+
+/**
+ * Tells whether a failed call met a leader change (see leaderChangeOf) or a standby's redirect: a caller
+ * that reads before sending an unguarded write again keeps doing so within the time budget, not a count.
+ */
+export function isLeaderChange(e: unknown): boolean {
+  if (!ApiError.is(e) || e.status === undefined) return false;
+  if (e.status === 307 || e.status === 308) return true;
+  return leaderChangeOf(e.service, e.status, e.serverErrors) !== undefined;
+}
+
+/** What the server is doing, in words, for progress lines and hints. */
+function leaderWords(service: ServiceName): string {
+  return service === "scheduler" ? "is electing a leader" : "has no active node (a new one is taking over)";
+}
+
+/** The hint of a leader-change answer: what happened and, for a write, whether it was applied. */
+function leaderHint(service: ServiceName, leader: LeaderChange, safety: Safety, method: Method): string {
+  const who = `the ${SERVICE_LABEL[service]} ${leaderWords(service)}`;
+  if (method === "GET" || method === "HEAD") return `${who}; the read can be made again once it has one`;
+  if (leader === "not-applied") return `${who}; the write was not applied`;
+  return repeatsOnLeaderChange(leader, safety)
+    ? `${who}; the write reached the old leader, whose answer was lost with it`
+    : `${who}; the write reached the old leader, whose answer was lost with it: it may or may not have been applied`;
+}
+
+/** The hint of a standby's redirect that was not followed. */
+function redirectHint(service: ServiceName, redirect: Redirect): string {
+  return (
+    `a standby node of the ${SERVICE_LABEL[service]} redirected the request to ${redirect.origin}` +
+    (redirect.own
+      ? ""
+      : ", which is not the configured address: it was not followed (the token goes only to the configured address)") +
+    "; the active node may have changed, so a write may or may not have been applied"
+  );
+}
+
+/** The hint when a leader change outlasted the retries' time budget. */
+function leaderBudgetHint(c: ResolvedConnection, elapsedMs: number): string {
+  return (
+    `the ${SERVICE_LABEL[c.service]} at ${c.origin} ${leaderWords(c.service)} and still had none after ${seconds(elapsedMs)} ` +
+    `(the retries' time budget is ${seconds(c.retry.maxTotalMs)}: retry.maxTotalMs); check the cluster's servers, then run the command again`
+  );
+}
+
+/** Milliseconds as seconds for a message ("0.4 s", "60 s"). */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+}
+
+/** When each connection last printed a leader-change progress line (one every few seconds at most). */
+const leaderLines = new Map<string, number>();
+const LEADER_LINE_EVERY_MS = 5_000;
+
+/** Prints that the server is electing a leader and the call waits for it (throttled per service and address). */
+function leaderProgress(c: ResolvedConnection, failed: Failed, remainingMs: number): void {
+  const key = `${c.service} ${c.origin}`;
+  const now = Date.now();
+  const last = leaderLines.get(key);
+  if (last !== undefined && now - last < LEADER_LINE_EVERY_MS) return;
+  leaderLines.set(key, now);
+  const e = failed.error;
+  const said =
+    failed.redirect !== undefined ? "a standby redirected the request" : (e.serverErrors[0] ?? String(e.status));
+  void show(
+    `The ${SERVICE_LABEL[c.service]} at ${c.origin} ${leaderWords(c.service)} (${e.method} ${e.path}: ${said}); ` +
+      `waiting for it, for up to ${seconds(remainingMs)} more.`,
+  );
 }
 
 function errorCode(e: unknown): string {

@@ -26,9 +26,23 @@ export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
   retryStatuses: Object.freeze([412, 429, 500, 502, 503, 504]),
 });
 
+/**
+ * What an answer says about a leader change in a cluster: `not-applied` when the server refused before
+ * acting (no leader yet, the leader not reachable from the node that answered, no active node);
+ * `maybe-applied` when the request reached the old leader and its answer was lost with it.
+ */
+export type LeaderChange = "not-applied" | "maybe-applied";
+
+/**
+ * How safe a request is to send again, as its call site knows it: `idempotent` (repeating it changes
+ * nothing more: reads, full-state writes, deletes), `check-and-set` (a repeat cannot apply twice: the
+ * server refuses it once the object moved) or `unguarded` (neither; never repeated without reading first).
+ */
+export type Safety = "idempotent" | "check-and-set" | "unguarded";
+
 /** What happened on one attempt. */
 export type Outcome =
-  | { kind: "status"; status: number; retryAfterMs?: number; transient500?: boolean }
+  | { kind: "status"; status: number; retryAfterMs?: number; transient500?: boolean; leader?: LeaderChange }
   | { kind: "network"; code: string; beforeSend: boolean };
 
 /** Error codes of failures that happen before a request reaches the server, so any request may repeat. */
@@ -59,14 +73,23 @@ export function jitteredDelay(
  * Returns how long to wait before the next attempt, or `undefined` to stop.
  * `failures` counts the failed attempts so far (1 after the first). `idempotent` requests may repeat after
  * any retryable outcome; others only when the server cannot have acted (connection not made, 429, 412).
+ * A leader change is not bounded by `maxAttempts` (an election outlasts a few quick attempts): the caller
+ * bounds it by the time budget; it repeats reads and idempotent writes, a check-and-set write only when the
+ * server did not act on it, and never an unguarded write (the caller reads first).
  */
 export function retryDelay(
   policy: RetryPolicy,
   failures: number,
   outcome: Outcome,
-  idempotent: boolean,
+  safety: boolean | Safety,
   random: () => number = Math.random,
 ): number | undefined {
+  const safe: Safety = safety === true ? "idempotent" : safety === false ? "unguarded" : safety;
+  if (outcome.kind === "status" && outcome.leader !== undefined) {
+    if (!repeatsOnLeaderChange(outcome.leader, safe)) return undefined;
+    return leaderChangeDelay(policy, failures, outcome.retryAfterMs, random);
+  }
+  const idempotent = safe === "idempotent";
   if (failures >= policy.maxAttempts) return undefined;
   if (!isRetryable(policy, outcome, idempotent)) return undefined;
   const jittered = jitteredDelay(policy, failures, random);
@@ -74,6 +97,28 @@ export function retryDelay(
     return Math.min(policy.maxDelayMs, Math.max(outcome.retryAfterMs, jittered));
   }
   return jittered;
+}
+
+/** Tells whether a request of this safety may be sent again after this kind of leader-change answer. */
+export function repeatsOnLeaderChange(leader: LeaderChange, safety: Safety): boolean {
+  if (safety === "idempotent") return true;
+  return safety === "check-and-set" && leader === "not-applied";
+}
+
+/**
+ * The wait before the next attempt through a leader change: a random time in the upper half of the
+ * backoff ceiling, so the waits keep growing through an election instead of hammering the cluster, and at
+ * least the server's `Retry-After`; capped at `maxDelayMs`.
+ */
+function leaderChangeDelay(
+  policy: RetryPolicy,
+  failures: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (Math.min(failures, 30) - 1));
+  const wait = Math.floor(ceiling / 2 + (random() * ceiling) / 2);
+  return Math.min(policy.maxDelayMs, Math.max(retryAfterMs ?? 0, wait));
 }
 
 function isRetryable(policy: RetryPolicy, outcome: Outcome, idempotent: boolean): boolean {

@@ -263,7 +263,12 @@ async function writeConfirmed(
     if (!readableDiffers(now, news)) return was !== undefined && !readableDiffers(was, news) ? "unsure" : "applied";
     return was !== undefined && !readableDiffers(now, was) ? "not-applied" : "unsure";
   };
-  await writeWithReadBack(`${RESOURCE} "${configId(news.mount)}": write`, () => write(news, body), readBack);
+  await writeWithReadBack(
+    `${RESOURCE} "${configId(news.mount)}": write`,
+    () => write(news, body),
+    readBack,
+    secretsClient(news.connection).http.connection.retry,
+  );
 }
 
 /**

@@ -15,10 +15,20 @@ import {
   type SecretsClient,
 } from "../clients/secrets";
 import { durationWire, trimMountPath } from "../clients/secrets/normalize";
+import { isLeaderChange } from "../http/core";
 import type { TuneRequest } from "../schemas/secrets";
 import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import { ResourceInitError, backoff, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import {
+  READ_YOUR_WRITE_MS,
+  ResourceInitError,
+  backoff,
+  canonicalJson,
+  containsUnknown,
+  definedDeep,
+  readUntil,
+  type ProviderImpl,
+} from "./common";
 import { SCHEMA_VERSION } from "./migrate";
 import { MOVED, connectionChange } from "./connection";
 import {
@@ -269,7 +279,9 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
     ...tuneRequest(inputs.tune),
     ...(inputs.pluginVersion !== undefined ? { plugin_version: inputs.pluginVersion } : {}),
   };
-  const attempts = Math.max(1, client.http.connection.retry.maxAttempts);
+  const policy = client.http.connection.retry;
+  const attempts = Math.max(1, policy.maxAttempts);
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await client.mounts.enable(path, {
@@ -284,14 +296,20 @@ async function enable(inputs: AuthMountInputs): Promise<"enabled" | "in-use"> {
       if (!isMountInUse(e) && !isOutcomeUnknown(e)) throw e;
       let found: FoundMount | undefined;
       try {
-        found = await client.mounts.find(path);
+        // "In use" after an unanswered attempt is most likely that attempt's own mount: a standby that has
+        // not caught up may not list it yet.
+        found = isMountInUse(e) && attempt > 1 ? await findAfterWrite(client, path) : await client.mounts.find(path);
       } catch (readError) {
         throw outcomeUnknown(`${RESOURCE} "${path}": enable`, e, readError);
       }
       // Taken after an unanswered attempt: that attempt's own mount when it is exactly what was sent.
       if (found !== undefined) return sameMount(found, inputs) ? "enabled" : "in-use";
-      if (isMountInUse(e) || attempt >= attempts) throw e;
-      await backoff(client.http.connection.retry, attempt);
+      if (isMountInUse(e)) throw e;
+      // Through a leader change the enable goes again (the list showed the path free) within the time
+      // budget; other failures within the attempts.
+      const electing = isLeaderChange(e) && Date.now() - started < policy.maxTotalMs;
+      if (attempt >= attempts && !electing) throw e;
+      await backoff(policy, Math.min(attempt, attempts));
     }
   }
 }
@@ -316,7 +334,7 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
   }
   let found: FoundMount | undefined;
   try {
-    found = await secretsClient(inputs.connection).mounts.find(path);
+    found = await findAfterWrite(secretsClient(inputs.connection), path);
   } catch (e) {
     throw unfinished(
       inputs,
@@ -331,11 +349,30 @@ async function enableAndRead(inputs: AuthMountInputs): Promise<AuthMountOutputs>
     );
   }
   if (found === undefined)
-    throw new ResourceError(
-      "gone",
-      `${RESOURCE} "${path}": enabled, but the mount list does not show it; was it disabled meanwhile?`,
+    // Enabled (the server said so) but not listed: kept in state as unfinished, so it is never left behind;
+    // the next `up` looks again.
+    throw unfinished(
+      inputs,
+      "",
+      new ResourceError(
+        "unfinished",
+        `${RESOURCE} "${path}": enabled, but the mount list still did not show it after ${READ_YOUR_WRITE_MS / 1000} s ` +
+          "(a standby node answering reads may lag the active node, or the mount was disabled meanwhile)",
+      ),
     );
   return outputs(inputs, found.accessor);
+}
+
+/**
+ * Reads the mount at `path` after this provider's own write until the list shows it (see readUntil: a
+ * standby that answers reads lags the active node); undefined when it never did.
+ */
+async function findAfterWrite(client: SecretsClient, path: string): Promise<FoundMount | undefined> {
+  return readUntil(
+    () => client.mounts.find(path),
+    (m) => m !== undefined,
+    client.http.connection.retry,
+  );
 }
 
 async function create(inputs: AuthMountInputs): Promise<dynamic.CreateResult<AuthMountOutputs>> {
@@ -501,7 +538,11 @@ async function remount(
   }
   reportWarnings(RESOURCE, from, result.warnings);
   if (result.status === "success") return;
-  const moved = await client.mounts.find(news.path);
+  const moved = await readUntil(
+    () => client.mounts.find(news.path),
+    (m) => m !== undefined && (olds.accessor === "" || m.accessor === olds.accessor),
+    client.http.connection.retry,
+  );
   if (moved !== undefined && (olds.accessor === "" || moved.accessor === olds.accessor)) return;
   const still = await client.mounts.find(from);
   const what =

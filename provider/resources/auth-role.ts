@@ -254,7 +254,12 @@ async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefi
     return before !== undefined && sameRole(role, before) ? "not-applied" : "unsure";
   };
   try {
-    await writeWithReadBack(`${RESOURCE} "${roleId(i.mount, i.name)}": write`, () => write(i), readBack);
+    await writeWithReadBack(
+      `${RESOURCE} "${roleId(i.mount, i.name)}": write`,
+      () => write(i),
+      readBack,
+      secretsClient(i.connection).http.connection.retry,
+    );
   } catch (e) {
     if (!ResourceError.is(e, "outcome_unknown")) throw e;
     throw new ResourceInitError(

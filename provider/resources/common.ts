@@ -7,7 +7,7 @@ import { z as zod, type z } from "zod";
 import { definedDeep } from "../defined";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { sleep } from "../http/core";
-import { jitteredDelay } from "../http/retry";
+import { DEFAULT_RETRY, jitteredDelay, type RetryPolicy } from "../http/retry";
 import { hasControlCharacter } from "../http/settings";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
@@ -235,6 +235,7 @@ export async function writeWithReadBack(
   what: string,
   write: () => Promise<void>,
   readBack: () => Promise<ReadBack>,
+  policy: ReadYourWritePolicy = DEFAULT_RETRY,
 ): Promise<void> {
   try {
     await write();
@@ -242,13 +243,55 @@ export async function writeWithReadBack(
     if (!isOutcomeUnknown(e)) throw e;
     let seen: ReadBack;
     try {
-      seen = await readBack();
+      // "Not applied" may be a standby that has not caught up yet: read again for a while before believing it.
+      seen = await readUntil(readBack, (s) => s !== "not-applied", policy);
     } catch (readError) {
       throw outcomeUnknown(what, e, readError);
     }
     if (seen === "applied") return;
     if (seen === "not-applied") throw e;
     throw outcomeUnknown(what, e, "what was read back does not tell whether it was applied");
+  }
+}
+
+/** The parts of a connection's retry policy that bound a read waiting for this provider's own write. */
+export type ReadYourWritePolicy = Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs" | "maxTotalMs">;
+
+/**
+ * How long a read that must show this provider's own write keeps reading. A standby that answers reads
+ * itself (OpenBao's default since 2.5, `disable_standby_reads=false`) lags the active node: about 1.3 s
+ * was measured on a three-node OpenBao 2.6.2 cluster. OpenBao 2.6.2 has no request header that asks for
+ * the active node's view (its `X-Vault-Index`/`X-Vault-Inconsistent` consistency headers are not in that
+ * release), so the read is retried until it shows the write.
+ */
+export const READ_YOUR_WRITE_MS = 10_000;
+
+/** Longest wait between two such reads. */
+const READ_YOUR_WRITE_STEP_MS = 1_000;
+
+/**
+ * Reads until `shows` accepts what was read, or until {@link READ_YOUR_WRITE_MS} (or the connection's
+ * `maxTotalMs`, when smaller) has passed; resolves to the last value read either way (the caller decides
+ * what a read that never showed the write means). The waits grow from the policy's base delay.
+ */
+export async function readUntil<T>(
+  read: () => Promise<T>,
+  shows: (value: T) => boolean,
+  policy: ReadYourWritePolicy,
+): Promise<T> {
+  const bound = Math.min(READ_YOUR_WRITE_MS, policy.maxTotalMs);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const value = await read();
+    if (shows(value)) return value;
+    const ceiling = Math.min(
+      READ_YOUR_WRITE_STEP_MS,
+      policy.maxDelayMs,
+      policy.baseDelayMs * 2 ** Math.min(attempt - 1, 20),
+    );
+    const wait = Math.max(1, Math.floor(ceiling / 2 + (Math.random() * ceiling) / 2));
+    if (Date.now() - started + wait > bound) return value;
+    await sleep(wait);
   }
 }
 

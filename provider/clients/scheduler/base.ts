@@ -64,6 +64,8 @@ export interface WriteCall<T> {
   rawBody?: Uint8Array | string;
   query?: Record<string, QueryValue>;
   idempotent: boolean;
+  /** The body carries a check-and-set guard (EnforceIndex, EnforcePriorVersion): a repeat cannot apply twice. */
+  checkAndSet?: boolean;
   /** Namespace to use when the options give none (a job's own namespace). */
   namespaceFallback?: string | null;
   /** Values to keep out of errors (tokens in the body). */
@@ -138,6 +140,7 @@ export class SchedulerRequester {
       rawBody: call.rawBody,
       schema: call.schema,
       idempotent: call.idempotent || nonEmpty(opts.idempotencyToken) !== undefined,
+      checkAndSet: call.checkAndSet === true,
       secrets: call.secrets,
       signal: opts.signal,
       mutates: call.mutates,

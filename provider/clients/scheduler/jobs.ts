@@ -177,6 +177,7 @@ export class Jobs {
         body: req,
         schema: WriteResultSchema,
         idempotent: false,
+        checkAndSet: req.EnforceIndex === true,
         namespaceFallback: req.Job.Namespace,
       },
       opts,
@@ -195,6 +196,7 @@ export class Jobs {
         body: req,
         schema: WriteResultSchema,
         idempotent: false,
+        checkAndSet: req.EnforceIndex === true,
         namespaceFallback: req.Job.Namespace,
       },
       opts,
@@ -376,6 +378,7 @@ export class Jobs {
         body: req,
         schema: WriteResultSchema,
         idempotent: false,
+        checkAndSet: req.EnforceIndex === true,
       },
       opts,
     );

@@ -120,6 +120,7 @@ export class JobVersions {
         body,
         schema: WriteResultSchema,
         idempotent: false,
+        checkAndSet: req.EnforcePriorVersion !== undefined,
         secrets: [req.ConsulToken, req.SecretsToken],
       },
       opts,

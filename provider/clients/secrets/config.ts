@@ -95,6 +95,8 @@ export class MethodConfig {
         method: "DELETE",
         path: `/v1/auth/${encodeMount(mount)}/config`,
         schema: WriteResponseSchema,
+        // Deleting twice leaves the same: nothing at the path.
+        idempotent: true,
       });
       return true;
     } catch (e) {

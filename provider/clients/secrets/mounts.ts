@@ -246,6 +246,8 @@ export class AuthMounts {
         method: "DELETE",
         path: "/v1/sys/auth/" + encodeMount(path),
         schema: WriteResponseSchema,
+        // Deleting twice leaves the same: nothing at the path.
+        idempotent: true,
       });
       return true;
     } catch (e) {

@@ -78,6 +78,8 @@ export class Roles {
         method: "DELETE",
         path: rolePath(mount, name),
         schema: WriteResponseSchema,
+        // Deleting twice leaves the same: nothing at the path.
+        idempotent: true,
       });
       return true;
     } catch (e) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type Outcome } from "../../../provider/http/retry";
+import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type Outcome, type Safety } from "../../../provider/http/retry";
 
 const policy = { ...DEFAULT_RETRY };
 const one = () => 0.999999;
@@ -71,6 +71,29 @@ describe("retryDelay", () => {
   it("waits at least the server's Retry-After, capped by maxDelayMs", () => {
     expect(retryDelay(policy, 1, { kind: "status", status: 429, retryAfterMs: 3000 }, false, () => 0)).toBe(3000);
     expect(retryDelay(policy, 1, { kind: "status", status: 503, retryAfterMs: 60_000 }, true, () => 0)).toBe(10_000);
+  });
+});
+
+describe("retryDelay through a leader change", () => {
+  const notApplied: Outcome = { kind: "status", status: 500, leader: "not-applied" };
+  const maybeApplied: Outcome = { kind: "status", status: 500, leader: "maybe-applied" };
+
+  it.each<{ outcome: Outcome; safety: Safety; retried: boolean }>([
+    { outcome: notApplied, safety: "idempotent", retried: true },
+    { outcome: notApplied, safety: "check-and-set", retried: true },
+    { outcome: notApplied, safety: "unguarded", retried: false },
+    { outcome: maybeApplied, safety: "idempotent", retried: true },
+    { outcome: maybeApplied, safety: "check-and-set", retried: false },
+    { outcome: maybeApplied, safety: "unguarded", retried: false },
+  ])("$outcome.leader, $safety: retried=$retried", ({ outcome, safety, retried }) => {
+    expect(retryDelay(policy, 1, outcome, safety, one) !== undefined).toBe(retried);
+  });
+
+  it("is not bounded by maxAttempts (the caller bounds it by time) and keeps growing, in the upper half of the ceiling", () => {
+    const p = { ...policy, maxAttempts: 2 };
+    expect(retryDelay(p, 5, notApplied, "idempotent", () => 0)).toBe(2000);
+    expect(retryDelay(p, 5, notApplied, "idempotent", one)).toBe(3999);
+    expect(retryDelay(p, 40, notApplied, "idempotent", one)).toBe(9999);
   });
 });
 

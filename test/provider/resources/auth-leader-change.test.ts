@@ -1,0 +1,129 @@
+/**
+ * The auth resources against a secrets cluster whose active node changes, or whose standbys answer reads
+ * before they caught up (OpenBao's standby reads), as the devserver reproduces them (faults `stale`,
+ * `location`, LEADER_CHANGE): every object the provider wrote ends in state, finished or unfinished.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LEADER_CHANGE } from "../../../devserver/core";
+import { setConnectionOverrides } from "../../../provider/config";
+import { authMount } from "../../../provider/resources/auth-mount";
+import { authRole } from "../../../provider/resources/auth-role";
+import type { ProviderImpl } from "../../../provider/resources/common";
+import { upStep, type Stated } from "../../helpers/engine-steps";
+import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+
+const mount = authMount as unknown as ProviderImpl;
+const role = authRole as unknown as ProviderImpl;
+
+let env: SecretsEnv;
+let type: string;
+
+beforeAll(async () => {
+  env = await startSecretsEnv();
+  type = env.controls.methodType;
+  setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+});
+afterAll(async () => {
+  setConnectionOverrides({});
+  await env?.close();
+});
+afterEach(() => {
+  env.dev.faults.clear();
+  env.dev.resetLog();
+});
+
+async function up(impl: ProviderImpl, state: Stated | undefined, news: Record<string, unknown>) {
+  return (await capturingStderr(() => upStep(impl, state, news))).value;
+}
+
+const listReads = () => env.requests().filter((r) => r === "GET /v1/sys/auth").length;
+
+describe("AuthMount read-back through a standby that lags the active node", () => {
+  it("reads the mount list again until it shows the enabled mount, then creates", async () => {
+    env.dev.faults.add({ service: "secrets", method: "GET", path: "/v1/sys/auth", stale: true, times: 3 });
+    const r = await up(mount, undefined, { path: "lag1", type });
+    expect(r.error).toBeUndefined();
+    const found = await env.client.mounts.find("lag1");
+    expect(r.state?.outs.accessor).toBe(found?.accessor);
+    expect(listReads()).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a mount that never shows within the bound is kept in state as unfinished, never left out", async () => {
+    setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 300 } });
+    try {
+      env.dev.faults.add({ service: "secrets", method: "GET", path: "/v1/sys/auth", stale: true, times: Infinity });
+      const r = await up(mount, undefined, { path: "lag2", type });
+      expect(r.error?.message).toMatch(
+        /enabled, but the mount list still did not show it after .* kept in the stack as unfinished/,
+      );
+      expect(r.state).toMatchObject({ id: "lag2", initError: true, outs: { incomplete: true } });
+      // The standby catches up: the mount is there, the next `up` finishes it, and the one after has nothing to do.
+      env.dev.faults.clear();
+      expect(await env.client.mounts.find("lag2")).toBeDefined();
+      const again = await up(mount, r.state, { path: "lag2", type });
+      expect(again.error).toBeUndefined();
+      expect(again.state?.outs.accessor).toBe((await env.client.mounts.find("lag2"))?.accessor);
+      expect((await up(mount, again.state, { path: "lag2", type })).ran).toBe("same");
+    } finally {
+      setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+    }
+  });
+});
+
+describe("AuthMount enable answered by a standby's redirect", () => {
+  it("a 307 to another node is not followed (no token leaves); the list shows the path free, so the enable goes again", async () => {
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/sys/auth/redir1",
+      status: 307,
+      location: "http://127.0.0.1:9",
+      times: 1,
+    });
+    const r = await up(mount, undefined, { path: "redir1", type });
+    expect(r.error).toBeUndefined();
+    expect(r.state?.outs.accessor).toBe((await env.client.mounts.find("redir1"))?.accessor);
+    expect(env.requests().filter((x) => x === "POST /v1/sys/auth/redir1")).toHaveLength(2);
+  });
+});
+
+describe("AuthMount enable while no node is active", () => {
+  it("the enable (not safe to repeat blindly) reads the list between tries and goes again until a node is active, beyond maxAttempts", async () => {
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/sys/auth/elect0",
+      times: 4,
+      ...LEADER_CHANGE.noActiveNode,
+    });
+    const r = await up(mount, undefined, { path: "elect0", type });
+    expect(r.error).toBeUndefined();
+    expect(r.state?.outs.accessor).toBe((await env.client.mounts.find("elect0"))?.accessor);
+    const sent = env.requests();
+    expect(sent.filter((x) => x === "POST /v1/sys/auth/elect0")).toHaveLength(5);
+    // Never two enables without a read of the list between them.
+    const order = sent.filter((x) => x === "POST /v1/sys/auth/elect0" || x === "GET /v1/sys/auth");
+    for (let i = 1; i < order.length; i++)
+      expect(order[i] === "POST /v1/sys/auth/elect0" && order[i - 1] === order[i]).toBe(false);
+  });
+});
+
+describe("AuthRole write while no node is active", () => {
+  it("the role write (idempotent) waits out the 503s beyond maxAttempts and is written once it lands", async () => {
+    const m = await up(mount, undefined, { path: "elect1", type });
+    expect(m.error).toBeUndefined();
+    env.dev.resetLog();
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/auth/elect1/role/r1",
+      times: 4,
+      ...LEADER_CHANGE.noActiveNode,
+    });
+    const news = { mount: "elect1", name: "r1", boundServicePrincipalIds: ["sp-1"], tokenTtl: "1h" };
+    const r = await up(role, undefined, news);
+    expect(r.error).toBeUndefined();
+    expect(env.requests().filter((x) => x === "POST /v1/auth/elect1/role/r1")).toHaveLength(5);
+    expect(await env.client.roles.read("elect1", "r1")).toBeDefined();
+  });
+});
