@@ -278,7 +278,7 @@ async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
     .filter((input) => news[input] !== undefined)
     .map((input) => [input, DEF.fields[input].wire ?? input] as const);
   if (sent.length === 0) return;
-  const rec = await secretsClient().config.read(news.mount);
+  const rec = await secretsClient(news.connection).config.read(news.mount);
   if (rec === undefined) return; // removed meanwhile: the next refresh sees it
   const dropped = sent.filter(([, wire]) => !(wire in rec.raw));
   if (dropped.length === 0) return;

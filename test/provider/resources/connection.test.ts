@@ -10,7 +10,7 @@ import { SchedulerClient } from "../../../provider/clients/scheduler";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
 import { closeConnections } from "../../../provider/http/core";
-import { authConfig } from "../../../provider/resources/auth-config";
+import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
 import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
 import { connectionChange } from "../../../provider/resources/connection";
@@ -256,6 +256,46 @@ describe("the auth resources with a connection", () => {
     await authConfig.delete(cfg.id, cfg.outs as never);
     await authMount.delete(mount.id, mount.outs as AuthMountOutputs);
     expect(await onA.mounts.find("multi")).toBeUndefined();
+  });
+});
+
+describe("AuthConfig's workload-identity read-back", () => {
+  const onExit: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    await Promise.all(onExit.map((f) => f()));
+  });
+
+  it("reads the config through the resource's own connection, not the stack's default one", async () => {
+    // The resource's cluster keeps workload identity (the enterprise edition); the stack's default one is an
+    // OpenBao whose plugin has none, with a mount of the same path, configured.
+    const [w, o] = await Promise.all([
+      startDevServer({ secretsService: { workloadIdentity: true } }),
+      startDevServer({ secretsService: { release: "openbao-2.6.2" } }),
+    ]);
+    onExit.push(
+      () => w.close(),
+      () => o.close(),
+    );
+    const onO = new SecretsClient({ address: o.urls.secrets, token: o.rootTokens.secrets, env: {} });
+    await onO.mounts.enable("wif", { type: "cloud" });
+    await onO.config.write("wif", {
+      tenant_id: "11111111-2222-4333-8444-555555555555",
+      resource: "https://x.example/",
+    });
+    setStackConfig({ secretsAddress: o.urls.secrets, secretsToken: o.rootTokens.secrets });
+    const mountIn = (await authMount.check({}, { path: "wif", connection: secrets(w) })).inputs as AuthMountInputs;
+    const mount = await authMount.create(mountIn);
+    const wif = { identityTokenAudience: "api://AzureADTokenExchange", identityTokenTtl: 600 };
+    const cfgIn = (await authConfig.check({}, { ...cfgArgs("wif", secrets(w)), ...wif })).inputs!;
+    const cfg = await authConfig.create(cfgIn);
+    expect(cfg.outs).toMatchObject(wif);
+    expect(cfg.outs).not.toHaveProperty("incomplete");
+    const outs = cfg.outs as AuthConfigOutputs;
+    const updated = await authConfig.update(cfg.id, outs, { ...cfgIn, identityTokenTtl: 900 });
+    expect(updated.outs).toMatchObject({ identityTokenTtl: 900 });
+    expect(await onO.config.read("wif")).toBeDefined();
+    await authConfig.delete(cfg.id, outs);
+    await authMount.delete(mount.id, mount.outs as AuthMountOutputs);
   });
 });
 
