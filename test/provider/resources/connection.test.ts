@@ -219,6 +219,45 @@ describe("a Job with a connection", () => {
   });
 });
 
+describe("an address with a user name or password", () => {
+  it("is refused at check, naming connection.address and never the password, for every resource kind", async () => {
+    const pw = "pw-never-shown-4711";
+    const withUser = (address: string, user: string) => {
+      const u = new URL(address);
+      u.username = user;
+      u.password = pw;
+      return u.toString();
+    };
+    const addrA = withUser(a.urls.scheduler, "alice");
+    const sAddr = withUser(a.urls.secrets, "bob");
+    const refused = [
+      await job.check({}, { ...batchJob("creds"), connection: { ...sched(a), address: addrA } }),
+      await authMount.check({}, { path: "creds", connection: { ...secrets(a), address: sAddr } }),
+      await authConfig.check({}, cfgArgs("creds", { ...secrets(a), address: sAddr })),
+      await authRole.check(
+        {},
+        roleArgs("creds", { ...secrets(a), address: `${a.urls.secrets.replace("//", "//bob@")}` }),
+      ),
+    ];
+    for (const r of refused) {
+      expect(r.inputs).toBeUndefined();
+      expect(r.failures?.map((f) => f.property)).toEqual(["connection.address"]);
+      expect(r.failures?.[0]?.reason).toMatch(/must not hold a user name or password.*token/);
+      expect(JSON.stringify(r.failures)).not.toContain(pw);
+      expect(JSON.stringify(r.failures)).not.toContain("alice");
+    }
+    // Stack config and the environment: refused before any request, the value never repeated.
+    setStackConfig({ secretsAddress: sAddr, secretsToken: a.rootTokens.secrets });
+    const e = await authMount.create({ path: "creds", type: "cloud" } as AuthMountInputs).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
+    expect(e?.message).toMatch(/secrets service address \(from .*\) must not hold a user name or password/);
+    expect(`${e?.message} ${e?.stack}`).not.toContain(pw);
+    expect(await secretsClient(secrets(a)).mounts.find("creds")).toBeUndefined();
+  });
+});
+
 describe("the auth resources with a connection", () => {
   it("create on their connection, move create-first, and refresh and delete through the state's connection", async () => {
     const on = (s: DevServer) => secrets(s);
