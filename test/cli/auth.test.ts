@@ -3,7 +3,9 @@
  * right after `up` sends no request to the secrets service; after a refresh that finds
  * drift, `pulumi stack export` holds the client secret's hash nowhere in plaintext; a write-only client
  * secret leaves no trace (not even ciphertext) in the export; a new mount path is an update (remount) that
- * keeps the accessor, config and roles.
+ * keeps the accessor, config and roles, and the config and roles, given the mount's accessor, follow it as
+ * updates that write nothing, in the preview as in `up` (a diff that said "no change" would keep the old
+ * path in their outputs: the engine keeps a same step's old outputs); a mount replaced replaces them too.
  *
  * Opt-in like test/cli/examples.test.ts: EXAMPLES_CLI_RUN=1 (or `npm run test:cli`), with `pulumi` on the
  * PATH or built by scripts/pulumi-cli.sh.
