@@ -7,7 +7,9 @@
 #   pulumi-language-nodejs          the nodejs language host (the last sdk/v3 release that still contains it);
 #   pulumi-resource-pulumi-nodejs   the dynamic-provider plugin: runs node on @pulumi/pulumi/cmd/dynamic-provider
 #                                   resolved from the program's directory.
-# The result is cached outside the repository, keyed by version: ${XDG_CACHE_HOME:-~/.cache}/pulumi-secrets-scheduler.
+# The result is cached outside the repository, keyed by version: ${XDG_CACHE_HOME:-~/.cache}/pulumi-secrets-scheduler
+# (or $PULUMI_CLI_CACHE). A cached build runs only when its directories and executables are owned by this user
+# and not writable by group or others, and the directories above are root's or this user's (see trust_cache).
 # A cold build takes about 11 minutes on 2 cores; a cached one returns at once.
 #
 # Usage: scripts/pulumi-cli.sh            build if needed, print the bin directory
@@ -22,7 +24,52 @@ bin="$dir/bin"
 
 built() { [ -x "$bin/pulumi" ] && [ -x "$bin/pulumi-language-nodejs" ] && [ -x "$bin/pulumi-resource-pulumi-nodejs" ]; }
 
-if built; then echo "$bin"; exit 0; fi
+# The owner (uid) and permission bits (octal) of a path itself, not of what a link points to: GNU stat,
+# else BSD/macOS stat.
+owner_mode() { stat -c '%u %a' -- "$1" 2>/dev/null || stat -f '%u %Lp' -- "$1"; }
+
+# What is wrong with trusting one path of the cache (nothing printed when it is fine). `own`: a path the
+# cache holds, which must be ours (owned by this user, no symbolic link, not writable by group or others);
+# `ancestor`: a directory above the cache, owned by root or this user, not writable by others unless sticky
+# (as /tmp is). The same rules provider/user-cache.ts applies to the provider's cache.
+distrust() {
+  local kind="$1" path="$2" me uid mode
+  me=$(id -u)
+  if [ -L "$path" ]; then echo "$path is a symbolic link"; return; fi
+  read -r uid mode < <(owner_mode "$path") || { echo "$path cannot be examined"; return; }
+  mode=$((8#$mode))
+  if [ "$kind" = own ]; then
+    [ "$uid" = "$me" ] || { echo "$path is owned by uid $uid, not by you (uid $me)"; return; }
+    (( (mode & 8#022) == 0 )) || echo "$path is writable by its group or by others"
+  else
+    [ "$uid" = "$me" ] || [ "$uid" = 0 ] || { echo "$path is owned by uid $uid, neither you nor root"; return; }
+    (( (mode & 8#022) == 0 || (mode & 8#1000) != 0 )) || echo "$path is writable by its group or by others"
+  fi
+}
+
+# Refuses (exit 1) a cached build that someone else could have planted or changed: the directories from the
+# filesystem's root down to the cache, the cache's own directories, and the three executables.
+trust_cache() {
+  local path problem="" up
+  for path in "$cache_root" "$dir" "$bin" "$bin/pulumi" "$bin/pulumi-language-nodejs" "$bin/pulumi-resource-pulumi-nodejs"; do
+    problem=$(distrust own "$path")
+    [ -z "$problem" ] || break
+  done
+  if [ -z "$problem" ]; then
+    up=$(dirname -- "$cache_root")
+    while :; do
+      problem=$(distrust ancestor "$up")
+      [ -z "$problem" ] && [ "$up" != / ] && [ "$up" != . ] || break
+      up=$(dirname -- "$up")
+    done
+  fi
+  if [ -n "$problem" ]; then
+    echo "pulumi-cli: not running the cached build in $dir: $problem. Remove it (or make it yours and chmod go-w), then run this again." >&2
+    exit 1
+  fi
+}
+
+if built; then trust_cache; echo "$bin"; exit 0; fi
 if [ "${1:-}" = "--check" ]; then exit 1; fi
 if ! command -v go >/dev/null 2>&1; then
   echo "pulumi-cli: Go is not on the PATH, so the Pulumi CLI cannot be built here" >&2
@@ -35,7 +82,12 @@ if command -v flock >/dev/null 2>&1; then
   # A second caller waits for the first build instead of starting its own.
   flock -n 9 || { echo "pulumi-cli: another build of $version is running; waiting for it" >&2; flock 9; }
 fi
-if built; then echo "$bin"; exit 0; fi
+if built; then trust_cache; echo "$bin"; exit 0; fi
+# The build goes into a directory that must be ours too (an existing one someone else owns is refused).
+for path in "$cache_root" "$dir"; do
+  problem=$(distrust own "$path")
+  if [ -n "$problem" ]; then echo "pulumi-cli: not building into $dir: $problem." >&2; exit 1; fi
+done
 
 log="$dir/build.log"
 : >"$log"

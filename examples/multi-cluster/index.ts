@@ -78,6 +78,7 @@ const deployed = Object.values(clusters).map((c) => {
   });
   const methodConfig = new AuthConfig(`cloud-${c.name}`, {
     mount: mount.path,
+    mountAccessor: mount.accessor,
     tenantId: "11111111-2222-4333-8444-555555555555",
     resource: "https://management.azure.com/",
     clientId: "66666666-7777-4888-9999-000000000000",
@@ -88,6 +89,7 @@ const deployed = Object.values(clusters).map((c) => {
     `app-${c.name}`,
     {
       mount: mount.path,
+      mountAccessor: mount.accessor,
       name: "app",
       tokenPolicies: ["app"],
       boundGroupIds: ["12121212-3434-4565-8787-909090909090"],

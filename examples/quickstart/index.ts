@@ -22,6 +22,7 @@ const method = new AuthMount("cloud", {
 
 const methodConfig = new AuthConfig("cloud", {
   mount: method.path,
+  mountAccessor: method.accessor,
   tenantId: config.get("tenantId") ?? "11111111-2222-4333-8444-555555555555",
   resource: "https://management.azure.com/",
   clientId: config.get("clientId") ?? "66666666-7777-4888-9999-000000000000",
@@ -32,6 +33,7 @@ const webRole = new AuthRole(
   "web",
   {
     mount: method.path,
+    mountAccessor: method.accessor,
     name: "web",
     tokenPolicies: ["web"],
     boundGroupIds: ["12121212-3434-4565-8787-909090909090"],
@@ -46,6 +48,7 @@ const ciRole = new AuthRole(
   "ci",
   {
     mount: method.path,
+    mountAccessor: method.accessor,
     name: "ci",
     tokenPolicies: ["ci-deploy"],
     boundServicePrincipalIds: ["99999999-8888-4777-8666-555555555555"],

@@ -33,7 +33,7 @@ import {
   type ResolvedConnection,
 } from "./settings";
 import { show, warnOnce } from "../log";
-import { isLoopbackHost } from "./loopback";
+import { isLocalhostName, isLoopbackHost, loopbackLookup } from "./loopback";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 
 /** An HTTP method the services use. */
@@ -155,6 +155,8 @@ function poolFor(conn: ResolvedConnection): PoolEntry {
         ...(conn.tls.key !== undefined ? { key: conn.tls.key } : {}),
         ...(conn.tls.servername !== undefined ? { servername: conn.tls.servername } : {}),
         rejectUnauthorized: conn.tls.rejectUnauthorized,
+        // `localhost` and `*.localhost` go to loopback without asking a resolver (see ./loopback.ts).
+        ...(isLocalhostName(new URL(conn.origin).hostname) ? { lookup: loopbackLookup } : {}),
       },
     });
     const listeners = new Set<(origin: string) => void>();

@@ -426,6 +426,9 @@ export function resolveConnection(service: ServiceName, options: ConnectionOptio
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`The ${what("address")} must start with http:// or https:// (from ${source("address")}).`);
   }
+  if (addressHasCredentials(address)) {
+    throw new ConfigError(`The ${what("address")} (from ${source("address")}) ${CREDENTIALS_IN_ADDRESS}.`);
+  }
 
   const anonymousEnv = envValue("anonymous");
   const anonymousFromEnv = anonymousEnv === "1" || anonymousEnv === "true";
@@ -534,6 +537,21 @@ export function hasControlCharacter(text: string): boolean {
 }
 
 /** Throws a ConfigError naming `what` (never the value) when `value` holds a control character. */
+/** The refusal of an address with a user name or password (never repeats either). */
+export const CREDENTIALS_IN_ADDRESS =
+  "must not hold a user name or password (`https://user:password@host`): they are never sent, and a resource's " +
+  "connection keeps its address in clear in the state; give the token with the `token` setting instead";
+
+/** True when an address written as a URL carries a user name or password (`https://user:pass@host`). */
+export function addressHasCredentials(address: string): boolean {
+  try {
+    const u = new URL(address);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
+}
+
 function refuseControlCharacters(value: string, what: string): void {
   if (!hasControlCharacter(value)) return;
   throw new ConfigError(

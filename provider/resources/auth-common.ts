@@ -9,8 +9,9 @@ import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
-import { checkInputs } from "./common";
+import { checkInputs, containsUnknown } from "./common";
 import { settingsOf, type Connection } from "./connection";
+import { field } from "./definition";
 import { warn as showWarning } from "../log";
 
 /**
@@ -85,4 +86,43 @@ export function wholeNumber() {
     .union([z.number(), z.string().regex(UINT_TEXT, "must be a whole number (digits only)")])
     .transform((v) => (typeof v === "string" ? Number(v) : v))
     .pipe(z.number().int("must be a whole number").nonnegative("must not be negative"));
+}
+
+/**
+ * The `mountAccessor` input of AuthConfig and AuthRole: the accessor of the mount they live on, passed as
+ * `mount.accessor` of the AuthMount. It tells a mount that moved (`sys/remount` keeps the accessor) from
+ * another mount: a preview knows the accessor of a mount that moves and not of one that is replaced.
+ */
+export function mountAccessorField() {
+  return field.string({
+    doc:
+      "Accessor of the mount (pass `mount.accessor` of the AuthMount, with `mount.path` as `mount`). With it, a " +
+      "new `mount` whose accessor is the one in state (the AuthMount moved with `sys/remount`, keeping its " +
+      "config and roles) is an update that reads the moved object and writes nothing; without it, or with " +
+      "another accessor, a new `mount` replaces. Adding it to an existing resource is an update (state only).",
+    rule: z.string().regex(/^\S+$/, "must be a mount accessor such as auth_cloud_1a2b3c4d (pass mount.accessor)"),
+    change: "replaces when it names another mount; updates state only when added or removed",
+  });
+}
+
+/** How a new `mount` of an AuthConfig or AuthRole is applied: see {@link mountFollow}. */
+export type MountFollow = "same" | "moved" | { replaces: "mount" | "mountAccessor" };
+
+/**
+ * Compares the mount of an AuthConfig or AuthRole with its state: `moved` when the path changed and the
+ * accessor the program passes (known, so not a mount being replaced) is the one in state; a replacement
+ * when the path changed otherwise, or the accessor names another mount (unknown: the mount is replaced);
+ * `same` when the path is the same and the accessor is too, or one side has none to compare.
+ */
+export function mountFollow(
+  olds: { mount?: string; mountAccessor?: string },
+  news: { mount: string; mountAccessor?: string },
+): MountFollow {
+  if (containsUnknown(news.mount)) return { replaces: "mount" };
+  const now = news.mountAccessor;
+  const before = olds.mountAccessor;
+  const same = now !== undefined && !containsUnknown(now) && now === before;
+  if (news.mount !== olds.mount) return same ? "moved" : { replaces: "mount" };
+  if (now === undefined || before === undefined) return "same";
+  return same ? "same" : { replaces: "mountAccessor" };
 }

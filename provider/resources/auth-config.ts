@@ -18,7 +18,7 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import type { ConfigWrite } from "../schemas/secrets";
-import { checkObjectInputs, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
+import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import {
   ResourceInitError,
@@ -114,7 +114,8 @@ async function secretChanged(news: AuthConfigInputs, olds: AuthConfigOutputs): P
   if (news.clientSecret === undefined)
     return olds.clientSecretHash !== undefined || olds.clientSecretVersion !== undefined;
   if (olds.clientSecretHash === undefined) return true;
-  return !(await clientSecretMatches(news.mount, news.clientSecret, olds.clientSecretHash));
+  // The hash was made with the mount of the state (a moved mount keeps the secret).
+  return !(await clientSecretMatches(olds.mount, news.clientSecret, olds.clientSecretHash));
 }
 
 /**
@@ -194,11 +195,15 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
-  if (containsUnknown(news.mount) || news.mount !== olds.mount) return { changes: true, replaces: ["mount"] };
-  if (olds.incomplete === true) return { changes: true };
-  // A new place to read the write-only secret from is stored (an update), but sends nothing by itself.
+  const follow = mountFollow(olds, news);
+  if (typeof follow === "object") return { changes: true, replaces: [follow.replaces] };
+  if (olds.incomplete === true || follow === "moved") return { changes: true };
+  // A new place to read the write-only secret from is stored (an update), but sends nothing by itself; so is
+  // an accessor added or removed.
   const source =
-    news.clientSecretEnv !== olds.clientSecretEnv || news.clientSecretConfigKey !== olds.clientSecretConfigKey;
+    news.clientSecretEnv !== olds.clientSecretEnv ||
+    news.clientSecretConfigKey !== olds.clientSecretConfigKey ||
+    news.mountAccessor !== olds.mountAccessor;
   return {
     changes: connection === "settings" || readableDiffers(olds, news) || source || (await secretChanged(news, olds)),
   };
@@ -283,7 +288,7 @@ async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
     .filter((input) => news[input] !== undefined)
     .map((input) => [input, DEF.fields[input].wire ?? input] as const);
   if (sent.length === 0) return;
-  const rec = await secretsClient().config.read(news.mount);
+  const rec = await secretsClient(news.connection).config.read(news.mount);
   if (rec === undefined) return; // removed meanwhile: the next refresh sees it
   const dropped = sent.filter(([, wire]) => !(wire in rec.raw));
   if (dropped.length === 0) return;
@@ -352,6 +357,8 @@ async function update(
 ): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
   // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
   const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
+  if (!changed && (await movedWithMount(olds, inputs)))
+    return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? await hashOf(inputs) : undefined) };
   const news = withSecret(inputs, changed);
   const mode = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
   try {
@@ -361,8 +368,27 @@ async function update(
     throw e;
   }
   await requireWorkloadIdentity(inputs);
-  const hash = !changed ? olds.clientSecretHash : await hashOf(inputs);
+  // The hash is made with the mount: a moved config hashes its secret again.
+  const hash = !changed && olds.mount === inputs.mount ? olds.clientSecretHash : await hashOf(inputs);
   return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? hash : undefined) };
+}
+
+/**
+ * True when an update has nothing to write: only the mount's path or accessor changed, the mount having moved
+ * with its config (`sys/remount`, see {@link mountFollow}), and one read finds the config at the new path
+ * holding what the program says. Anything else (another setting, a new connection, a config not found there)
+ * writes as every update does.
+ */
+async function movedWithMount(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<boolean> {
+  const rest = (o: Partial<AuthConfigOutputs> & { clientSecret?: unknown; __provider?: unknown }) => {
+    const { mount: _m, mountAccessor: _a, clientSecret: _s, clientSecretHash: _h, schemaVersion: _v, ...r } = o;
+    const { __provider: _p, ...kept } = r;
+    return canonicalJson(definedDeep(kept));
+  };
+  if (olds.mount === news.mount && olds.mountAccessor === news.mountAccessor) return false;
+  if (rest(olds) !== rest(news)) return false;
+  const rec = await secretsClient(news.connection).config.read(news.mount);
+  return rec !== undefined && !readableDiffers(observed(olds, news.mount, rec), news);
 }
 
 /** Returns the inputs a refresh stores: the server's values for every setting it reports (see `refreshedSetting`). */
@@ -373,6 +399,7 @@ function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodC
   const out: Record<string, unknown> = {
     mount,
     // What the service cannot report stays as the state has it.
+    mountAccessor: props.mountAccessor,
     clientSecretVersion: props.clientSecretVersion,
     clientSecretEnv: props.clientSecretEnv,
     clientSecretConfigKey: props.clientSecretConfigKey,

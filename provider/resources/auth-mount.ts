@@ -125,20 +125,26 @@ async function withAccessor(
   if (olds.path !== i.path) {
     // A move keeps the accessor (known from the old inputs here); a replacement gets a new one.
     const replaced = (olds.local ?? false) !== (i.local ?? false) || (olds.sealWrap ?? false) !== (i.sealWrap ?? false);
-    if (replaced || accessor === undefined || (await pathChange(i)).how !== "remount") return res;
-    return { ...res, inputs: { ...i, accessor } as AuthMountInputs };
+    if (replaced || (await pathChange(i)).how !== "remount") return res;
+    // The inputs stored by a create lack it: the mount at the old path tells it (the dependents that pass
+    // `mountAccessor` follow a move only when the preview knows it).
+    accessor ??= await accessorAt(i, String(olds.path));
+    return accessor === undefined ? res : { ...res, inputs: { ...i, accessor } as AuthMountInputs };
   }
   // Unchanged inputs (the first preview after a create: the inputs stored then lack the accessor) need no
   // lookup: the engine then shows the old outputs, accessor included, and a no-change preview sends nothing.
-  if (accessor === undefined && !sameInputs(olds, i)) {
-    try {
-      const found = await secretsClient(i.connection).mounts.find(i.path);
-      if (found !== undefined && found.type === i.type && found.accessor !== "") accessor = found.accessor;
-    } catch {
-      return res; // the preview shows it unknown; `diff` and `update` report the service's error
-    }
-  }
+  if (accessor === undefined && !sameInputs(olds, i)) accessor = await accessorAt(i, i.path);
   return accessor === undefined ? res : { ...res, inputs: { ...i, accessor } as AuthMountInputs };
+}
+
+/** The accessor of the mount of this type at `path`, from the mount list; undefined when not found or not read. */
+async function accessorAt(i: AuthMountInputs, path: string): Promise<string | undefined> {
+  try {
+    const found = await secretsClient(i.connection).mounts.find(path);
+    return found !== undefined && found.type === i.type && found.accessor !== "" ? found.accessor : undefined;
+  } catch {
+    return undefined; // the preview shows it unknown; `diff` and `update` report the service's error
+  }
 }
 
 /** How a path change is carried out: moved by `sys/remount`, or replaced (and why). */

@@ -9,7 +9,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { ResourceError, UsageError } from "../errors";
 import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
-import { checkObjectInputs, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
+import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
 import {
   ResourceInitError,
@@ -200,11 +200,19 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
 export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
-  const replaces = REPLACE_KEYS.filter((k) => containsUnknown(news[k]) || !sameValue(FIELDS[k], news[k], olds[k]));
+  const follow = mountFollow(olds, news);
+  const replaces = [
+    ...(typeof follow === "object" ? [follow.replaces] : []),
+    ...REPLACE_KEYS.filter(
+      (k) => k !== "mount" && (containsUnknown(news[k]) || !sameValue(FIELDS[k], news[k], olds[k])),
+    ),
+  ];
   if (replaces.length > 0) return { changes: true, replaces };
-  if (olds.incomplete === true) return { changes: true };
+  if (olds.incomplete === true || follow === "moved") return { changes: true };
   const differs =
-    connection === "settings" || SETTINGS.some(([k, f]) => containsUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
+    connection === "settings" ||
+    news.mountAccessor !== olds.mountAccessor ||
+    SETTINGS.some(([k, f]) => containsUnknown(news[k]) || !sameValue(f, news[k], olds[k]));
   return { changes: differs };
 }
 
@@ -223,7 +231,13 @@ function outputs(i: AuthRoleInputs): AuthRoleOutputs {
 
 /** Returns the inputs a refresh stores: the server's values, in the user's spelling where they mean the same. */
 function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, role: RoleRead): AuthRoleInputs {
-  const out: Record<string, unknown> = { mount, name, adopt: props.adopt, connection: props.connection };
+  const out: Record<string, unknown> = {
+    mount,
+    mountAccessor: props.mountAccessor,
+    name,
+    adopt: props.adopt,
+    connection: props.connection,
+  };
   for (const [k, f] of SETTINGS) out[k] = refreshedSetting(f, props[k], role);
   // A role declared with `policies` (the spec's name of `tokenPolicies`) keeps that key, holding the same list.
   if (props.policies !== undefined) out.policies = out.tokenPolicies ?? [];
@@ -241,7 +255,7 @@ async function write(i: AuthRoleInputs): Promise<void> {
 
 /** True when a role as the service reports it holds what these inputs write. */
 function sameRole(role: RoleRead, i: AuthRoleInputs): boolean {
-  const seen = outputs(observed({}, i.mount, i.name, role));
+  const seen = outputs(observed(i, i.mount, i.name, role));
   return !diffAuthRole(seen, i).changes;
 }
 
@@ -293,8 +307,25 @@ async function update(
   olds: AuthRoleOutputs,
   news: AuthRoleInputs,
 ): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
+  if (olds.incomplete !== true && (await movedWithMount(olds, news))) return { outs: outputs(news) };
   await writeConfirmed(news, olds.incomplete === true ? undefined : olds);
   return { outs: outputs(news) };
+}
+
+/**
+ * True when an update has nothing to write: only the mount's path or accessor changed, the mount having moved
+ * with its roles (`sys/remount`, see {@link mountFollow}), and one read finds the role at the new path holding
+ * what the program says. Anything else (another setting, a new connection, no role there) writes.
+ */
+async function movedWithMount(olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<boolean> {
+  const rest = (o: Partial<AuthRoleOutputs> & { __provider?: unknown }) => {
+    const { mount: _m, mountAccessor: _a, schemaVersion: _v, __provider: _p, ...r } = o;
+    return canonicalJson(definedDeep(r));
+  };
+  if (olds.mount === news.mount && olds.mountAccessor === news.mountAccessor) return false;
+  if (rest(olds) !== rest(news)) return false;
+  const role = await secretsClient(news.connection).roles.read(news.mount, news.name);
+  return role !== undefined && sameRole(role, news);
 }
 
 function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { mount: string; name: string } {

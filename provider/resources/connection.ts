@@ -9,7 +9,9 @@ import { z } from "zod";
 import { ConfigError, type ServiceName } from "../errors";
 import { connectionOptions } from "../config";
 import {
+  CREDENTIALS_IN_ADDRESS,
   SETTINGS,
+  addressHasCredentials,
   optionsFromSettings,
   resolveConnection,
   type ConnectionOptions,
@@ -32,6 +34,11 @@ function settingSchema(s: Setting): z.ZodType {
       return z.boolean();
     case "header-style":
       return z.enum(["spec", "real"]);
+    case "url":
+      return z
+        .string()
+        .min(1, "must not be empty")
+        .refine((a) => !addressHasCredentials(a), CREDENTIALS_IN_ADDRESS);
     default:
       return s.refuseControl ? requestName() : z.string().min(1, "must not be empty");
   }

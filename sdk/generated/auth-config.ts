@@ -4,8 +4,18 @@ import type { SecretsConnection } from "../connection";
 
 /** Arguments of an {@link AuthConfig}. */
 export interface AuthConfigArgs {
-  /** Path of the auth mount (default `cloud`). A change replaces the config. */
+  /**
+   * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the config, unless
+   * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
+   */
   mount?: pulumi.Input<string>;
+  /**
+   * Accessor of the mount (pass `mount.accessor` of the AuthMount, with `mount.path` as `mount`). With it, a new
+   * `mount` whose accessor is the one in state (the AuthMount moved with `sys/remount`, keeping its config and roles)
+   * is an update that reads the moved object and writes nothing; without it, or with another accessor, a new `mount`
+   * replaces. Adding it to an existing resource is an update (state only).
+   */
+  mountAccessor?: pulumi.Input<string>;
   /** Directory tenant whose tokens are accepted (a UUID, with or without dashes). */
   tenantId: pulumi.Input<string>;
   /**
@@ -70,8 +80,18 @@ export interface AuthConfigArgs {
 
 /** The output properties of an {@link AuthConfig}: the configuration of an auth method mount of the secrets service. */
 export abstract class AuthConfigResource extends pulumi.dynamic.Resource {
-  /** Path of the auth mount (default `cloud`). A change replaces the config. */
+  /**
+   * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the config, unless
+   * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
+   */
   declare readonly mount: pulumi.Output<string>;
+  /**
+   * Accessor of the mount (pass `mount.accessor` of the AuthMount, with `mount.path` as `mount`). With it, a new
+   * `mount` whose accessor is the one in state (the AuthMount moved with `sys/remount`, keeping its config and roles)
+   * is an update that reads the moved object and writes nothing; without it, or with another accessor, a new `mount`
+   * replaces. Adding it to an existing resource is an update (state only).
+   */
+  declare readonly mountAccessor: pulumi.Output<string | undefined>;
   /** Directory tenant whose tokens are accepted (a UUID, with or without dashes). */
   declare readonly tenantId: pulumi.Output<string>;
   /**
@@ -136,6 +156,7 @@ export function authConfigProps(args: AuthConfigArgs): Record<string, unknown> {
     clientSecretHash: undefined,
     schemaVersion: undefined,
     mount: args.mount,
+    mountAccessor: args.mountAccessor,
     tenantId: args.tenantId,
     resource: args.resource,
     clientId: args.clientId,

@@ -5,8 +5,18 @@ import type { ListInput } from "../types";
 
 /** Arguments of an {@link AuthRole}. Every list is sent on every write, so removing one clears it. */
 export interface AuthRoleArgs {
-  /** Path of the auth mount (default `cloud`). A change replaces the role. */
+  /**
+   * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the role, unless
+   * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
+   */
   mount?: pulumi.Input<string>;
+  /**
+   * Accessor of the mount (pass `mount.accessor` of the AuthMount, with `mount.path` as `mount`). With it, a new
+   * `mount` whose accessor is the one in state (the AuthMount moved with `sys/remount`, keeping its config and roles)
+   * is an update that reads the moved object and writes nothing; without it, or with another accessor, a new `mount`
+   * replaces. Adding it to an existing resource is an update (state only).
+   */
+  mountAccessor?: pulumi.Input<string>;
   /** Role name: letters, digits, `_`, `-`, `.`; stored lowercase. A change replaces the role. */
   name: pulumi.Input<string>;
   /** Policies granted by the role: the tokens its logins issue carry them. */
@@ -57,8 +67,18 @@ export interface AuthRoleArgs {
  * and constraints tied to token policies.
  */
 export abstract class AuthRoleResource extends pulumi.dynamic.Resource {
-  /** Path of the auth mount (default `cloud`). A change replaces the role. */
+  /**
+   * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the role, unless
+   * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
+   */
   declare readonly mount: pulumi.Output<string>;
+  /**
+   * Accessor of the mount (pass `mount.accessor` of the AuthMount, with `mount.path` as `mount`). With it, a new
+   * `mount` whose accessor is the one in state (the AuthMount moved with `sys/remount`, keeping its config and roles)
+   * is an update that reads the moved object and writes nothing; without it, or with another accessor, a new `mount`
+   * replaces. Adding it to an existing resource is an update (state only).
+   */
+  declare readonly mountAccessor: pulumi.Output<string | undefined>;
   /** Role name, lowercase. */
   declare readonly name: pulumi.Output<string>;
   /** Policies granted by the role: the tokens its logins issue carry them. */
@@ -107,6 +127,7 @@ export function authRoleProps(args: AuthRoleArgs): Record<string, unknown> {
   return {
     schemaVersion: undefined,
     mount: args.mount,
+    mountAccessor: args.mountAccessor,
     name: args.name,
     policies: args.policies,
     tokenPolicies: args.tokenPolicies,

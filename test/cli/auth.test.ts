@@ -3,7 +3,9 @@
  * right after `up` sends no request to the secrets service; after a refresh that finds
  * drift, `pulumi stack export` holds the client secret's hash nowhere in plaintext; a write-only client
  * secret leaves no trace (not even ciphertext) in the export; a new mount path is an update (remount) that
- * keeps the accessor, config and roles.
+ * keeps the accessor, config and roles, and the config and roles, given the mount's accessor, follow it as
+ * updates that write nothing, in the preview as in `up` (a diff that said "no change" would keep the old
+ * path in their outputs: the engine keeps a same step's old outputs); a mount replaced replaces them too.
  *
  * Opt-in like test/cli/examples.test.ts: EXAMPLES_CLI_RUN=1 (or `npm run test:cli`), with `pulumi` on the
  * PATH or built by scripts/pulumi-cli.sh.
@@ -30,15 +32,25 @@ const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import * as pss from "pulumi-secrets-scheduler";
 
 const cfg = new pulumi.Config();
-const mount = new pss.AuthMount("m", { path: cfg.get("mountPath") ?? "cli-auth", description: "cli test" });
+const mount = new pss.AuthMount("m", {
+  path: cfg.get("mountPath") ?? "cli-auth",
+  description: "cli test",
+  disableRemount: cfg.getBoolean("disableRemount"),
+});
 const config = new pss.AuthConfig("c", {
   mount: mount.path,
+  mountAccessor: mount.accessor,
   tenantId: "${TENANT}",
   resource: "https://management.example/",
   clientId: "${CLIENT}",
   clientSecret: cfg.requireSecret("clientSecret"),
 });
-new pss.AuthRole("r", { mount: mount.path, name: "web", tokenPolicies: ["web"], boundServicePrincipalIds: ["sp-1"] }, { dependsOn: [config] });
+for (const name of ["web", "api"])
+  new pss.AuthRole(
+    \`r-\${name}\`,
+    { mount: mount.path, mountAccessor: mount.accessor, name, tokenPolicies: [name], boundServicePrincipalIds: ["sp-1"] },
+    { dependsOn: [config] },
+  );
 const wo = new pss.AuthMount("m-wo", { path: "cli-wo" });
 new pss.AuthConfig("c-wo", {
   mount: wo.path,
@@ -117,7 +129,7 @@ describe("auth resources through the Pulumi CLI", () => {
         });
 
         const up = await stack.up({ onOutput });
-        expect(changes(up.summary.resourceChanges)).toEqual({ create: 6 });
+        expect(changes(up.summary.resourceChanges)).toEqual({ create: 7 });
         const accessor = up.outputs.accessor?.value as string;
         expect(accessor).toMatch(/^auth_/);
 
@@ -169,21 +181,42 @@ describe("auth resources through the Pulumi CLI", () => {
         });
         expect(movePreview.status, movePreview.stderr).toBe(0);
         output.push(movePreview.stdout, movePreview.stderr);
+        // The config and both roles pass the mount's accessor: they follow the move as updates.
         expect(movePreview.stdout).toMatch(/AuthMount m update/);
-        expect(movePreview.stdout).toMatch(/~ 1 to update\s+\+-2 to replace/);
+        expect(movePreview.stdout).toMatch(/~ 4 to update/);
+        expect(movePreview.stdout).not.toMatch(/replace/);
         expect(movePreview.stdout).toMatch(
           /warning: AuthMount cli-auth: the auth method moves from "cli-auth\/" to "cli-auth-moved\/" \(sys\/remount\).*every token issued under "cli-auth\/" is revoked/,
         );
-        const planned = { update: 1, replace: 2 };
+        const planned = { update: 4 };
+        dev.resetLog();
         const moved = await stack.up({ onOutput });
         expect(changes(moved.summary.resourceChanges)).toEqual(planned);
+        // The dependents' updates only read them at the new path: the one write is the mount's move and tune.
+        const writes = dev.requestLog
+          .filter((e) => e.service === "secrets" && e.method !== "GET")
+          .map((e) => `${e.method} ${e.path}`);
+        expect(writes.filter((w) => !/\/v1\/sys\/(remount|auth\/cli-auth-moved\/tune)/.test(w))).toEqual([]);
         expect(moved.outputs.accessor?.value).toBe(accessor);
         expect(moved.outputs.path?.value).toBe("cli-auth-moved");
         expect(await client.mounts.find("cli-auth")).toBeUndefined();
         expect(await client.config.read("cli-auth-moved")).toMatchObject({ tenantId: TENANT });
         expect(await client.roles.read("cli-auth-moved", "web")).toBeDefined();
+        expect(await client.roles.read("cli-auth-moved", "api")).toBeDefined();
         const after = await stack.preview({ onOutput });
         expect(changes(after.changeSummary)).toEqual({});
+
+        // A mount that is replaced (here: a new path with disableRemount) takes its config and roles with it.
+        await stack.setConfig("mountPath", { value: "cli-auth-replaced" });
+        await stack.setConfig("disableRemount", { value: "true" });
+        const replacePreview = await stack.preview({ onOutput });
+        expect(changes(replacePreview.changeSummary)).toEqual({ replace: 4 });
+        const replaced = await stack.up({ onOutput });
+        expect(changes(replaced.summary.resourceChanges)).toEqual({ replace: 4 });
+        expect(replaced.outputs.accessor?.value).not.toBe(accessor);
+        expect(await client.config.read("cli-auth-replaced")).toMatchObject({ tenantId: TENANT });
+        expect(await client.roles.read("cli-auth-replaced", "api")).toBeDefined();
+        expect(changes((await stack.preview({ onOutput })).changeSummary)).toEqual({});
 
         await stack.destroy({ onOutput });
         await stack.workspace.removeStack("dev");

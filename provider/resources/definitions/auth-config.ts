@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { durationSeconds } from "../../clients/secrets/normalize";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS } from "../../schemas/secrets";
-import { mountPathSchema, wholeNumber } from "../auth-common";
+import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
 import { defineResource, field } from "../definition";
 
 // The directory's IDs are GUIDs; the service takes them with or without the dashes.
@@ -47,13 +47,17 @@ export const authConfigDefinition = defineResource({
     "The service never returns the client secret. With `clientSecret` the state keeps a salted scrypt hash of it (the secret output `clientSecretHash`), and the secret is sent on create and when the program's secret no longer matches the hash; Pulumi keeps the input itself, encrypted, in the state's inputs. With `clientSecretVersion` the secret is read at apply time from `clientSecretEnv` or `clientSecretConfigKey` and reaches the state in no form; it is sent on create and when the version changes. A secret rotated on the service makes the program's copy stale, and applying it again undoes the rotation. Every write sends `maxRetries`, `retryDelay`, `maxRetryDelay` and `rootPasswordTtl` (their defaults when unset), since the service resets an omitted one; see [Secrets in state](../secrets-and-security.md#secrets-in-state).",
   fields: {
     mount: field.string({
-      doc: "Path of the auth mount (default `cloud`). A change replaces the config.",
+      doc:
+        "Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the config, " +
+        "unless `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.",
       kind: "source",
       rule: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
       required: true,
       default: "cloud",
       replaceOnChange: true,
+      change: "replaces; updates (nothing written) when the mount moved, see `mountAccessor`",
     }),
+    mountAccessor: mountAccessorField(),
     tenantId: field.string({
       doc: "Directory tenant whose tokens are accepted (a UUID, with or without dashes).",
       rule: uuid,

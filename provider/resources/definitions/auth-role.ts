@@ -5,7 +5,7 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { canonicalCidr, canonicalRoleName } from "../../clients/secrets/normalize";
-import { mountPathSchema, wholeNumber } from "../auth-common";
+import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
 import { defineResource, field, listOf } from "../definition";
 
 // The service's name rule: word characters, '-' and '.', starting and ending with a word character.
@@ -32,13 +32,17 @@ export const authRoleDefinition = defineResource({
     "Every write sends every list and token setting (`[]` and zeros included): the service merges role writes, so removing a field from the program really clears it. Settings compare by meaning: lists as sets, durations in seconds, bare IPs in `tokenBoundCidrs` as /32 or /128.",
   fields: {
     mount: field.string({
-      doc: "Path of the auth mount (default `cloud`). A change replaces the role.",
+      doc:
+        "Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the role, " +
+        "unless `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.",
       kind: "source",
       rule: mountPathSchema('must be the path of an auth mount, such as "cloud"'),
       required: true,
       default: "cloud",
       replaceOnChange: true,
+      change: "replaces; updates (nothing written) when the mount moved, see `mountAccessor`",
     }),
+    mountAccessor: mountAccessorField(),
     name: field.string({
       doc: "Role name: letters, digits, `_`, `-`, `.`; stored lowercase. A change replaces the role.",
       outputDoc: "Role name, lowercase.",

@@ -26,7 +26,7 @@
  * - a `secretInputs` unknown at preview, or one this version does not understand: as a secret jobspec.
  *
  * In free text a masked text of 4 or more characters is replaced wherever it appears; a shorter one only
- * where it stands as a whole word (not inside a longer word), so that a one-letter secret does not wipe
+ * where it stands as a whole word (no letter or digit right before or after it), so that a one-letter secret does not wipe
  * every message while a short value a message quotes is still masked.
  *
  * Nothing of this costs anything when nothing is secret: the mask is then {@link NO_SECRETS} and every
@@ -580,11 +580,14 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** What a short masked text must stand between to be masked: whitespace, quotes, brackets, punctuation. */
-const WORD_EDGE = "\\s\"'`,;:.()\\[\\]{}";
+/**
+ * A short masked text is masked where no letter or digit (of any script) touches it on either side: every
+ * other character is a word edge, `=`, `/`, `-`, `@`, `_` and `+` included (`PW=ab1`, `user:ab1@host`).
+ */
+const WORD_CHAR = "\\p{L}\\p{N}";
 
 function wordRegex(s: string): RegExp {
-  return new RegExp(`(?<=^|[${WORD_EDGE}])${escapeRegex(s)}(?=$|[${WORD_EDGE}])`, "g");
+  return new RegExp(`(?<![${WORD_CHAR}])${escapeRegex(s)}(?![${WORD_CHAR}])`, "gu");
 }
 
 /**

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
 import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
+import { SecretsClient } from "../../../provider/clients/secrets";
 import { HttpCore } from "../../../provider/http/core";
 import { isLoopbackHost } from "../../../provider/http/loopback";
 import { authMount } from "../../../provider/resources/auth-mount";
@@ -107,6 +108,18 @@ describe("TLS verification off", () => {
     // Over plain http there is no TLS to turn off (the token warning covers http).
     new HttpCore("scheduler", { address: "http://127.0.0.1:4646", dangerouslySkipTlsVerify: true, env: {} });
     expect(lines).toHaveLength(1);
+  });
+});
+
+describe("localhost names", () => {
+  it("*.localhost and localhost reach this machine without a resolver (none knows pss-test.localhost here), with no warning", async () => {
+    for (const name of ["pss-test.localhost", "LOCALHOST", "a.b.localhost."]) {
+      const url = new URL(dev.urls.secrets);
+      url.hostname = name;
+      const client = new SecretsClient({ address: url.toString(), token: dev.rootTokens.secrets, env: {} });
+      expect(await client.mounts.list(), name).toHaveProperty(["token/"]);
+    }
+    expect(lines).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ import { SchedulerClient } from "../../../provider/clients/scheduler";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
 import { closeConnections } from "../../../provider/http/core";
-import { authConfig } from "../../../provider/resources/auth-config";
+import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
 import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
 import { connectionChange } from "../../../provider/resources/connection";
@@ -219,6 +219,45 @@ describe("a Job with a connection", () => {
   });
 });
 
+describe("an address with a user name or password", () => {
+  it("is refused at check, naming connection.address and never the password, for every resource kind", async () => {
+    const pw = "pw-never-shown-4711";
+    const withUser = (address: string, user: string) => {
+      const u = new URL(address);
+      u.username = user;
+      u.password = pw;
+      return u.toString();
+    };
+    const addrA = withUser(a.urls.scheduler, "alice");
+    const sAddr = withUser(a.urls.secrets, "bob");
+    const refused = [
+      await job.check({}, { ...batchJob("creds"), connection: { ...sched(a), address: addrA } }),
+      await authMount.check({}, { path: "creds", connection: { ...secrets(a), address: sAddr } }),
+      await authConfig.check({}, cfgArgs("creds", { ...secrets(a), address: sAddr })),
+      await authRole.check(
+        {},
+        roleArgs("creds", { ...secrets(a), address: `${a.urls.secrets.replace("//", "//bob@")}` }),
+      ),
+    ];
+    for (const r of refused) {
+      expect(r.inputs).toBeUndefined();
+      expect(r.failures?.map((f) => f.property)).toEqual(["connection.address"]);
+      expect(r.failures?.[0]?.reason).toMatch(/must not hold a user name or password.*token/);
+      expect(JSON.stringify(r.failures)).not.toContain(pw);
+      expect(JSON.stringify(r.failures)).not.toContain("alice");
+    }
+    // Stack config and the environment: refused before any request, the value never repeated.
+    setStackConfig({ secretsAddress: sAddr, secretsToken: a.rootTokens.secrets });
+    const e = await authMount.create({ path: "creds", type: "cloud" } as AuthMountInputs).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
+    expect(e?.message).toMatch(/secrets service address \(from .*\) must not hold a user name or password/);
+    expect(`${e?.message} ${e?.stack}`).not.toContain(pw);
+    expect(await secretsClient(secrets(a)).mounts.find("creds")).toBeUndefined();
+  });
+});
+
 describe("the auth resources with a connection", () => {
   it("create on their connection, move create-first, and refresh and delete through the state's connection", async () => {
     const on = (s: DevServer) => secrets(s);
@@ -256,6 +295,46 @@ describe("the auth resources with a connection", () => {
     await authConfig.delete(cfg.id, cfg.outs as never);
     await authMount.delete(mount.id, mount.outs as AuthMountOutputs);
     expect(await onA.mounts.find("multi")).toBeUndefined();
+  });
+});
+
+describe("AuthConfig's workload-identity read-back", () => {
+  const onExit: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    await Promise.all(onExit.map((f) => f()));
+  });
+
+  it("reads the config through the resource's own connection, not the stack's default one", async () => {
+    // The resource's cluster keeps workload identity (the enterprise edition); the stack's default one is an
+    // OpenBao whose plugin has none, with a mount of the same path, configured.
+    const [w, o] = await Promise.all([
+      startDevServer({ secretsService: { workloadIdentity: true } }),
+      startDevServer({ secretsService: { release: "openbao-2.6.2" } }),
+    ]);
+    onExit.push(
+      () => w.close(),
+      () => o.close(),
+    );
+    const onO = new SecretsClient({ address: o.urls.secrets, token: o.rootTokens.secrets, env: {} });
+    await onO.mounts.enable("wif", { type: "cloud" });
+    await onO.config.write("wif", {
+      tenant_id: "11111111-2222-4333-8444-555555555555",
+      resource: "https://x.example/",
+    });
+    setStackConfig({ secretsAddress: o.urls.secrets, secretsToken: o.rootTokens.secrets });
+    const mountIn = (await authMount.check({}, { path: "wif", connection: secrets(w) })).inputs as AuthMountInputs;
+    const mount = await authMount.create(mountIn);
+    const wif = { identityTokenAudience: "api://AzureADTokenExchange", identityTokenTtl: 600 };
+    const cfgIn = (await authConfig.check({}, { ...cfgArgs("wif", secrets(w)), ...wif })).inputs!;
+    const cfg = await authConfig.create(cfgIn);
+    expect(cfg.outs).toMatchObject(wif);
+    expect(cfg.outs).not.toHaveProperty("incomplete");
+    const outs = cfg.outs as AuthConfigOutputs;
+    const updated = await authConfig.update(cfg.id, outs, { ...cfgIn, identityTokenTtl: 900 });
+    expect(updated.outs).toMatchObject({ identityTokenTtl: 900 });
+    expect(await onO.config.read("wif")).toBeDefined();
+    await authConfig.delete(cfg.id, outs);
+    await authMount.delete(mount.id, mount.outs as AuthMountOutputs);
   });
 });
 
