@@ -16,6 +16,15 @@
 #        scripts/pulumi-cli.sh --check    print the bin directory if it is built, exit 1 otherwise
 set -euo pipefail
 
+# Native Windows cannot run what this builds (the dynamic-provider plugin below is a shell script, and the
+# npm scripts that call this need WSL there); Linux and macOS, x64 and arm64, can.
+case "$(uname -s)" in
+  MINGW* | MSYS* | CYGWIN* | Windows*)
+    echo "pulumi-cli: cannot build the Pulumi CLI on native Windows: install it (winget install pulumi), or run the npm scripts inside WSL" >&2
+    exit 1
+    ;;
+esac
+
 version="${PULUMI_CLI_VERSION:-v3.259.0}"
 lang_version="${PULUMI_LANGUAGE_NODEJS_VERSION:-v3.68.0}"
 cache_root="${PULUMI_CLI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-secrets-scheduler}"

@@ -14,8 +14,13 @@
 //   their allocations end `failed`; `PUT /v1/system/gc` (management token) or `control.gc()` collects
 //   finished (`dead`) jobs;
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
+//
+// Action WebSockets that fail before they finish: meta `devserver.action_upgrade_status = "503"` answers the
+// upgrade with that status, `devserver.action_silent = "true"` accepts and never sends a frame (api/action.ts);
+// `control.openActions()` counts the action sockets still open on the server's side.
 import type { Router, ServiceContext, ServiceModule } from "../core";
 import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./api/action";
+import type { WsConnection } from "./api/ws";
 import { allocAsk, makeNodes, type NodePoolOptions } from "./sim/cluster";
 import type { Node } from "./sim/types";
 import { collectGarbage } from "./sim/batch";
@@ -87,6 +92,8 @@ export interface SchedulerControl {
   nodes(): readonly Node[];
   /** Garbage-collects finished jobs now, like `PUT /v1/system/gc`; returns how many jobs went. */
   gc(): number;
+  /** Returns how many action WebSockets are open on the server's side now. */
+  openActions(): number;
 }
 
 /** The scheduler module plus its controls. */
@@ -141,6 +148,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     return deps;
   };
   const policyCapabilities = (policy: string): readonly string[] | undefined => POLICIES[policy];
+  const openActions = new Set<WsConnection>();
 
   const control: SchedulerControl = {
     idle: () => started().engine.idle(),
@@ -175,6 +183,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     },
     nodes: () => settings.nodes,
     gc: () => collectGarbage(started().store),
+    openActions: () => openActions.size,
   };
 
   return {
@@ -209,7 +218,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     },
     policyCapabilities,
     upgrade: (req, socket, head, ctx) =>
-      handleActionUpgrade(req, socket, head, ctx, started().store, runner, policyCapabilities),
+      handleActionUpgrade(req, socket, head, ctx, started().store, runner, policyCapabilities, openActions),
     close: () => deps?.engine.close(),
   };
 }

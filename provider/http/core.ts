@@ -677,7 +677,8 @@ const TRANSIENT_500: Record<ServiceName, RegExp> = {
   secrets: /internal error|local node not active|context deadline exceeded/i,
 };
 
-function classify(service: ServiceName, status: number, messages: string[]): ApiErrorCode {
+/** The code of an error answer: by status, and for a scheduler 500 by its message. */
+export function classify(service: ServiceName, status: number, messages: string[]): ApiErrorCode {
   if (status === 400 || status === 405 || status === 413 || status === 422) return "bad_request";
   if (status === 401 || status === 403) return "permission_denied";
   if (status === 404) return "not_found";

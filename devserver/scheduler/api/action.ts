@@ -3,13 +3,24 @@
 // isolation), finds the allocation, task and action, and streams the action's output as the real endpoint
 // does: `{stdout:{data}}` frames, `{stdout:{close:true}}`, `{exited:true,result:{...}}`, then a normal
 // close. Nothing is executed: the output comes from `ActionRunner` (default: an `echo`-like simulation).
+//
+// Two switches reproduce servers that do not get that far (job, group or task meta of the allocation's job):
+// - `devserver.action_upgrade_status = "503"` (any 400-599): the upgrade is answered with that status
+//   instead of 101, as a server that cannot reach the allocation's node does;
+// - `devserver.action_silent = "true"`: the action is accepted (101, authenticated) and then sends no frame
+//   at all, as an exec that never answers; the socket stays open until the client closes it.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { tokenAllows, type ServiceContext } from "../../core";
 import { findGroup } from "../sim/cluster";
-import { isObject, objs, str, strs, type JsonObject } from "../state/json";
+import { isObject, objs, str, strMap, strs, type JsonObject } from "../state/json";
 import type { Store } from "../state/store";
-import { CLOSE_NORMAL, CLOSE_POLICY_VIOLATION, acceptWebSocket, type WsConnection } from "./ws";
+import { CLOSE_NORMAL, CLOSE_POLICY_VIOLATION, acceptWebSocket, refuseUpgrade, type WsConnection } from "./ws";
+
+/** Meta key: answer the action upgrade with this HTTP status (400-599) instead of 101. */
+export const ACTION_UPGRADE_STATUS_META = "devserver.action_upgrade_status";
+/** Meta key: accept the action and then send no frame (an exec that never answers). */
+export const ACTION_SILENT_META = "devserver.action_silent";
 
 /** Largest handshake frame read from a client that has not authenticated yet (it holds a version and a token). */
 const HANDSHAKE_MAX = 4096;
@@ -72,6 +83,7 @@ export function handleActionUpgrade(
   store: Store,
   runner: ActionRunner,
   policyCapabilities: (policy: string) => readonly string[] | undefined,
+  open: Set<WsConnection>,
 ): boolean {
   const url = new URL(req.url ?? "/", "http://devserver");
   const m = /^\/v1\/job\/(.+)\/action\/?$/.exec(url.pathname);
@@ -82,20 +94,32 @@ export function handleActionUpgrade(
     .join("/");
   const q = url.searchParams;
   const namespace = q.get("namespace") || "default";
+  const status = Number(actionMeta(store, q, namespace, jobId, ACTION_UPGRADE_STATUS_META));
+  if (Number.isInteger(status) && status >= 400 && status <= 599) {
+    refuseUpgrade(socket, status, `${ACTION_UPGRADE_STATUS_META} is ${status}`);
+    return true;
+  }
+  const accept = (h: Buffer, max: number): WsConnection | undefined => {
+    const conn = acceptWebSocket(req, socket, h, max);
+    if (conn === undefined) return undefined;
+    open.add(conn);
+    conn.onClose(() => open.delete(conn));
+    return conn;
+  };
   const headerToken = presentedToken(req, ctx.headerNames.token);
   const problemFor = (token: string | undefined): string | undefined =>
     authorize(ctx, token, namespace, store, q, jobId, policyCapabilities);
   if (!boolParam(q, "ws_handshake")) {
     // Authorized at the upgrade: no frame of the client is read before (nor after: actions take no input).
     const problem = problemFor(headerToken);
-    const conn = acceptWebSocket(req, socket, Buffer.alloc(0), 0);
+    const conn = accept(Buffer.alloc(0), 0);
     if (conn === undefined) return true;
     if (problem !== undefined) conn.close(CLOSE_POLICY_VIOLATION, problem);
     else run(conn, store, q, namespace, jobId, runner);
     return true;
   }
   // The token comes in the first frame: until then only one small message is read, within a deadline.
-  const conn = acceptWebSocket(req, socket, head, HANDSHAKE_MAX);
+  const conn = accept(head, HANDSHAKE_MAX);
   if (conn === undefined) return true;
   const deadline = setTimeout(() => conn.close(CLOSE_POLICY_VIOLATION, "handshake timeout"), HANDSHAKE_TIMEOUT_MS);
   deadline.unref();
@@ -120,6 +144,22 @@ export function handleActionUpgrade(
     run(conn, store, q, namespace, jobId, runner);
   });
   return true;
+}
+
+/** A switch's value: the task's meta, else its group's, else the job's (the allocation's version, else the job's current one). */
+function actionMeta(
+  store: Store,
+  q: URLSearchParams,
+  namespace: string,
+  jobId: string,
+  key: string,
+): string | undefined {
+  const r = store.allocs.get(q.get("alloc_id") || q.get("allocID") || "");
+  const job = r !== undefined && r.alloc.JobID === jobId ? r.job : store.getJob(namespace, jobId)?.job;
+  if (job === undefined) return undefined;
+  const group = r !== undefined ? findGroup(job, r.alloc.TaskGroup) : undefined;
+  const task = objs(group, "Tasks").find((t) => str(t, "Name") === (q.get("task") ?? ""));
+  return strMap(task, "Meta")[key] ?? strMap(group, "Meta")[key] ?? strMap(job, "Meta")[key];
 }
 
 function authorize(
@@ -167,6 +207,7 @@ function run(
   }
   const action: JsonObject | undefined = objs(task, "Actions").find((a) => str(a, "Name") === actionName);
   if (action === undefined) return conn.close(CLOSE_POLICY_VIOLATION, `action ${JSON.stringify(actionName)} not found`);
+  if (actionMeta(store, q, namespace, jobId, ACTION_SILENT_META) === "true") return;
   const tty = boolParam(q, "tty");
   let result: ActionResult;
   try {

@@ -2,7 +2,7 @@
 // frames (text, binary, continuation, ping, close), unmasked server text and close frames. Written here
 // instead of adding a dependency because the endpoint needs only JSON text frames in both directions.
 import { createHash } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -23,7 +23,7 @@ export function acceptKey(key: string): string {
 
 /** Refuses an upgrade with a plain HTTP error response. */
 export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const reason = status === 400 ? "Bad Request" : status === 403 ? "Forbidden" : status === 404 ? "Not Found" : "Error";
+  const reason = STATUS_CODES[status] ?? "Error";
   const body = Buffer.from(message, "utf8");
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${message}`,

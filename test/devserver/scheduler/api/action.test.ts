@@ -220,3 +220,55 @@ describe("action WebSocket limits before authentication", () => {
     expect([s.closeCode, stdout(s.frames)]).toEqual([1000, "hello world\n"]);
   });
 });
+
+describe("action WebSocket switches", () => {
+  /** Registers `id` with the action `hello`, `meta` on the task; resolves to its allocation. */
+  async function jobWith(id: string, meta: Record<string, string>): Promise<string> {
+    const job = serviceJob(id, {}, { Count: 1 });
+    const task = (((job.TaskGroups as Obj[])[0] as Obj).Tasks as Obj[])[0] as Obj;
+    task.Actions = [{ Name: "hello", Command: "echo", Args: ["hello"] }];
+    task.Meta = meta;
+    expect((await h.call("POST", "/v1/jobs", { body: { Job: job } })).status).toBe(200);
+    await h.sched.control.idle();
+    return String(list(await h.call("GET", `/v1/job/${id}/allocations`))[0]?.ID);
+  }
+
+  it("devserver.action_upgrade_status answers the upgrade with that status instead of 101", async () => {
+    const alloc = await jobWith("act-refused", { "devserver.action_upgrade_status": "503" });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const url = new URL(h.base);
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          `GET /v1/job/act-refused/action?action=hello&alloc_id=${alloc}&task=app HTTP/1.1\r\n` +
+            `Host: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n` +
+            `x-svc-token: ${h.root}\r\n\r\n`,
+        );
+      });
+      let text = "";
+      socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(h.sched.control.openActions()).toBe(0);
+  });
+
+  it("devserver.action_silent accepts the action and sends no frame until the client closes", async () => {
+    const alloc = await jobWith("act-quiet", { "devserver.action_silent": "true" });
+    const url = `${h.base.replace(/^http/, "ws")}/v1/job/act-quiet/action?action=hello&alloc_id=${alloc}&task=app&ws_handshake=true`;
+    const ws = new WebSocket(url);
+    const frames: string[] = [];
+    ws.addEventListener("message", (ev) => frames.push(String(ev.data)));
+    await new Promise((resolve) => ws.addEventListener("open", resolve));
+    ws.send(JSON.stringify({ version: 1, auth_token: h.root }));
+    expect(h.sched.control.openActions()).toBe(1);
+    // Frames are handled in order: a non-silent action would have sent its output before the close's answer.
+    const code = await new Promise<number>((resolve) => {
+      ws.addEventListener("close", (ev) => resolve(ev.code));
+      ws.close(1000);
+    });
+    expect([code, frames]).toEqual([1000, []]);
+    expect(h.sched.control.openActions()).toBe(0);
+  });
+});
