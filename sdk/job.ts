@@ -20,8 +20,9 @@ export class Job extends JobResource {
       ...args,
       ...jobProps(args),
       // Which sources are secret: the provider host gets secrets unwrapped, and needs this to keep their values
-      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret.
-      secretInputs: secretInputsOf(args),
+      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret. Its name
+      // starts with `__`, so the engine leaves it out of previews and diffs (the user never wrote it).
+      __secretInputs: secretInputsOf(args),
     };
     // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
     // internal, so they are always kept secret rather than only when an input is (the engine re-marks only

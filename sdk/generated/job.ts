@@ -169,12 +169,12 @@ export function jobProps(args: JobArgs): Record<string, unknown> {
 }
 
 /**
- * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash") among
- * the additional secret outputs.
+ * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash",
+ * "secretMask") among the additional secret outputs.
  */
 export function jobOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
   return {
     ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash"],
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash", "secretMask"],
   };
 }

@@ -29,7 +29,7 @@ export const SOURCE_KEYS = sourceKeys(DEF);
 
 /**
  * The settings inputs: how the job is written, followed and deleted, and where (the connection): every
- * input but the sources and `secretInputs`. Outputs echo them and `diff` compares them.
+ * input but the sources and `__secretInputs`. Outputs echo them and `diff` compares them.
  */
 export const SETTING_KEYS = echoedKeys(DEF);
 

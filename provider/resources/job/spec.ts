@@ -19,7 +19,7 @@ import {
   type Preserve,
 } from "./inputs";
 import { keepParsed, parseKey, takeParsed } from "./memo";
-import { maskOfJob, masksAnything, type SecretMask } from "./secrets";
+import { maskOfJob, masksAnything, type JobMask, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -175,8 +175,8 @@ export async function jobMask(
   desired: DesiredJob,
   base: SecretMask,
   older: readonly unknown[],
-): Promise<SecretMask> {
-  if (!masksAnything(base)) return base;
+): Promise<JobMask> {
+  if (!masksAnything(base)) return { own: base, older: [] };
   const parseOpts = { namespace: inputs.namespace ?? client.core.connection.namespace };
   return maskOfJob(
     inputs,
@@ -365,13 +365,18 @@ export function hasNoDeployment(identity: JobIdentity): boolean {
  * so `check` resolves it and adds it to the inputs: then those outputs stay known.
  *
  * A later `check` reuses the identity in the old inputs when the sources are the same (no request, and no
- * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `resolvedKeys`
+ * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `__resolvedKeys`
  * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
- * they see exactly what the user wrote.
+ * they see exactly what the user wrote. Its name starts with `__`: the engine's display leaves such keys out
+ * of previews and diffs (as it does `__provider`), so a preview lists only what the user wrote and the
+ * identity. (Releases up to 0.2.0 stored it as `resolvedKeys`; ../migrate.ts renames it.)
  */
 
 /** The Job inputs after `check`: what the user wrote, with the resolved identity. */
-export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; resolvedKeys?: string[] };
+export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; __resolvedKeys?: string[] };
+
+/** The input that names what `check` added (see above). */
+export const RESOLVED_KEYS = "__resolvedKeys" satisfies keyof CheckedJobInputs;
 
 /**
  * Returns the inputs with the job's identity added. The user's own `namespace` and `region` stay as written;
@@ -402,8 +407,8 @@ export async function withIdentity(
       return inputs;
     }
   }
-  const resolvedKeys = ["jobId", "type", ...(["namespace", "region"] as const).filter((k) => inputs[k] === undefined)];
-  return { ...inputs, ...identity, resolvedKeys };
+  const resolved = ["jobId", "type", ...(["namespace", "region"] as const).filter((k) => inputs[k] === undefined)];
+  return { ...inputs, ...identity, [RESOLVED_KEYS]: resolved };
 }
 
 /**
@@ -413,9 +418,9 @@ export async function withIdentity(
  * that names its own namespace or region in the jobspec is then parsed again too: one request).
  */
 function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inputs: JobInputs): boolean {
-  if (!Array.isArray(olds.resolvedKeys)) return false;
+  const resolved = olds[RESOLVED_KEYS];
+  if (!Array.isArray(resolved)) return false;
   const conn = client.core.connection;
-  const resolved = olds.resolvedKeys as unknown[];
   if (resolved.includes("namespace") && olds.namespace !== (conn.namespace ?? "default")) return false;
   if (resolved.includes("region") && olds.region !== (conn.region ?? "global")) return false;
   const before = userInputs(olds as CheckedJobInputs);
@@ -425,10 +430,10 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
 /** Returns the inputs without what `check` added: what the user wrote. */
 export function userInputs<T extends CheckedJobInputs>(inputs: T): JobInputs {
   const out: Record<string, unknown> = { ...inputs };
-  for (const k of inputs.resolvedKeys ?? []) delete out[k];
+  for (const k of inputs[RESOLVED_KEYS] ?? []) delete out[k];
   delete out.jobId;
   delete out.type;
-  delete out.resolvedKeys;
+  delete out[RESOLVED_KEYS];
   return out as JobInputs;
 }
 
