@@ -220,7 +220,7 @@ async function registerOnce({ client, ref, desired, inputs }: JobOp, index: numb
   const { value } = await client.jobs.register(
     {
       Job: desired.job,
-      Submission: desired.submission,
+      ...(desired.submission !== undefined ? { Submission: desired.submission } : {}),
       EnforceIndex: true,
       JobModifyIndex: index,
       ...(inputs.policyOverride ? { PolicyOverride: true } : {}),

@@ -89,14 +89,16 @@ const SENSITIVE_PARTS = new Set([
 const MIN_TEXT_MASK = 4;
 
 /** Which variables are secret: all of them, or those of the given keys; undefined when none is. */
-type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
+export type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
 
-interface Sources {
+/** Which sources are secret: a whole source (`everything`: the jobspec or job, or not known), which variables. */
+export interface Sources {
   everything: boolean;
   variables: SecretVariables | undefined;
 }
 
-function secretSources(inputs: Partial<Pick<JobInputs, "__secretInputs">> | undefined): Sources | undefined {
+/** Returns which sources of the inputs are secret (`__secretInputs`); undefined when none is. */
+export function secretSources(inputs: Partial<Pick<JobInputs, "__secretInputs">> | undefined): Sources | undefined {
   const raw: unknown = inputs?.__secretInputs;
   if (raw === undefined || raw === null) return undefined;
   if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string"))

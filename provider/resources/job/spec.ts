@@ -19,7 +19,7 @@ import {
   type Preserve,
 } from "./inputs";
 import { keepParsed, parseKey, takeParsed } from "./memo";
-import { maskOfJob, masksAnything, type JobMask, type SecretMask } from "./secrets";
+import { maskOfJob, masksAnything, secretSources, type JobMask, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -41,7 +41,8 @@ export interface DesiredJob {
   /** Canonical text of the normal form without credentials: what state keeps as `normalizedJob`. */
   text: string;
   identity: JobIdentity;
-  submission: JobSubmissionBody;
+  /** The source to keep on the scheduler; undefined when the jobspec or job is secret (see `submissionOf`). */
+  submission: JobSubmissionBody | undefined;
   /** Hash of everything the job was derived from; equal hashes mean an equal job without asking the server. */
   inputsHash: string;
   /** The job as parsed from the jobspec (or as given), before its normal form: what secrecy is traced on. */
@@ -156,7 +157,7 @@ export async function resolveDesired(
       return (text ??= stateText(normal));
     },
     identity: identityOf(normal),
-    submission: submissionOf(inputs),
+    submission: submissionOf(inputs, secretSources(inputs)),
     get inputsHash() {
       return (hash ??= desiredInputsHash(inputs, client));
     },
