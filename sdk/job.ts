@@ -42,26 +42,28 @@ export class Job extends JobResource {
 
 /**
  * Resolves to the names of the secret sources of a Job (`jobspec`, `job`, `variables`, `variables.<name>`
- * for one secret value of a plain variables map), or undefined when none is secret. The names hold no value,
- * so they are not secret themselves. A source whose secretness cannot be read counts as secret.
+ * for one secret value of a plain variables map; `triggers`, `triggers.<key>` likewise), or undefined when
+ * none is secret. The names hold no value, so they are not secret themselves. A source whose secretness
+ * cannot be read counts as secret.
  */
 export async function secretInputsOf(
-  args: Pick<JobArgs, "jobspec" | "job" | "variables">,
+  args: Pick<JobArgs, "jobspec" | "job" | "variables" | "triggers">,
 ): Promise<string[] | undefined> {
   const names: string[] = [];
   if (args.jobspec !== undefined && (await isSecretInput(args.jobspec))) names.push("jobspec");
   if (args.job !== undefined && (await isSecretInput(args.job))) names.push("job");
-  const vars = args.variables;
-  if (vars !== undefined && vars !== null) {
-    if (isPlainMap(vars)) {
-      for (const key of Object.keys(vars).sort()) {
-        if (await isSecretInput(vars[key])) names.push(`variables.${key}`);
-      }
-    } else if (await isSecretInput(vars)) {
-      names.push("variables");
-    }
-  }
+  names.push(...(await secretMapNames("variables", args.variables)));
+  names.push(...(await secretMapNames("triggers", args.triggers)));
   return names.length > 0 ? names : undefined;
+}
+
+/** The secret names of a map input: `<name>.<key>` per secret value of a plain map, `<name>` for a secret whole. */
+async function secretMapNames(name: string, map: unknown): Promise<string[]> {
+  if (map === undefined || map === null) return [];
+  if (!isPlainMap(map)) return (await isSecretInput(map)) ? [name] : [];
+  const out: string[] = [];
+  for (const key of Object.keys(map).sort()) if (await isSecretInput(map[key])) out.push(`${name}.${key}`);
+  return out;
 }
 
 async function isSecretInput(v: unknown): Promise<boolean> {

@@ -82,6 +82,13 @@ describe("Job", () => {
     const r4 = rec.registered.find((x) => x.name === "secret-job-flag");
     expect(r4?.inputs.__secretInputs).toEqual(["job"]);
     expect(JSON.stringify(r4?.inputs.__secretInputs)).not.toContain("pw-in-sdk");
+
+    const trig = new Job("secret-trigger", {
+      jobspec: 'job "t" {}',
+      triggers: { plain: "a", token: pulumi.secret("pw-in-sdk-4") },
+    });
+    await outputValue(trig.jobId);
+    expect(rec.registered.find((x) => x.name === "secret-trigger")?.inputs.__secretInputs).toEqual(["triggers.token"]);
   });
 
   it("does not change the caller's args object", () => {

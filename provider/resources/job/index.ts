@@ -48,6 +48,7 @@ import {
   replaceReasons,
   resolveDesired,
   serverJobText,
+  triggersKeyOf,
   userInputs,
   withIdentity,
   type DesiredJob,
@@ -112,7 +113,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const stored = parseStoredJob(olds.normalizedJob);
-    const desired = await resolveDesired(client, news);
+    const desired = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
     assertBatchSettings(desired.identity, news);
     const op = await opOf(client, news, desired, olds);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
@@ -139,7 +140,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   async create(checked) {
     const inputs = userInputs(checked);
     const client = newClient(inputs.connection);
-    const d = await resolveDesired(client, inputs);
+    const d = await resolveDesired(client, inputs, false, triggersKeyOf(inputs));
     assertBatchSettings(d.identity, inputs);
     const op = await opOf(client, inputs, d);
     const { ref } = op;
@@ -263,7 +264,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       if (runsOnce && olds.collected === true) return { outs: collectedOutputs(news, ref, olds) };
       return { outs: await refreshed({ client, ref, inputs: news }, kept, collected) };
     }
-    const resolved = await resolveDesired(client, news);
+    const resolved = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
     assertBatchSettings(resolved.identity, news);
     const resolvedOp: JobOp = {
       client,
@@ -356,12 +357,14 @@ async function maskOf(
   olds?: Partial<JobOutputs>,
 ): Promise<{ mask: SecretMask; record?: SecretRecord; recordWithOld?: SecretRecord }> {
   const scope = currentMask.getStore();
-  if (scope === undefined || !masksAnything(scope.mask)) return { mask: NO_SECRETS };
+  // The key of a secret trigger's hash is kept whatever else is (an empty trigger value masks nothing).
+  const key: SecretRecord | undefined = desired.triggersKey !== undefined ? { key: desired.triggersKey } : undefined;
+  if (scope === undefined || !masksAnything(scope.mask)) return { mask: NO_SECRETS, record: key, recordWithOld: key };
   const older = olds === undefined ? [] : [parseStoredJob(olds.normalizedJob)].filter((j) => j !== undefined);
   const { own, older: olderTexts } = await jobMask(client, inputs, desired, secretMaskOf(inputs), older);
   const fromOlder: SecretMask = { everything: false, sensitiveFields: false, values: olderTexts };
   scope.mask = mergeMasks(mergeMasks(own, storedMaskOf(olds)), fromOlder);
-  const record = recordOf(own);
+  const record = mergeRecords(recordOf(own), key);
   return {
     mask: scope.mask,
     record,

@@ -95,6 +95,8 @@ export type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<st
 export interface Sources {
   everything: boolean;
   variables: SecretVariables | undefined;
+  /** Secret `triggers` values (`triggers`, or `triggers.<key>`): their hash in the job's meta is keyed. */
+  triggers?: SecretVariables;
 }
 
 /** Returns which sources of the inputs are secret (`__secretInputs`); undefined when none is. */
@@ -102,24 +104,26 @@ export function secretSources(inputs: Partial<Pick<JobInputs, "__secretInputs">>
   const raw: unknown = inputs?.__secretInputs;
   if (raw === undefined || raw === null) return undefined;
   if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string"))
-    return { everything: true, variables: { all: true } };
+    return { everything: true, variables: { all: true }, triggers: { all: true } };
   const names = raw as string[];
   if (names.length === 0) return undefined;
   let everything = false;
   let wholeVariables = false;
+  let wholeTriggers = false;
   const keys = new Set<string>();
+  const triggerKeys = new Set<string>();
   for (const n of names) {
     if (n === "jobspec" || n === "job") everything = true;
     else if (n === "variables") wholeVariables = true;
     else if (n.startsWith("variables.") && n.length > "variables.".length) keys.add(n.slice("variables.".length));
+    else if (n === "triggers") wholeTriggers = true;
+    else if (n.startsWith("triggers.") && n.length > "triggers.".length) triggerKeys.add(n.slice("triggers.".length));
     else everything = true; // a name this version does not know: the safe side
   }
-  const variables: SecretVariables | undefined = wholeVariables
-    ? { all: true }
-    : keys.size > 0
-      ? { all: false, keys }
-      : undefined;
-  return { everything, variables };
+  const some = (all: boolean, k: ReadonlySet<string>): SecretVariables | undefined =>
+    all ? { all: true } : k.size > 0 ? { all: false, keys: k } : undefined;
+  const triggers = everything ? { all: true as const } : some(wholeTriggers, triggerKeys);
+  return { everything, variables: some(wholeVariables, keys), ...(triggers !== undefined ? { triggers } : {}) };
 }
 
 /**
@@ -128,11 +132,15 @@ export function secretSources(inputs: Partial<Pick<JobInputs, "__secretInputs">>
  * adds what came from secret variables once the job is parsed.
  */
 export function secretMaskOf(
-  inputs: Partial<Pick<JobInputs, "__secretInputs" | "variables" | "jobspec" | "job">> | undefined,
+  inputs: Partial<Pick<JobInputs, "__secretInputs" | "variables" | "jobspec" | "job" | "triggers">> | undefined,
 ): SecretMask {
   const sources = secretSources(inputs);
   if (sources === undefined) return NO_SECRETS;
   const values = new Set(variableValues(inputs?.variables, keysOf(sources.variables)));
+  const triggers = inputs?.triggers;
+  if (sources.triggers !== undefined && isRecord(triggers) && !containsUnknown(triggers))
+    for (const [k, v] of Object.entries(triggers))
+      if (sources.triggers.all || sources.triggers.keys.has(k)) values.add(String(v));
   let quoted = false;
   let shown: string[] | undefined;
   if (sources.everything) {
@@ -179,6 +187,8 @@ export async function maskOfJob(
   const values = new Set(base.values);
   const olderTexts = new Set<string>();
   const shown = [...identity];
+  // Only secret triggers: their values are not in the job (a keyed hash is), so nothing more to trace.
+  if (!sources.everything && sources.variables === undefined) return { own: base, older: [] };
   if (!sources.everything && sources.variables !== undefined && inputs.jobspec !== undefined) {
     const other = swappedVariables(inputs.variables, sources.variables);
     let alt: unknown;
@@ -240,6 +250,8 @@ export interface SecretRecord {
   config?: boolean;
   /** The texts that came from a secret (the secret values and what the job computed from them). */
   values?: string[];
+  /** The key of the hash of secret `triggers` in the job's meta (spec.ts, `withTriggers`). */
+  key?: string;
 }
 
 /** Returns what state keeps of a mask; undefined when it masks nothing (no output then). */
@@ -256,11 +268,14 @@ export function recordOf(mask: SecretMask): SecretRecord | undefined {
 export function mergeRecords(a: SecretRecord | undefined, b: SecretRecord | undefined): SecretRecord | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  if (a.all === true || b.all === true) return { all: true };
+  const key = a.key ?? b.key;
+  const withKey = key !== undefined ? { key } : {};
+  if (a.all === true || b.all === true) return { all: true, ...withKey };
   const values = sortedTexts([...(a.values ?? []), ...(b.values ?? [])]);
   return {
     ...(a.config === true || b.config === true ? { config: true } : {}),
     ...(values.length > 0 ? { values } : {}),
+    ...withKey,
   };
 }
 
@@ -290,12 +305,15 @@ export function storedMaskOf(outputs: { secretMask?: unknown; normalizedJob?: un
 export function storedRecordOf(outputs: { secretMask?: unknown } | undefined): SecretRecord | undefined {
   const r = outputs?.secretMask;
   if (r === undefined || r === null) return undefined;
-  const values = isRecord(r) ? r.values : undefined;
-  if (!isRecord(r) || r.all === true || !(values === undefined || (Array.isArray(values) && values.every(isString))))
-    return { all: true };
+  if (!isRecord(r)) return { all: true };
+  const values = r.values;
+  const key = typeof r.key === "string" && r.key !== "" ? { key: r.key } : {};
+  if (r.all === true || !(values === undefined || (Array.isArray(values) && values.every(isString))))
+    return { all: true, ...key };
   return {
     ...(r.config === true ? { config: true } : {}),
     ...(values !== undefined ? { values: values as string[] } : {}),
+    ...key,
   };
 }
 

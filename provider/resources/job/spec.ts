@@ -19,7 +19,7 @@ import {
   type Preserve,
 } from "./inputs";
 import { keepParsed, parseKey, takeParsed } from "./memo";
-import { maskOfJob, masksAnything, secretSources, type JobMask, type SecretMask } from "./secrets";
+import { maskOfJob, masksAnything, secretSources, storedRecordOf, type JobMask, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -47,6 +47,8 @@ export interface DesiredJob {
   inputsHash: string;
   /** The job as parsed from the jobspec (or as given), before its normal form: what secrecy is traced on. */
   source: JobObject;
+  /** The key of the hash of secret triggers in the job's meta (state keeps it); undefined: none is secret. */
+  triggersKey?: string;
 }
 
 /** What a desired job is derived from: the source inputs and the connection's default namespace and region. */
@@ -110,6 +112,7 @@ export async function resolveDesired(
   client: SchedulerClient,
   inputs: JobInputs,
   remember = false,
+  triggersKey?: string,
 ): Promise<DesiredJob> {
   const conn = client.core.connection;
   let source: JobObject;
@@ -146,7 +149,11 @@ export async function resolveDesired(
   }
   const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
   const region = inputs.region ?? written.region ?? conn.region ?? "global";
-  const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
+  const normal = withTriggers(
+    { ...normalizeJob(source), Namespace: namespace, Region: region },
+    inputs.triggers,
+    triggersKey,
+  );
   // The hash only when asked for: `check` and a `diff` that plans never store it (a random salt and an HMAC each).
   let hash: string | undefined;
   // The text only when asked for too: `check` needs the identity alone.
@@ -162,6 +169,7 @@ export async function resolveDesired(
       return (hash ??= desiredInputsHash(inputs, client));
     },
     source,
+    ...(triggersKey !== undefined ? { triggersKey } : {}),
   };
 }
 
@@ -452,15 +460,43 @@ function isIdentity(
 /** The job meta key that carries the hash of `triggers`. */
 export const TRIGGERS_META = "pulumi-triggers";
 
-/** Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). */
-export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined): JobObject {
+/**
+ * Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). The job is
+ * readable by any token that can read it on the scheduler, so when a trigger is secret the hash is keyed
+ * (an HMAC with `key`, kept in state as a secret: see {@link triggersKeyOf}) and a short secret cannot be
+ * guessed from it; plain triggers keep the plain hash they always had.
+ */
+export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined, key?: string): JobObject {
   if (triggers === undefined || Object.keys(triggers).length === 0) return job;
-  const hash = createHash("sha256").update(canonicalJson(triggers)).digest("hex").slice(0, 16);
+  const text = canonicalJson(triggers);
+  const hash =
+    key !== undefined
+      ? createHmac("sha256", key).update(text).digest("hex").slice(0, 32)
+      : createHash("sha256").update(text).digest("hex").slice(0, 16);
   const meta =
     job.Meta !== null && typeof job.Meta === "object" && !Array.isArray(job.Meta)
       ? (job.Meta as Record<string, unknown>)
       : {};
   return { ...job, Meta: { ...meta, [TRIGGERS_META]: hash } };
+}
+
+/**
+ * Returns the key of the hash of secret triggers (undefined when no trigger is secret): the one state keeps
+ * in `secretMask`; for a job state has none for yet, one derived from what state keeps as secrets (its salted
+ * inputs hash, else its stored job), so that the `diff` and the `update` of one `up` hash alike; for a new
+ * job, a random one. It is kept in state from then on.
+ */
+export function triggersKeyOf(
+  inputs: Pick<JobInputs, "__secretInputs">,
+  olds?: { secretMask?: unknown; inputsHash?: string; normalizedJob?: string },
+): string | undefined {
+  if (secretSources(inputs)?.triggers === undefined) return undefined;
+  const kept = storedRecordOf(olds)?.key;
+  if (kept !== undefined) return kept;
+  const base = olds?.inputsHash || olds?.normalizedJob;
+  if (base !== undefined && base !== "")
+    return createHash("sha256").update(`pulumi-triggers-key\u0000${base}`).digest("base64url");
+  return randomBytes(32).toString("base64url");
 }
 
 /** Task resource fields `preserveResources` keeps (what vertical scaling changes). */
