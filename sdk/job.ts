@@ -20,8 +20,9 @@ export class Job extends JobResource {
       ...args,
       ...jobProps(args),
       // Which sources are secret: the provider host gets secrets unwrapped, and needs this to keep their values
-      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret.
-      secretInputs: secretInputsOf(args),
+      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret. Its name
+      // starts with `__`, so the engine leaves it out of previews and diffs (the user never wrote it).
+      __secretInputs: secretInputsOf(args),
     };
     // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
     // internal, so they are always kept secret rather than only when an input is (the engine re-marks only
@@ -41,26 +42,28 @@ export class Job extends JobResource {
 
 /**
  * Resolves to the names of the secret sources of a Job (`jobspec`, `job`, `variables`, `variables.<name>`
- * for one secret value of a plain variables map), or undefined when none is secret. The names hold no value,
- * so they are not secret themselves. A source whose secretness cannot be read counts as secret.
+ * for one secret value of a plain variables map; `triggers`, `triggers.<key>` likewise), or undefined when
+ * none is secret. The names hold no value, so they are not secret themselves. A source whose secretness
+ * cannot be read counts as secret.
  */
 export async function secretInputsOf(
-  args: Pick<JobArgs, "jobspec" | "job" | "variables">,
+  args: Pick<JobArgs, "jobspec" | "job" | "variables" | "triggers">,
 ): Promise<string[] | undefined> {
   const names: string[] = [];
   if (args.jobspec !== undefined && (await isSecretInput(args.jobspec))) names.push("jobspec");
   if (args.job !== undefined && (await isSecretInput(args.job))) names.push("job");
-  const vars = args.variables;
-  if (vars !== undefined && vars !== null) {
-    if (isPlainMap(vars)) {
-      for (const key of Object.keys(vars).sort()) {
-        if (await isSecretInput(vars[key])) names.push(`variables.${key}`);
-      }
-    } else if (await isSecretInput(vars)) {
-      names.push("variables");
-    }
-  }
+  names.push(...(await secretMapNames("variables", args.variables)));
+  names.push(...(await secretMapNames("triggers", args.triggers)));
   return names.length > 0 ? names : undefined;
+}
+
+/** The secret names of a map input: `<name>.<key>` per secret value of a plain map, `<name>` for a secret whole. */
+async function secretMapNames(name: string, map: unknown): Promise<string[]> {
+  if (map === undefined || map === null) return [];
+  if (!isPlainMap(map)) return (await isSecretInput(map)) ? [name] : [];
+  const out: string[] = [];
+  for (const key of Object.keys(map).sort()) if (await isSecretInput(map[key])) out.push(`${name}.${key}`);
+  return out;
 }
 
 async function isSecretInput(v: unknown): Promise<boolean> {

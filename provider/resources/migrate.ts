@@ -31,12 +31,26 @@ interface Step {
  * outputs could also hold the shapes below, which version 2 never holds.
  */
 const V1_TO_V2 = {
-  /** A Job's outputs no longer echo its sources nor keep allocations and per-group counts. */
+  /**
+   * A Job's outputs no longer echo its sources nor keep allocations and per-group counts; which of the job's
+   * values came from secrets is kept as `secretMask` (a Pulumi secret) instead of `secretInputs` beside the
+   * echoed variables. Its inputs name what `check` added `__resolvedKeys` and the SDK's list of secret sources
+   * `__secretInputs` (the engine's display leaves `__` names out of previews).
+   */
   job: {
     outputs(o: Props): Props {
       const out = without(o, ["jobspec", "job", "variables", "secretInputs", "allocationIds", "groups"]);
+      const mask = legacySecretMask(o.secretInputs, o.variables);
+      if (mask !== undefined && out.secretMask === undefined) out.secretMask = mask;
       // An unsalted hash of the inputs: no longer compared; an empty one makes the next diff compare the job.
       if (typeof out.inputsHash === "string" && /^[0-9a-f]{32}$/.test(out.inputsHash)) out.inputsHash = "";
+      return out;
+    },
+    inputs(i: Props): Props {
+      if (i.resolvedKeys === undefined && i.secretInputs === undefined) return i;
+      const out = without(i, ["resolvedKeys", "secretInputs"]);
+      if (i.resolvedKeys !== undefined && out.__resolvedKeys === undefined) out.__resolvedKeys = i.resolvedKeys;
+      if (i.secretInputs !== undefined && out.__secretInputs === undefined) out.__secretInputs = i.secretInputs;
       return out;
     },
   },
@@ -63,6 +77,24 @@ const STEPS = {
 
 /** The resource kinds state migrations know. */
 export type MigratedKind = keyof typeof STEPS;
+
+/**
+ * The `secretMask` of a version 1 Job's outputs, from the names of its secret sources and its echoed
+ * variables: one secret value of a variables map is kept as that value (with the configuration fields
+ * masked); anything else (a secret jobspec, job or whole variables) masks the whole stored job.
+ */
+function legacySecretMask(sources: unknown, variables: unknown): Props | undefined {
+  if (!Array.isArray(sources) || sources.length === 0) return undefined;
+  const values: string[] = [];
+  for (const name of sources) {
+    const key = typeof name === "string" && name.startsWith("variables.") ? name.slice("variables.".length) : "";
+    const vars = variables !== null && typeof variables === "object" ? (variables as Props) : undefined;
+    const v = key !== "" && vars !== undefined && Object.hasOwn(vars, key) ? vars[key] : undefined;
+    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return { all: true };
+    values.push(String(v));
+  }
+  return { config: true, values };
+}
 
 function without(o: Props, keys: readonly string[]): Props {
   const out = { ...o };

@@ -37,7 +37,10 @@ export interface JobArgs {
    * (refresh keeps it, the next `up` does not register it again) until it or `triggers` changes.
    */
   runOnce?: pulumi.Input<boolean>;
-  /** Any change of this map runs the job again: its hash goes into the job's meta, so a new version is registered. */
+  /**
+   * Any change of this map runs the job again: its hash goes into the job's meta, so a new version is registered. When
+   * a value is a secret, the hash is keyed (with a key state keeps as a secret).
+   */
   triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** Priority (1-100) of the evaluations this resource's registrations create; 0 or unset: the job's priority. */
   evalPriority?: pulumi.Input<number>;
@@ -169,12 +172,12 @@ export function jobProps(args: JobArgs): Record<string, unknown> {
 }
 
 /**
- * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash") among
- * the additional secret outputs.
+ * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash",
+ * "secretMask") among the additional secret outputs.
  */
 export function jobOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
   return {
     ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash"],
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash", "secretMask"],
   };
 }

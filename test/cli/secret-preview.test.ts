@@ -2,7 +2,8 @@
  * Through the real Pulumi CLI: a Job whose variable is a secret made in the program (so the
  * CLI's own masking of secret stack config does not apply) previews a changed value as `[secret]`, and no
  * output of preview, up or destroy, and nothing `pulumi stack export` shows (an init error included), holds the
- * value or what the jobspec computes from it (`upper`, `base64encode`). Opt-in like test/cli/examples.test.ts
+ * value or what the jobspec computes from it (`upper`, `base64encode`); neither once the program passed the
+ * value as plain or dropped it (the old value is in the job state holds). Opt-in like test/cli/examples.test.ts
  * (EXAMPLES_CLI_RUN=1, `npm run test:cli`), with the same CLI lookup; the program is
  * test/cli/fixtures/secret-job.
  */
@@ -113,4 +114,95 @@ describe("secret job values through the Pulumi CLI", () => {
       await dev.close();
     }
   });
+
+  it(
+    "a secret the program made plain or dropped stays [secret] in preview, up and stack export (issue 43)",
+    { timeout: 900_000 },
+    async (t) => {
+      const cliDir = requireCli(CLI, t, "npm run test:cli");
+      workDir ??= realpathSync(mkdtempSync(join(tmpdir(), "pss-secret-cli-")));
+      const { tarball } = await packLibrary(workDir, "secret-origin-cli");
+      const project = await createProject({
+        tarball,
+        dir: join(workDir, "secret-origin"),
+        install: "link",
+        template: join(REPO_ROOT, "test", "cli", "fixtures", "secret-job"),
+      });
+      const dev = await startDevServer();
+      const output: string[] = [];
+      const onOutput = (s: string): void => {
+        output.push(s);
+      };
+      // What the jobspec computes from a value: the value, upper(), base64encode("user:...").
+      const forms = (pw: string): string[] => [pw, pw.toUpperCase(), Buffer.from(`user:${pw}`).toString("base64")];
+      try {
+        const { stack, envVars, pulumiBin } = await cliStack({
+          cliDir,
+          projectDir: project.dir,
+          backendDir: join(workDir, "state-origin"),
+          config: devserverConfig(dev, ["scheduler"]),
+        });
+        const exported = async (): Promise<string> => {
+          const { stdout } = await execFileAsync(
+            pulumiBin,
+            ["stack", "export", "--stack", "dev", "--cwd", project.dir],
+            { env: { ...process.env, ...envVars }, maxBuffer: 64 * 1024 * 1024 },
+          );
+          // Less the default provider's copy of the stack config, where this test put the values in plaintext.
+          const resources = (JSON.parse(stdout) as { deployment: { resources: { type: string }[] } }).deployment
+            .resources;
+          return JSON.stringify(resources.filter((r) => !r.type.startsWith("pulumi:providers:")));
+        };
+        /** Preview (progress and --diff), up and stack export of the current config: all their text. */
+        const change = async (): Promise<string> => {
+          const from = output.length;
+          const preview = await stack.preview({ onOutput, onError: onOutput });
+          expect(preview.changeSummary.update).toBe(1);
+          await stack.preview({ diff: true, onOutput, onError: onOutput });
+          const up = await stack.up({ onOutput, onError: onOutput });
+          expect(up.summary.resourceChanges?.update).toBe(1);
+          return output.slice(from).join("") + (await exported());
+        };
+
+        // (b) Deployed with a secret, then the same variable passed as plain.
+        const secretOne = `origin-Pw-${randomBytes(6).toString("hex")}`;
+        await stack.setAllConfig({
+          "secret-job-preview:dbPassword": { value: secretOne },
+          "secret-job-preview:plainPassword": { value: "false" },
+        });
+        await stack.up({ onOutput, onError: onOutput });
+        await stack.setAllConfig({
+          "secret-job-preview:dbPassword": { value: "now-plain-value" },
+          "secret-job-preview:plainPassword": { value: "true" },
+        });
+        const madePlain = await change();
+        expect(madePlain).toContain('Scheduler plan for job "pwjob"');
+        expect(madePlain).toContain("Env[DB_PASSWORD]: [secret] =>");
+        for (const s of forms(secretOne)) expect(madePlain, s).not.toContain(s);
+
+        // (a) Deployed with a secret again, then the variable and every use of it dropped.
+        const secretTwo = `origin-Pw-${randomBytes(6).toString("hex")}`;
+        await stack.setAllConfig({
+          "secret-job-preview:dbPassword": { value: secretTwo },
+          "secret-job-preview:plainPassword": { value: "false" },
+        });
+        await stack.up({ onOutput, onError: onOutput });
+        await stack.setConfig("secret-job-preview:dropPassword", { value: "true" });
+        const dropped = await change();
+        expect(dropped).toContain("- Env[DB_PASSWORD]: [secret]");
+        for (const s of forms(secretTwo)) expect(dropped, s).not.toContain(s);
+
+        await stack.destroy({ onOutput, onError: onOutput });
+        // Stack config holds the values in plaintext (this test put them there): only the runs' text is checked.
+        const all = output.join("");
+        for (const s of [...forms(secretOne), ...forms(secretTwo)]) expect(all, s).not.toContain(s);
+        await stack.workspace.removeStack("dev");
+      } catch (e) {
+        console.log(output.join(""));
+        throw e;
+      } finally {
+        await dev.close();
+      }
+    },
+  );
 });

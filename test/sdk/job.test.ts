@@ -31,7 +31,7 @@ describe("Job", () => {
     const spec = 'job "s" { meta { password = "planted-pw-77" } }';
     const j = new Job("secret-spec", { jobspec: pulumi.secret(spec) }, { additionalSecretOutputs: ["status"] });
     await outputValue(j.jobId);
-    expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob", "inputsHash"]);
+    expect(rec.secretOutputs.get("secret-spec")).toEqual(["status", "normalizedJob", "inputsHash", "secretMask"]);
     const r = rec.registered.find((x) => x.name === "secret-spec");
     expect(r?.inputs.jobspec).toMatchObject({
       "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
@@ -46,13 +46,15 @@ describe("Job", () => {
       variables: pulumi.secret({ pw: "hunter2" }),
     });
     await outputValue(j.jobId);
-    expect(rec.secretOutputs.get("secret-var")).toEqual(expect.arrayContaining(["normalizedJob", "inputsHash"]));
+    expect(rec.secretOutputs.get("secret-var")).toEqual(
+      expect.arrayContaining(["normalizedJob", "inputsHash", "secretMask"]),
+    );
   });
 
-  it("tells the provider which sources are secret (secretInputs), holding no value; nothing secret: no such input", async () => {
+  it("tells the provider which sources are secret (__secretInputs, a name previews leave out), holding no value; nothing secret: no such input", async () => {
     const plain = new Job("plain-vars", { jobspec: 'job "p" {}', variables: { image: "nginx" } });
     await outputValue(plain.jobId);
-    expect(rec.registered.find((x) => x.name === "plain-vars")?.inputs).not.toHaveProperty("secretInputs");
+    expect(rec.registered.find((x) => x.name === "plain-vars")?.inputs).not.toHaveProperty("__secretInputs");
 
     const oneVar = new Job("one-secret-var", {
       jobspec: 'job "o" {}',
@@ -60,26 +62,33 @@ describe("Job", () => {
     });
     await outputValue(oneVar.jobId);
     const r1 = rec.registered.find((x) => x.name === "one-secret-var");
-    expect(r1?.inputs.secretInputs).toEqual(["variables.db_password"]);
+    expect(r1?.inputs.__secretInputs).toEqual(["variables.db_password"]);
 
     const wholeVars = new Job("whole-secret-vars", {
       jobspec: 'job "w" {}',
       variables: pulumi.secret({ db_password: "pw-in-sdk-2" }),
     });
     await outputValue(wholeVars.jobId);
-    expect(rec.registered.find((x) => x.name === "whole-secret-vars")?.inputs.secretInputs).toEqual(["variables"]);
+    expect(rec.registered.find((x) => x.name === "whole-secret-vars")?.inputs.__secretInputs).toEqual(["variables"]);
 
     const spec = new Job("secret-spec-flag", { jobspec: pulumi.secret('job "s" {}') });
     await outputValue(spec.jobId);
-    expect(rec.registered.find((x) => x.name === "secret-spec-flag")?.inputs.secretInputs).toEqual(["jobspec"]);
+    expect(rec.registered.find((x) => x.name === "secret-spec-flag")?.inputs.__secretInputs).toEqual(["jobspec"]);
 
     const obj = new Job("secret-job-flag", {
       job: { ID: "j", Meta: { token: pulumi.secret("pw-in-sdk-3") } } as never,
     });
     await outputValue(obj.jobId);
     const r4 = rec.registered.find((x) => x.name === "secret-job-flag");
-    expect(r4?.inputs.secretInputs).toEqual(["job"]);
-    expect(JSON.stringify(r4?.inputs.secretInputs)).not.toContain("pw-in-sdk");
+    expect(r4?.inputs.__secretInputs).toEqual(["job"]);
+    expect(JSON.stringify(r4?.inputs.__secretInputs)).not.toContain("pw-in-sdk");
+
+    const trig = new Job("secret-trigger", {
+      jobspec: 'job "t" {}',
+      triggers: { plain: "a", token: pulumi.secret("pw-in-sdk-4") },
+    });
+    await outputValue(trig.jobId);
+    expect(rec.registered.find((x) => x.name === "secret-trigger")?.inputs.__secretInputs).toEqual(["triggers.token"]);
   });
 
   it("does not change the caller's args object", () => {

@@ -94,7 +94,9 @@ export const jobDefinition = defineResource({
       sdkOutput: false,
     }),
     triggers: field.custom({
-      doc: "Any change of this map runs the job again: its hash goes into the job's meta, so a new version is registered.",
+      doc:
+        "Any change of this map runs the job again: its hash goes into the job's meta, so a new version is " +
+        "registered. When a value is a secret, the hash is keyed (with a key state keeps as a secret).",
       kind: "setting",
       rule: z.record(z.string(), z.string()),
       sdkType: "Record<string, pulumi.Input<string>>",
@@ -181,10 +183,12 @@ export const jobDefinition = defineResource({
       sdkOutput: false,
     }),
     connection: field.connection("scheduler"),
-    secretInputs: field.custom({
+    __secretInputs: field.custom({
       doc:
         "Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`, " +
-        "`variables.<name>`), so the provider keeps their values out of the text it shows. Never compared by `diff`.",
+        "`variables.<name>`, `triggers`, `triggers.<key>`), so the provider keeps their values out of the text it " +
+        "shows and off the scheduler. Never compared by " +
+        "`diff`; previews leave it out (a `__` name).",
       rule: z.array(z.string()),
       sdkType: "string[]",
       sdkArg: false,
@@ -244,6 +248,24 @@ export const jobDefinition = defineResource({
       doc: 'Hash of the inputs `normalizedJob` was derived from ("" when it came from the server).',
       kind: "output",
       required: true,
+      secret: true,
+      sdkOutput: false,
+    }),
+    secretMask: field.custom({
+      doc:
+        "Which values of `normalizedJob` came from secrets (set only when some did): `all` (a secret jobspec or " +
+        "job), `config` (a secret variable: configuration fields such as Env are masked), `values` (the texts " +
+        "that came from a secret) and `key` (of the hash of secret `triggers` in the job's meta). Text built " +
+        "from the stored job (the plan, notes, errors) masks them even after the program dropped the secret or " +
+        "made it plain.",
+      kind: "output",
+      rule: z.strictObject({
+        all: z.boolean().optional(),
+        config: z.boolean().optional(),
+        values: z.array(z.string()).optional(),
+        key: z.string().optional(),
+      }),
+      sdkType: "{ all?: boolean; config?: boolean; values?: string[]; key?: string }",
       secret: true,
       sdkOutput: false,
     }),

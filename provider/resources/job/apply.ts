@@ -220,7 +220,7 @@ async function registerOnce({ client, ref, desired, inputs }: JobOp, index: numb
   const { value } = await client.jobs.register(
     {
       Job: desired.job,
-      Submission: desired.submission,
+      ...(desired.submission !== undefined ? { Submission: desired.submission } : {}),
       EnforceIndex: true,
       JobModifyIndex: index,
       ...(inputs.policyOverride ? { PolicyOverride: true } : {}),
@@ -248,7 +248,13 @@ export async function rolloutOrInitError(op: JobOp, reg: Registered, before: Bef
     return await rollout(op, reg.evalId, before);
   } catch (e) {
     if (e instanceof ResourceInitError) throw e;
-    const kept: Kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash, incomplete: "rollout" };
+    const kept: Kept = {
+      evalId: reg.evalId,
+      normalizedJob: d.text,
+      inputsHash: d.inputsHash,
+      incomplete: "rollout",
+      secretMask: op.recordWithOld,
+    };
     let server = await readServerState(op, { follow: followsDeployments(inputs) }).catch(() => undefined);
     if (server === undefined || (server.job.JobModifyIndex ?? 0) < reg.jobModifyIndex) {
       // Reading failed too: what the register's answer said is what state can know.
@@ -373,7 +379,7 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
       if (server === undefined) throw new ResourceError("gone", message);
       const keep = keptAfterFailure(rollback, { priorVersion, previous }, d, server.job);
       const props: JobOutputs = {
-        ...buildOutputs(inputs, ref, server, { evalId, ...keep.kept }),
+        ...buildOutputs(inputs, ref, server, { evalId, ...keep.kept, secretMask: op.recordWithOld }),
         rolloutFailed: true,
       };
       throw new ResourceInitError(message, jobResourceId(ref), { ...props });
@@ -386,13 +392,18 @@ async function rollout(op: JobOp, evalId: string, { priorVersion, previous }: Be
       const server = await readServerState(op, { follow: false });
       if (server === undefined) throw new ResourceError("gone", done.message);
       const props: JobOutputs = {
-        ...buildOutputs(inputs, ref, server, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash }),
+        ...buildOutputs(inputs, ref, server, {
+          evalId,
+          normalizedJob: d.text,
+          inputsHash: d.inputsHash,
+          secretMask: op.recordWithOld,
+        }),
         rolloutFailed: true,
       };
       throw new ResourceInitError(done.message, jobResourceId(ref), { ...props });
     }
   }
-  return refreshed(op, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash });
+  return refreshed(op, { evalId, normalizedJob: d.text, inputsHash: d.inputsHash, secretMask: op.record });
 }
 
 /** Appends what this provider saw (a canary failing its soak, how far a soak got) to a status description. */

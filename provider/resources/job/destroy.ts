@@ -9,15 +9,15 @@ import { isApiError } from "../../errors";
 import { schedulerCore } from "../scheduler-core";
 import { masked } from "./masking";
 import { refOf } from "./ref";
-import { secretMaskOf } from "./secrets";
+import { storedMaskOf } from "./secrets";
 import type { JobOutputs } from "./state";
 
 /**
  * Stops (deregisters) the job, purged when `purgeOnDestroy` says so; a job the scheduler no longer has is
- * already gone. What it throws is masked with the secrets of the state it was given.
+ * already gone. What it throws is masked with the secrets of the state it was given (its `secretMask`).
  */
 export function deleteJob(id: string, props: JobOutputs): Promise<void> {
-  return masked(secretMaskOf(props), async () => {
+  return masked(storedMaskOf(props), async () => {
     const core = schedulerCore(props.connection);
     const ref = refOf(id, props);
     try {

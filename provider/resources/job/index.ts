@@ -30,8 +30,13 @@ import {
   maskText,
   masksAnything,
   mergeMasks,
+  mergeRecords,
+  recordOf,
   secretMaskOf,
+  storedMaskOf,
+  storedRecordOf,
   type SecretMask,
+  type SecretRecord,
 } from "./secrets";
 import {
   assertBatchSettings,
@@ -43,6 +48,7 @@ import {
   replaceReasons,
   resolveDesired,
   serverJobText,
+  triggersKeyOf,
   userInputs,
   withIdentity,
   type DesiredJob,
@@ -107,7 +113,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       return noteAfterFailure(olds, { changes: settingsChanged });
     }
     const stored = parseStoredJob(olds.normalizedJob);
-    const desired = await resolveDesired(client, news);
+    const desired = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
     assertBatchSettings(desired.identity, news);
     const op = await opOf(client, news, desired, olds);
     const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
@@ -134,7 +140,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   async create(checked) {
     const inputs = userInputs(checked);
     const client = newClient(inputs.connection);
-    const d = await resolveDesired(client, inputs);
+    const d = await resolveDesired(client, inputs, false, triggersKeyOf(inputs));
     assertBatchSettings(d.identity, inputs);
     const op = await opOf(client, inputs, d);
     const { ref } = op;
@@ -198,7 +204,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
         Status: "pending",
         StatusDescription: "",
       };
-      const kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash };
+      const kept = { evalId: reg.evalId, normalizedJob: d.text, inputsHash: d.inputsHash, secretMask: op.record };
       return { id: jobResourceId(ref), outs: buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, kept) };
     }
     const outs = await rolloutOrInitError(op, reg, { priorVersion });
@@ -223,6 +229,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       normalizedJob: props.normalizedJob ?? "",
       inputsHash: props.inputsHash ?? "",
       incomplete: props.incomplete,
+      secretMask: storedRecordOf(props),
     };
     const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
     // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
@@ -239,10 +246,14 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
     const news = userInputs(checked);
     const client = newClient(news.connection);
     const ref = refOf(id, olds);
-    const kept = {
+    // The same job: what state knew came from secrets, and what the inputs say is secret now (marking a
+    // value secret is no change, so its values are recorded here; what the job computed from it is recorded
+    // once the job changes).
+    const kept: Kept = {
       evalId: olds.evalId ?? "",
       normalizedJob: olds.normalizedJob ?? "",
       inputsHash: olds.inputsHash ?? "",
+      secretMask: mergeRecords(storedRecordOf(olds), recordOf(secretMaskOf(news))),
     };
     // runOnce: a finished batch job the scheduler collected (seen by a refresh, or gone now) stays done
     // while its spec does not change; when it changes, it is registered anew.
@@ -253,14 +264,14 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       if (runsOnce && olds.collected === true) return { outs: collectedOutputs(news, ref, olds) };
       return { outs: await refreshed({ client, ref, inputs: news }, kept, collected) };
     }
-    const resolved = await resolveDesired(client, news);
+    const resolved = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
     assertBatchSettings(resolved.identity, news);
     const resolvedOp: JobOp = {
       client,
       ref,
       inputs: news,
       desired: resolved,
-      mask: await maskOf(client, news, resolved, olds),
+      ...(await maskOf(client, news, resolved, olds)),
     };
     if (olds.incomplete !== undefined) {
       const finished = await finishIncomplete(resolvedOp, olds);
@@ -275,7 +286,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
     const d = op.desired;
     const how = preserveOf(news);
     if (base.scaledFrom !== undefined && how !== undefined) await showOnce(scaledNote(ref.jobId, how, base.scaledFrom));
-    const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash };
+    const same = { ...kept, normalizedJob: d.text, inputsHash: d.inputsHash, secretMask: op.record };
     if (d.text === olds.normalizedJob) return { outs: await refreshed(op, same, collected) };
     // Texts can differ while the specs do not (a default spelled out, or a kept form that came from the
     // server with its own additions): the scheduler decides, so a register is only sent for a real change.
@@ -297,7 +308,12 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
       if (!ResourceError.is(e, "outcome_unknown")) throw e;
       // State keeps what it knew (the index before this register), marked so the next `up` reads what the
       // server holds and finishes, instead of diffing equal inputs to "no changes".
-      throw new ResourceInitError(unfinishedMessage(ref, e), id, { ...olds, incomplete: "register" });
+      const secretMask = op.recordWithOld;
+      throw new ResourceInitError(unfinishedMessage(ref, e), id, {
+        ...olds,
+        incomplete: "register",
+        ...(secretMask !== undefined ? { secretMask } : {}),
+      });
     }
     const previous = {
       normalizedJob: kept.normalizedJob,
@@ -317,31 +333,43 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   check: (olds, news) => masked(secretMaskOf(news as Partial<JobInputs>), () => jobImpl.check(olds, news)),
   diff: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.diff(id, olds, news)),
   create: (inputs) => masked(secretMaskOf(inputs), () => jobImpl.create(inputs)),
-  read: (id, props) => masked(secretMaskOf(props), () => jobImpl.read(id, props)),
+  read: (id, props) => masked(storedMaskOf(props), () => jobImpl.read(id, props)),
   update: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.update(id, olds, news)),
   delete: (id, props) => deleteJob(id, props),
 };
 
-/** What a change from `olds` to `news` shows: the old values next to the new ones, so the secrets of both. */
+/**
+ * What a change from `olds` to `news` shows: the old values next to the new ones, so the secrets of both
+ * (those of the job state holds as its `secretMask` says, even when the new inputs hold no secret).
+ */
 function changeMask(olds: Partial<JobOutputs>, news: Partial<JobInputs>): SecretMask {
-  return mergeMasks(secretMaskOf(news), secretMaskOf(olds));
+  return mergeMasks(secretMaskOf(news), storedMaskOf(olds));
 }
 
 /**
  * Returns the full mask of an operation on the job `desired` describes (and on the job state holds, `olds`),
- * and makes it the one errors get.
+ * and makes it the one errors get; with what state is to keep of it (`record`, `recordWithOld`).
  */
 async function maskOf(
   client: SchedulerClient,
   inputs: JobInputs,
   desired: DesiredJob,
   olds?: Partial<JobOutputs>,
-): Promise<SecretMask> {
+): Promise<{ mask: SecretMask; record?: SecretRecord; recordWithOld?: SecretRecord }> {
   const scope = currentMask.getStore();
-  if (scope === undefined || !masksAnything(scope.mask)) return NO_SECRETS;
+  // The key of a secret trigger's hash is kept whatever else is (an empty trigger value masks nothing).
+  const key: SecretRecord | undefined = desired.triggersKey !== undefined ? { key: desired.triggersKey } : undefined;
+  if (scope === undefined || !masksAnything(scope.mask)) return { mask: NO_SECRETS, record: key, recordWithOld: key };
   const older = olds === undefined ? [] : [parseStoredJob(olds.normalizedJob)].filter((j) => j !== undefined);
-  scope.mask = await jobMask(client, inputs, desired, scope.mask, older);
-  return scope.mask;
+  const { own, older: olderTexts } = await jobMask(client, inputs, desired, secretMaskOf(inputs), older);
+  const fromOlder: SecretMask = { everything: false, sensitiveFields: false, values: olderTexts };
+  scope.mask = mergeMasks(mergeMasks(own, storedMaskOf(olds)), fromOlder);
+  const record = mergeRecords(recordOf(own), key);
+  return {
+    mask: scope.mask,
+    record,
+    recordWithOld: mergeRecords(mergeRecords(record, storedRecordOf(olds)), recordOf(fromOlder)),
+  };
 }
 
 /**
@@ -393,7 +421,7 @@ async function registerOrInitError(
       inputs,
       ref,
       { job, deployment: NO_DEPLOYMENT },
-      { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register" },
+      { evalId: "", normalizedJob: "", inputsHash: "", incomplete: "register", secretMask: op.recordWithOld },
     );
     throw new ResourceInitError(unfinishedMessage(ref, e as Error), jobResourceId(ref), { ...outs });
   }
@@ -411,7 +439,7 @@ async function opOf(
     namespace: desired.identity.namespace,
     region: desired.identity.region,
   };
-  return { client, ref, inputs, desired, mask: await maskOf(client, inputs, desired, olds) };
+  return { client, ref, inputs, desired, ...(await maskOf(client, inputs, desired, olds)) };
 }
 
 function storedIdentity(olds: Partial<JobOutputs>, stored: Record<string, unknown> | undefined): JobIdentity {

@@ -29,7 +29,7 @@ export const SOURCE_KEYS = sourceKeys(DEF);
 
 /**
  * The settings inputs: how the job is written, followed and deleted, and where (the connection): every
- * input but the sources and `secretInputs`. Outputs echo them and `diff` compares them.
+ * input but the sources and `__secretInputs`. Outputs echo them and `diff` compares them.
  */
 export const SETTING_KEYS = echoedKeys(DEF);
 
@@ -141,16 +141,35 @@ export type JobSubmissionBody = {
   Variables?: string;
 };
 
-/** Builds the submission of the inputs: the jobspec text with its variables, or the job object as JSON. */
-export function submissionOf(inputs: Pick<JobInputs, "jobspec" | "job" | "variables">): JobSubmissionBody {
+/** Which sources are secret, as far as the submission goes (see `secretSources` in ./secrets.ts). */
+export interface SubmissionSecrets {
+  /** The jobspec or job itself is secret (or which sources are is not known). */
+  everything: boolean;
+  /** Secret variables: all, or those of the given names. */
+  variables?: { all: true } | { all: false; keys: ReadonlySet<string> };
+}
+
+/**
+ * Builds the submission of the inputs: the jobspec text with its variables, or the job object as JSON. The
+ * scheduler keeps a submission for every version and shows it to any token that can read the job, so no
+ * secret goes into it: a secret variable is left out (a secret var-file text: all of it), and a secret
+ * jobspec or job sends no submission at all (undefined).
+ */
+export function submissionOf(
+  inputs: Pick<JobInputs, "jobspec" | "job" | "variables">,
+  secrets?: SubmissionSecrets,
+): JobSubmissionBody | undefined {
+  if (secrets?.everything === true) return undefined;
+  const secretVar = (k: string): boolean =>
+    secrets?.variables !== undefined && (secrets.variables.all || secrets.variables.keys.has(k));
   if (inputs.jobspec !== undefined) {
     const s: JobSubmissionBody = { Source: inputs.jobspec, Format: "hcl2" };
     const vars = inputs.variables;
     if (typeof vars === "string") {
-      if (vars !== "") s.Variables = vars;
+      if (vars !== "" && secrets?.variables === undefined) s.Variables = vars;
     } else if (vars !== undefined) {
       const flags: Record<string, string> = {};
-      for (const k of Object.keys(vars).sort()) flags[k] = String(vars[k]);
+      for (const k of Object.keys(vars).sort()) if (!secretVar(k)) flags[k] = String(vars[k]);
       s.VariableFlags = flags;
     }
     return s;

@@ -5,9 +5,10 @@
  *
  * The dynamic-provider host receives secret inputs unwrapped (it tells the engine it does not accept
  * secrets), so the provider cannot see which inputs were secret. The program side can: the SDK's `Job`
- * adds the input `secretInputs`, the names of its secret sources: `jobspec`, `job`, `variables` (the
- * whole map or var-file text), or `variables.<name>` for one secret value of a variables map. That list
- * holds no value, so it is not secret itself.
+ * adds the input `__secretInputs` (the engine's display leaves `__` names out of previews and diffs), the
+ * names of its secret sources: `jobspec`, `job`, `variables` (the whole map or var-file text), or
+ * `variables.<name>` for one secret value of a variables map. That list holds no value, so it is not secret
+ * itself.
  *
  * Secrecy follows where a value came from, not how it is spelled:
  * - a secret `jobspec` or `job`: everything in it is secret. Every field value of the plan, every group and
@@ -23,7 +24,7 @@
  *   Meta, Template, Config, artifacts and getter options are masked too, and the secret values themselves.
  *   What does not change with the value (its length, a comparison's result) is not treated as secret. When
  *   the second parse fails, everything counts as secret.
- * - a `secretInputs` unknown at preview, or one this version does not understand: as a secret jobspec.
+ * - a `__secretInputs` unknown at preview, or one this version does not understand: as a secret jobspec.
  *
  * In free text a masked text of 4 or more characters is replaced wherever it appears; a shorter one only
  * where it stands as a whole word (no letter or digit right before or after it), so that a one-letter secret does not wipe
@@ -32,7 +33,7 @@
  * Nothing of this costs anything when nothing is secret: the mask is then {@link NO_SECRETS} and every
  * function here returns at once.
  *
- * State written before `secretInputs` existed has none: it counts as "nothing secret", and `diff` never
+ * State written before `__secretInputs` (or `secretInputs`, its name up to 0.2.0) existed has none: it counts as "nothing secret", and `diff` never
  * compares it, so adding it shows no change.
  */
 import { containsUnknown, isRecord } from "../common";
@@ -88,35 +89,41 @@ const SENSITIVE_PARTS = new Set([
 const MIN_TEXT_MASK = 4;
 
 /** Which variables are secret: all of them, or those of the given keys; undefined when none is. */
-type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
+export type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
 
-interface Sources {
+/** Which sources are secret: a whole source (`everything`: the jobspec or job, or not known), which variables. */
+export interface Sources {
   everything: boolean;
   variables: SecretVariables | undefined;
+  /** Secret `triggers` values (`triggers`, or `triggers.<key>`): their hash in the job's meta is keyed. */
+  triggers?: SecretVariables;
 }
 
-function secretSources(inputs: Partial<Pick<JobInputs, "secretInputs">> | undefined): Sources | undefined {
-  const raw: unknown = inputs?.secretInputs;
+/** Returns which sources of the inputs are secret (`__secretInputs`); undefined when none is. */
+export function secretSources(inputs: Partial<Pick<JobInputs, "__secretInputs">> | undefined): Sources | undefined {
+  const raw: unknown = inputs?.__secretInputs;
   if (raw === undefined || raw === null) return undefined;
   if (containsUnknown(raw) || !Array.isArray(raw) || raw.some((n) => typeof n !== "string"))
-    return { everything: true, variables: { all: true } };
+    return { everything: true, variables: { all: true }, triggers: { all: true } };
   const names = raw as string[];
   if (names.length === 0) return undefined;
   let everything = false;
   let wholeVariables = false;
+  let wholeTriggers = false;
   const keys = new Set<string>();
+  const triggerKeys = new Set<string>();
   for (const n of names) {
     if (n === "jobspec" || n === "job") everything = true;
     else if (n === "variables") wholeVariables = true;
     else if (n.startsWith("variables.") && n.length > "variables.".length) keys.add(n.slice("variables.".length));
+    else if (n === "triggers") wholeTriggers = true;
+    else if (n.startsWith("triggers.") && n.length > "triggers.".length) triggerKeys.add(n.slice("triggers.".length));
     else everything = true; // a name this version does not know: the safe side
   }
-  const variables: SecretVariables | undefined = wholeVariables
-    ? { all: true }
-    : keys.size > 0
-      ? { all: false, keys }
-      : undefined;
-  return { everything, variables };
+  const some = (all: boolean, k: ReadonlySet<string>): SecretVariables | undefined =>
+    all ? { all: true } : k.size > 0 ? { all: false, keys: k } : undefined;
+  const triggers = everything ? { all: true as const } : some(wholeTriggers, triggerKeys);
+  return { everything, variables: some(wholeVariables, keys), ...(triggers !== undefined ? { triggers } : {}) };
 }
 
 /**
@@ -125,11 +132,15 @@ function secretSources(inputs: Partial<Pick<JobInputs, "secretInputs">> | undefi
  * adds what came from secret variables once the job is parsed.
  */
 export function secretMaskOf(
-  inputs: Partial<Pick<JobInputs, "secretInputs" | "variables" | "jobspec" | "job">> | undefined,
+  inputs: Partial<Pick<JobInputs, "__secretInputs" | "variables" | "jobspec" | "job" | "triggers">> | undefined,
 ): SecretMask {
   const sources = secretSources(inputs);
   if (sources === undefined) return NO_SECRETS;
   const values = new Set(variableValues(inputs?.variables, keysOf(sources.variables)));
+  const triggers = inputs?.triggers;
+  if (sources.triggers !== undefined && isRecord(triggers) && !containsUnknown(triggers))
+    for (const [k, v] of Object.entries(triggers))
+      if (sources.triggers.all || sources.triggers.keys.has(k)) values.add(String(v));
   let quoted = false;
   let shown: string[] | undefined;
   if (sources.everything) {
@@ -163,18 +174,21 @@ function keysOf(v: SecretVariables | undefined): ReadonlySet<string> | undefined
  * variables text (the one extra parse); called only when some variable is secret.
  */
 export async function maskOfJob(
-  inputs: Partial<Pick<JobInputs, "secretInputs" | "variables" | "jobspec" | "job">>,
+  inputs: Partial<Pick<JobInputs, "__secretInputs" | "variables" | "jobspec" | "job">>,
   base: SecretMask,
   job: Record<string, unknown>,
   parse: (variables: string) => Promise<unknown>,
   older: readonly unknown[] = [],
   identity: readonly string[] = identityTexts(job),
-): Promise<SecretMask> {
-  if (!masksAnything(base)) return base;
+): Promise<JobMask> {
+  if (!masksAnything(base)) return { own: base, older: [] };
   const sources = secretSources(inputs);
-  if (sources === undefined) return base;
+  if (sources === undefined) return { own: base, older: [] };
   const values = new Set(base.values);
+  const olderTexts = new Set<string>();
   const shown = [...identity];
+  // Only secret triggers: their values are not in the job (a keyed hash is), so nothing more to trace.
+  if (!sources.everything && sources.variables === undefined) return { own: base, older: [] };
   if (!sources.everything && sources.variables !== undefined && inputs.jobspec !== undefined) {
     const other = swappedVariables(inputs.variables, sources.variables);
     let alt: unknown;
@@ -186,13 +200,27 @@ export async function maskOfJob(
     if (isRecord(alt)) {
       // The same places of an older form of the job (what state holds) came from the secret then.
       const places = taintedPlaces(job, alt);
-      for (const j of [job, ...older]) textsAt(j, places, values);
-      return { ...base, values: sortedTexts(values), quoted: false };
+      textsAt(job, places, values);
+      for (const j of older) textsAt(j, places, olderTexts);
+      return { own: { ...base, values: sortedTexts(values), quoted: false }, older: sortedTexts(olderTexts) };
     }
     // The second parse failed: what came from the secret cannot be told apart, so all of it is secret.
   }
-  for (const j of [job, ...older]) collectJobTexts(j, values);
-  return { everything: true, sensitiveFields: true, values: sortedTexts(values, shown), shown };
+  collectJobTexts(job, values);
+  for (const j of older) collectJobTexts(j, olderTexts);
+  return {
+    own: { everything: true, sensitiveFields: true, values: sortedTexts(values, shown), shown },
+    older: sortedTexts(olderTexts, shown),
+  };
+}
+
+/**
+ * The mask of a job ({@link maskOfJob}): `own`, what the job itself holds of secrets (what state keeps of it,
+ * {@link recordOf}); `older`, the texts at the same places of the older forms of the job (masked too).
+ */
+export interface JobMask {
+  own: SecretMask;
+  older: readonly string[];
 }
 
 /** Returns one mask that masks what either mask does (the new inputs' and the old ones'). */
@@ -207,6 +235,101 @@ export function mergeMasks(a: SecretMask, b: SecretMask): SecretMask {
     ...(shown.length > 0 ? { shown } : {}),
     ...(a.quoted === true || b.quoted === true ? { quoted: true } : {}),
   };
+}
+
+/**
+ * What state keeps of a job's mask, as the output `secretMask` (a Pulumi secret): which values of the stored
+ * job (`normalizedJob`) came from secrets. Secrecy follows a value's origin in the old job too: text built
+ * from state (the old side of a plan, notes, delete and read errors, revert messages) masks them even once
+ * the program dropped the secret or made it plain, when the new inputs say nothing is secret.
+ */
+export interface SecretRecord {
+  /** The whole job was secret (a secret jobspec or job): every text of the stored job is masked. */
+  all?: boolean;
+  /** A variable was secret: the configuration fields (Env, Meta, Template, ...) are masked. */
+  config?: boolean;
+  /** The texts that came from a secret (the secret values and what the job computed from them). */
+  values?: string[];
+  /** The key of the hash of secret `triggers` in the job's meta (spec.ts, `withTriggers`). */
+  key?: string;
+}
+
+/** Returns what state keeps of a mask; undefined when it masks nothing (no output then). */
+export function recordOf(mask: SecretMask): SecretRecord | undefined {
+  if (!masksAnything(mask)) return undefined;
+  if (mask.everything) return { all: true };
+  return {
+    ...(mask.sensitiveFields ? { config: true } : {}),
+    ...(mask.values.length > 0 ? { values: [...mask.values] } : {}),
+  };
+}
+
+/** Returns a record that masks what either does. */
+export function mergeRecords(a: SecretRecord | undefined, b: SecretRecord | undefined): SecretRecord | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const key = a.key ?? b.key;
+  const withKey = key !== undefined ? { key } : {};
+  if (a.all === true || b.all === true) return { all: true, ...withKey };
+  const values = sortedTexts([...(a.values ?? []), ...(b.values ?? [])]);
+  return {
+    ...(a.config === true || b.config === true ? { config: true } : {}),
+    ...(values.length > 0 ? { values } : {}),
+    ...withKey,
+  };
+}
+
+/**
+ * Returns the mask of the job state holds (outputs), from its `secretMask`; nothing when it has none (the job
+ * had no secret). A whole secret job masks every text and name of the stored job, which is parsed only then;
+ * a record this version cannot read counts as such.
+ */
+export function storedMaskOf(outputs: { secretMask?: unknown; normalizedJob?: unknown } | undefined): SecretMask {
+  const r = storedRecordOf(outputs);
+  if (r === undefined) return NO_SECRETS;
+  if (r.all !== true)
+    return { everything: false, sensitiveFields: r.config === true, values: sortedTexts(r.values ?? []) };
+  const job = storedJob(outputs?.normalizedJob);
+  const texts = new Set<string>();
+  if (job !== undefined) collectJobTexts(job, texts);
+  const shown = job !== undefined ? identityTexts(job) : [];
+  return {
+    everything: true,
+    sensitiveFields: true,
+    values: sortedTexts(texts, shown),
+    ...(shown.length > 0 ? { shown } : {}),
+  };
+}
+
+/** Returns the `secretMask` state holds (undefined: none); one this version cannot read counts as `all`. */
+export function storedRecordOf(outputs: { secretMask?: unknown } | undefined): SecretRecord | undefined {
+  const r = outputs?.secretMask;
+  if (r === undefined || r === null) return undefined;
+  if (!isRecord(r)) return { all: true };
+  const values = r.values;
+  const key = typeof r.key === "string" && r.key !== "" ? { key: r.key } : {};
+  if (r.all === true || !(values === undefined || (Array.isArray(values) && values.every(isString))))
+    return { all: true, ...key };
+  return {
+    ...(r.config === true ? { config: true } : {}),
+    ...(values !== undefined ? { values: values as string[] } : {}),
+    ...key,
+  };
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === "string";
+}
+
+/** The stored job of `normalizedJob` (canonical JSON of an object), or undefined. */
+function storedJob(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== "string" || !text.startsWith("{")) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The job's identity texts, shown even when everything else is masked. */

@@ -19,7 +19,7 @@ import {
   type Preserve,
 } from "./inputs";
 import { keepParsed, parseKey, takeParsed } from "./memo";
-import { maskOfJob, masksAnything, type SecretMask } from "./secrets";
+import { maskOfJob, masksAnything, secretSources, storedRecordOf, type JobMask, type SecretMask } from "./secrets";
 
 /**
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
@@ -41,11 +41,14 @@ export interface DesiredJob {
   /** Canonical text of the normal form without credentials: what state keeps as `normalizedJob`. */
   text: string;
   identity: JobIdentity;
-  submission: JobSubmissionBody;
+  /** The source to keep on the scheduler; undefined when the jobspec or job is secret (see `submissionOf`). */
+  submission: JobSubmissionBody | undefined;
   /** Hash of everything the job was derived from; equal hashes mean an equal job without asking the server. */
   inputsHash: string;
   /** The job as parsed from the jobspec (or as given), before its normal form: what secrecy is traced on. */
   source: JobObject;
+  /** The key of the hash of secret triggers in the job's meta (state keeps it); undefined: none is secret. */
+  triggersKey?: string;
 }
 
 /** What a desired job is derived from: the source inputs and the connection's default namespace and region. */
@@ -109,6 +112,7 @@ export async function resolveDesired(
   client: SchedulerClient,
   inputs: JobInputs,
   remember = false,
+  triggersKey?: string,
 ): Promise<DesiredJob> {
   const conn = client.core.connection;
   let source: JobObject;
@@ -145,7 +149,11 @@ export async function resolveDesired(
   }
   const namespace = inputs.namespace ?? written.namespace ?? conn.namespace ?? "default";
   const region = inputs.region ?? written.region ?? conn.region ?? "global";
-  const normal = withTriggers({ ...normalizeJob(source), Namespace: namespace, Region: region }, inputs.triggers);
+  const normal = withTriggers(
+    { ...normalizeJob(source), Namespace: namespace, Region: region },
+    inputs.triggers,
+    triggersKey,
+  );
   // The hash only when asked for: `check` and a `diff` that plans never store it (a random salt and an HMAC each).
   let hash: string | undefined;
   // The text only when asked for too: `check` needs the identity alone.
@@ -156,11 +164,12 @@ export async function resolveDesired(
       return (text ??= stateText(normal));
     },
     identity: identityOf(normal),
-    submission: submissionOf(inputs),
+    submission: submissionOf(inputs, secretSources(inputs)),
     get inputsHash() {
       return (hash ??= desiredInputsHash(inputs, client));
     },
     source,
+    ...(triggersKey !== undefined ? { triggersKey } : {}),
   };
 }
 
@@ -175,8 +184,8 @@ export async function jobMask(
   desired: DesiredJob,
   base: SecretMask,
   older: readonly unknown[],
-): Promise<SecretMask> {
-  if (!masksAnything(base)) return base;
+): Promise<JobMask> {
+  if (!masksAnything(base)) return { own: base, older: [] };
   const parseOpts = { namespace: inputs.namespace ?? client.core.connection.namespace };
   return maskOfJob(
     inputs,
@@ -365,13 +374,18 @@ export function hasNoDeployment(identity: JobIdentity): boolean {
  * so `check` resolves it and adds it to the inputs: then those outputs stay known.
  *
  * A later `check` reuses the identity in the old inputs when the sources are the same (no request, and no
- * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `resolvedKeys`
+ * hash that would show as a changed input); a jobspec is parsed by the scheduler otherwise. `__resolvedKeys`
  * names the inputs `check` added, and the provider's other methods take them out again (`userInputs`), so
- * they see exactly what the user wrote.
+ * they see exactly what the user wrote. Its name starts with `__`: the engine's display leaves such keys out
+ * of previews and diffs (as it does `__provider`), so a preview lists only what the user wrote and the
+ * identity. (Releases up to 0.2.0 stored it as `resolvedKeys`; ../migrate.ts renames it.)
  */
 
 /** The Job inputs after `check`: what the user wrote, with the resolved identity. */
-export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; resolvedKeys?: string[] };
+export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; __resolvedKeys?: string[] };
+
+/** The input that names what `check` added (see above). */
+export const RESOLVED_KEYS = "__resolvedKeys" satisfies keyof CheckedJobInputs;
 
 /**
  * Returns the inputs with the job's identity added. The user's own `namespace` and `region` stay as written;
@@ -402,8 +416,8 @@ export async function withIdentity(
       return inputs;
     }
   }
-  const resolvedKeys = ["jobId", "type", ...(["namespace", "region"] as const).filter((k) => inputs[k] === undefined)];
-  return { ...inputs, ...identity, resolvedKeys };
+  const resolved = ["jobId", "type", ...(["namespace", "region"] as const).filter((k) => inputs[k] === undefined)];
+  return { ...inputs, ...identity, [RESOLVED_KEYS]: resolved };
 }
 
 /**
@@ -413,9 +427,9 @@ export async function withIdentity(
  * that names its own namespace or region in the jobspec is then parsed again too: one request).
  */
 function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inputs: JobInputs): boolean {
-  if (!Array.isArray(olds.resolvedKeys)) return false;
+  const resolved = olds[RESOLVED_KEYS];
+  if (!Array.isArray(resolved)) return false;
   const conn = client.core.connection;
-  const resolved = olds.resolvedKeys as unknown[];
   if (resolved.includes("namespace") && olds.namespace !== (conn.namespace ?? "default")) return false;
   if (resolved.includes("region") && olds.region !== (conn.region ?? "global")) return false;
   const before = userInputs(olds as CheckedJobInputs);
@@ -425,10 +439,10 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
 /** Returns the inputs without what `check` added: what the user wrote. */
 export function userInputs<T extends CheckedJobInputs>(inputs: T): JobInputs {
   const out: Record<string, unknown> = { ...inputs };
-  for (const k of inputs.resolvedKeys ?? []) delete out[k];
+  for (const k of inputs[RESOLVED_KEYS] ?? []) delete out[k];
   delete out.jobId;
   delete out.type;
-  delete out.resolvedKeys;
+  delete out[RESOLVED_KEYS];
   return out as JobInputs;
 }
 
@@ -446,15 +460,43 @@ function isIdentity(
 /** The job meta key that carries the hash of `triggers`. */
 export const TRIGGERS_META = "pulumi-triggers";
 
-/** Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). */
-export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined): JobObject {
+/**
+ * Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). The job is
+ * readable by any token that can read it on the scheduler, so when a trigger is secret the hash is keyed
+ * (an HMAC with `key`, kept in state as a secret: see {@link triggersKeyOf}) and a short secret cannot be
+ * guessed from it; plain triggers keep the plain hash they always had.
+ */
+export function withTriggers(job: JobObject, triggers: Record<string, string> | undefined, key?: string): JobObject {
   if (triggers === undefined || Object.keys(triggers).length === 0) return job;
-  const hash = createHash("sha256").update(canonicalJson(triggers)).digest("hex").slice(0, 16);
+  const text = canonicalJson(triggers);
+  const hash =
+    key !== undefined
+      ? createHmac("sha256", key).update(text).digest("hex").slice(0, 32)
+      : createHash("sha256").update(text).digest("hex").slice(0, 16);
   const meta =
     job.Meta !== null && typeof job.Meta === "object" && !Array.isArray(job.Meta)
       ? (job.Meta as Record<string, unknown>)
       : {};
   return { ...job, Meta: { ...meta, [TRIGGERS_META]: hash } };
+}
+
+/**
+ * Returns the key of the hash of secret triggers (undefined when no trigger is secret): the one state keeps
+ * in `secretMask`; for a job state has none for yet, one derived from what state keeps as secrets (its salted
+ * inputs hash, else its stored job), so that the `diff` and the `update` of one `up` hash alike; for a new
+ * job, a random one. It is kept in state from then on.
+ */
+export function triggersKeyOf(
+  inputs: Pick<JobInputs, "__secretInputs">,
+  olds?: { secretMask?: unknown; inputsHash?: string; normalizedJob?: string },
+): string | undefined {
+  if (secretSources(inputs)?.triggers === undefined) return undefined;
+  const kept = storedRecordOf(olds)?.key;
+  if (kept !== undefined) return kept;
+  const base = olds?.inputsHash || olds?.normalizedJob;
+  if (base !== undefined && base !== "")
+    return createHash("sha256").update(`pulumi-triggers-key\u0000${base}`).digest("base64url");
+  return randomBytes(32).toString("base64url");
 }
 
 /** Task resource fields `preserveResources` keeps (what vertical scaling changes). */

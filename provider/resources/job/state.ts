@@ -17,7 +17,7 @@ import type { OutputsOf } from "../definition";
 import type { jobDefinition } from "../definitions/job";
 import { SCHEMA_VERSION } from "../migrate";
 import { JOB_DEFAULTS, SETTING_KEYS, type JobInputs } from "./inputs";
-import type { SecretMask } from "./secrets";
+import { storedRecordOf, type SecretMask, type SecretRecord } from "./secrets";
 import type { DesiredJob } from "./spec";
 import type { JobRef } from "./ref";
 
@@ -37,6 +37,10 @@ export interface JobOp extends JobAt {
   readonly inputs: JobInputs;
   readonly desired: DesiredJob;
   readonly mask: SecretMask;
+  /** What state keeps as `secretMask` once it holds the desired job (undefined: nothing secret). */
+  readonly record?: SecretRecord;
+  /** The same with what the job state held came from secrets: kept when state may hold either job (a failure). */
+  readonly recordWithOld?: SecretRecord;
 }
 
 /**
@@ -57,6 +61,8 @@ export interface Kept {
   normalizedJob: string;
   inputsHash: string;
   incomplete?: "register" | "rollout";
+  /** Which values of `normalizedJob` came from secrets (./secrets.ts, `SecretRecord`). */
+  secretMask?: SecretRecord;
 }
 
 /** The job's latest deployment as outputs show it ("" everywhere when it has none). */
@@ -221,6 +227,7 @@ export function buildOutputs(inputs: JobInputs, ref: JobRef, server: JobServerSt
     ...server.deployment,
     normalizedJob: kept.normalizedJob,
     inputsHash: kept.inputsHash,
+    ...(kept.secretMask !== undefined ? { secretMask: kept.secretMask } : {}),
     ...(kept.incomplete !== undefined ? { incomplete: kept.incomplete } : {}),
     schemaVersion: SCHEMA_VERSION,
   };
@@ -274,10 +281,11 @@ export function collectedOutputs(inputs: JobInputs, ref: JobRef, props: Partial<
     Status: "dead",
     StatusDescription: "finished and garbage-collected by the scheduler (runOnce keeps it as done)",
   };
-  const kept = {
+  const kept: Kept = {
     evalId: props.evalId ?? "",
     normalizedJob: props.normalizedJob ?? "",
     inputsHash: props.inputsHash ?? "",
+    secretMask: storedRecordOf(props),
   };
   return { ...buildOutputs(inputs, ref, { job, deployment: NO_DEPLOYMENT }, kept), collected: true };
 }

@@ -79,10 +79,15 @@ function providerKind(kind: Kind): MigratedKind {
   return kind.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()) as MigratedKind;
 }
 
-/** What the program wrote: stored inputs without what `check` added (the keys `resolvedKeys` names). */
+/**
+ * What the program wrote: stored inputs without what `check` added (the keys `__resolvedKeys` names, or
+ * `resolvedKeys` as releases up to 0.2.0 stored it).
+ */
 function programOf(inputs: Props): Props {
-  const added = Array.isArray(inputs.resolvedKeys) ? (inputs.resolvedKeys as string[]) : [];
-  return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "resolvedKeys" && !added.includes(k)));
+  const names = inputs.__resolvedKeys ?? inputs.resolvedKeys;
+  const added = Array.isArray(names) ? (names as string[]) : [];
+  const bookkeeping = ["resolvedKeys", "__resolvedKeys"];
+  return Object.fromEntries(Object.entries(inputs).filter(([k]) => !bookkeeping.includes(k) && !added.includes(k)));
 }
 
 function readIndex(set: string): FixtureIndex {
@@ -200,7 +205,8 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
           const diff = await host.diff(old.urn, old.id, old.outputs, checked.inputs);
           expect(diff.changes, `${s.kind} diff`).toBe("none");
           // Stored Job inputs from before the first release lack the identity `check` adds: it parses once.
-          const resolved = s.kind !== "job" || Array.isArray(old.inputs.resolvedKeys);
+          const resolved =
+            s.kind !== "job" || Array.isArray(old.inputs.resolvedKeys) || Array.isArray(old.inputs.__resolvedKeys);
           expect(
             dev.requestLog.map((e) => `${e.method} ${e.path}`),
             `${s.kind} requests`,

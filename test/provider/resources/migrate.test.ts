@@ -125,12 +125,40 @@ describe("migrateInputs", () => {
     expect(migrated).toEqual({ ...DRIFTED_0_1_0.inputs, clientSecretHash: undefined, clientSecretKept: true });
   });
 
-  it("leaves the inputs every recorded release stored for its program as they are", () => {
+  it("leaves the inputs every recorded release stored for its program as they are, but a Job's bookkeeping names", () => {
     for (const set of SETS)
       for (const [file, kind] of Object.entries(KINDS)) {
         const { inputs } = fixture(set, file);
-        expect(migrateInputs(kind, inputs), `${set} ${kind}`).toBe(inputs);
+        if (kind !== "job") {
+          expect(migrateInputs(kind, inputs), `${set} ${kind}`).toBe(inputs);
+          continue;
+        }
+        // What `check` added, and the SDK's list of secret sources, under names previews leave out.
+        const { resolvedKeys, secretInputs, ...rest } = inputs;
+        const renamed = {
+          ...rest,
+          ...(resolvedKeys !== undefined ? { __resolvedKeys: resolvedKeys } : {}),
+          ...(secretInputs !== undefined ? { __secretInputs: secretInputs } : {}),
+        };
+        expect(migrateInputs(kind, inputs), `${set} ${kind}`).toEqual(renamed);
+        expect(migrateInputs(kind, renamed), `${set} ${kind} (current)`).toBe(renamed);
       }
+  });
+
+  it("keeps which values of a version 1 Job came from secrets as its secretMask (a variable's value, else all)", () => {
+    const base = { jobId: "web", normalizedJob: "{}", schemaVersion: 1 };
+    const one = migrateOutputs("job", {
+      ...base,
+      variables: { db_password: "pw-1234", image: "nginx" },
+      secretInputs: ["variables.db_password"],
+    });
+    expect(one).toMatchObject({ secretMask: { config: true, values: ["pw-1234"] } });
+    expect(one).not.toHaveProperty("variables");
+    expect(one).not.toHaveProperty("secretInputs");
+    const whole = migrateOutputs("job", { ...base, variables: 'pw = "x"', secretInputs: ["variables"] });
+    expect(whole).toMatchObject({ secretMask: { all: true } });
+    expect(migrateOutputs("job", { ...base, secretInputs: ["jobspec"] })).toMatchObject({ secretMask: { all: true } });
+    expect(migrateOutputs("job", base)).not.toHaveProperty("secretMask");
   });
 });
 

@@ -96,7 +96,7 @@ describe("Job identity in the checked inputs", () => {
       type: "batch",
       namespace: "default",
       region: "global",
-      resolvedKeys: ["jobId", "type", "region"],
+      __resolvedKeys: ["jobId", "type", "region"],
     });
   });
 });

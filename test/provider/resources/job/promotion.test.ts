@@ -146,7 +146,7 @@ job "pm-mask" {
   }
 }
 `;
-    const inputs = { variables: { team: "payroll-blue" }, secretInputs: ["variables"] };
+    const inputs = { variables: { team: "payroll-blue" }, __secretInputs: ["variables"] };
     const state = await createJob({ jobspec: secretSpec("app:1"), ...inputs });
     const { text } = await captureStderr(() => applyJob(state, { jobspec: secretSpec("app:2"), ...inputs }));
     expect(text).toMatch(/Job "pm-mask": deployment \w+ running: "\[secret\]" 1\/1 placed, 1 healthy/);

@@ -128,8 +128,28 @@ describe("submissionOf", () => {
 
   it("sends a job object as json", () => {
     const s = submissionOf({ job: { ID: "a" } });
-    expect(s.Format).toBe("json");
-    expect(JSON.parse(s.Source)).toEqual({ ID: "a" });
+    expect(s?.Format).toBe("json");
+    expect(JSON.parse(s?.Source ?? "")).toEqual({ ID: "a" });
+  });
+
+  it("leaves secret variables out; a secret jobspec, job or unknown secrecy sends none", () => {
+    const vars = { a: "x", pw: "hunter22" };
+    expect(
+      submissionOf(
+        { jobspec: "src", variables: vars },
+        { everything: false, variables: { all: false, keys: new Set(["pw"]) } },
+      ),
+    ).toEqual({ Source: "src", Format: "hcl2", VariableFlags: { a: "x" } });
+    expect(submissionOf({ jobspec: "src", variables: vars }, { everything: false, variables: { all: true } })).toEqual({
+      Source: "src",
+      Format: "hcl2",
+      VariableFlags: {},
+    });
+    expect(
+      submissionOf({ jobspec: "src", variables: 'pw = "hunter22"\n' }, { everything: false, variables: { all: true } }),
+    ).toEqual({ Source: "src", Format: "hcl2" });
+    expect(submissionOf({ jobspec: "src" }, { everything: true, variables: undefined })).toBeUndefined();
+    expect(submissionOf({ job: { ID: "a" } }, { everything: true, variables: undefined })).toBeUndefined();
   });
 });
 

@@ -79,11 +79,11 @@ describe("a secret variable passed through HCL functions", () => {
     const state = await createJob({
       jobspec: FUNCS("taint"),
       variables: { pw: OLD },
-      secretInputs: ["variables.pw"],
+      __secretInputs: ["variables.pw"],
       waitForDeployment: false,
     });
     const news = await checked(
-      { jobspec: FUNCS("taint"), variables: { pw: NEW }, secretInputs: ["variables.pw"], waitForDeployment: false },
+      { jobspec: FUNCS("taint"), variables: { pw: NEW }, __secretInputs: ["variables.pw"], waitForDeployment: false },
       state.inputs,
     );
     const from = h.server.requestLog.length;
@@ -131,11 +131,11 @@ describe("a secret job object", () => {
   it("shows no value and no name of it: constraints of failed placements, groups, tasks, map keys", async () => {
     const state = await createJob({
       job: secretJob("objsecret", "devserver-node-0"),
-      secretInputs: ["job"],
+      __secretInputs: ["job"],
       waitForDeployment: false,
     });
     const news = await checked(
-      { job: secretJob("objsecret", "PwSecret-1a2b3c", 65), secretInputs: ["job"], waitForDeployment: false },
+      { job: secretJob("objsecret", "PwSecret-1a2b3c", 65), __secretInputs: ["job"], waitForDeployment: false },
       state.inputs,
     );
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
@@ -147,10 +147,10 @@ describe("a secret job object", () => {
   });
 
   it("an init error carries a generic message (what Pulumi keeps in plaintext state); the detail is printed masked", async () => {
-    const state = await createJob({ job: secretJob("initerr", "devserver-node-0"), secretInputs: ["job"] });
+    const state = await createJob({ job: secretJob("initerr", "devserver-node-0"), __secretInputs: ["job"] });
     sched.control.failNextDeployment("initerr");
     const { value: e, text } = await captureStderr(() =>
-      rejection(() => applyJob(state, { job: secretJob("initerr", "devserver-node-0", 65), secretInputs: ["job"] })),
+      rejection(() => applyJob(state, { job: secretJob("initerr", "devserver-node-0", 65), __secretInputs: ["job"] })),
     );
     const err = initError(e);
     expect(err.id).toBe("initerr@default");
@@ -190,7 +190,7 @@ describe("a waitForCompletion failure of a secret job", () => {
       ],
     };
     const { value: e, text } = await captureStderr(() =>
-      rejection(() => createJob({ job: batch, secretInputs: ["job"], waitForCompletion: true })),
+      rejection(() => createJob({ job: batch, __secretInputs: ["job"], waitForCompletion: true })),
     );
     const err = initError(e);
     expect(err.message).toContain("did not finish");
@@ -221,7 +221,7 @@ job "durspec" {
   }
 }
 `;
-    const e = await rejection(() => job.create({ jobspec: spec, secretInputs: ["jobspec"] }));
+    const e = await rejection(() => job.create({ jobspec: spec, __secretInputs: ["jobspec"] }));
     expect(String(e.message)).toContain("invalid duration");
     expect(String(e.message)).not.toContain("S3cr3tPw");
     expect(String(e.stack)).not.toContain("S3cr3tPw");
@@ -278,11 +278,11 @@ describe("a secret var-file text", () => {
     const state = await createJob({
       jobspec: VARFILE_SPEC,
       variables: varFile("a"),
-      secretInputs: ["variables"],
+      __secretInputs: ["variables"],
       waitForDeployment: false,
     });
     const news = await checked(
-      { jobspec: VARFILE_SPEC, variables: varFile("b"), secretInputs: ["variables"], waitForDeployment: false },
+      { jobspec: VARFILE_SPEC, variables: varFile("b"), __secretInputs: ["variables"], waitForDeployment: false },
       state.inputs,
     );
     const { value: d, text } = await captureStderr(() => job.diff(state.id, state.outs, news));
@@ -304,7 +304,7 @@ describe("a secret var-file text", () => {
     });
     try {
       const e = await rejection(() =>
-        job.create({ jobspec: VARFILE_SPEC, variables: varFile("c"), secretInputs: ["variables"] }),
+        job.create({ jobspec: VARFILE_SPEC, variables: varFile("c"), __secretInputs: ["variables"] }),
       );
       expect(String(e.message)).toContain("bad values");
       for (const s of ["heredoc-Secret-c1", "obj-Secret-c2", "list-Secret-c3", "esc-${Secret}-c4"])
@@ -327,7 +327,7 @@ describe("a secret shorter than 4 characters", () => {
     });
     try {
       const e = await rejection(() =>
-        job.create({ jobspec: FUNCS("short"), variables: { pw: "x9" }, secretInputs: ["variables.pw"] }),
+        job.create({ jobspec: FUNCS("short"), variables: { pw: "x9" }, __secretInputs: ["variables.pw"] }),
       );
       expect(String(e.message)).toContain('Invalid value "[secret]"');
       expect(String(e.message)).toContain("x9y is fine");

@@ -63,28 +63,29 @@ const vars = { db_password: "new-pw-4712", count: 3 };
 describe("secretMaskOf", () => {
   it("treats a missing or empty secretInputs (state written before it existed) as nothing secret", () => {
     expect(secretMaskOf({ variables: vars })).toEqual(NO_SECRETS);
-    expect(secretMaskOf({ variables: vars, secretInputs: [] })).toEqual(NO_SECRETS);
+    expect(secretMaskOf({ variables: vars, __secretInputs: [] })).toEqual(NO_SECRETS);
     expect(secretMaskOf(undefined)).toEqual(NO_SECRETS);
   });
 
   it("one secret variable of a map: its value, and the sensitive fields", () => {
-    const m = secretMaskOf({ variables: vars, secretInputs: ["variables.db_password"] });
+    const m = secretMaskOf({ variables: vars, __secretInputs: ["variables.db_password"] });
     expect(m).toEqual({ everything: false, sensitiveFields: true, values: ["new-pw-4712"] });
   });
 
   it("secret variables as a whole (a map or var-file text): every value", () => {
-    expect(secretMaskOf({ variables: vars, secretInputs: ["variables"] }).values).toEqual(["new-pw-4712", "3"]);
+    expect(secretMaskOf({ variables: vars, __secretInputs: ["variables"] }).values).toEqual(["new-pw-4712", "3"]);
     const text = 'db_password = "s3cr\\"et-value"\ncount = 3\n';
-    expect(secretMaskOf({ variables: text, secretInputs: ["variables"] }).values).toEqual(
+    expect(secretMaskOf({ variables: text, __secretInputs: ["variables"] }).values).toEqual(
       expect.arrayContaining(['s3cr"et-value', "3"]),
     );
   });
 
   it("a secret jobspec or job, an unknown list, or a name it does not know: everything is masked", () => {
     for (const secretInputs of [["jobspec"], ["job"], [UNKNOWN], UNKNOWN, ["something-new"], [7]]) {
-      expect(secretMaskOf({ variables: vars, secretInputs } as never).everything, JSON.stringify(secretInputs)).toBe(
-        true,
-      );
+      expect(
+        secretMaskOf({ variables: vars, __secretInputs: secretInputs } as never).everything,
+        JSON.stringify(secretInputs),
+      ).toBe(true);
     }
   });
 
@@ -109,7 +110,7 @@ describe("masking", () => {
   });
 
   it("replaces values of 4+ characters anywhere in a text, shorter ones as whole words, and in errors", () => {
-    const m = secretMaskOf({ variables: { pw: "hunter22", short: "ab" }, secretInputs: ["variables"] });
+    const m = secretMaskOf({ variables: { pw: "hunter22", short: "ab" }, __secretInputs: ["variables"] });
     expect(maskText("x hunter22 y ab", m)).toBe("x [secret] y [secret]");
     expect(maskText('invalid duration "ab"; about xab', m)).toBe('invalid duration "[secret]"; about xab');
     const e = maskError(new Error("parse failed near hunter22"), m) as Error;
@@ -125,7 +126,7 @@ describe("formatPlan with secrets", () => {
   });
 
   it("a secret variable: Env, Meta, Config and Template values and any value holding it show [secret]; the rest stays", () => {
-    const mask = secretMaskOf({ variables: vars, secretInputs: ["variables.db_password"] });
+    const mask = secretMaskOf({ variables: vars, __secretInputs: ["variables.db_password"] });
     const text = formatPlan(
       plan({
         taskFields: [{ Type: "Added", Name: "User", Old: "", New: "u-new-pw-4712" }],
@@ -152,7 +153,7 @@ describe("formatPlan with secrets", () => {
     const text = formatPlan(plan(), {
       jobId: "web",
       namespace: "default",
-      mask: secretMaskOf({ secretInputs: ["jobspec"] }),
+      mask: secretMaskOf({ __secretInputs: ["jobspec"] }),
     });
     expect(text).toContain("~ Count: [secret] => [secret]");
     expect(text).toContain('Scheduler plan for job "web" in namespace "default"');

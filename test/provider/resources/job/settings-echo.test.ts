@@ -35,20 +35,20 @@ describe("Job settings from the definition", () => {
     const inputs = Object.keys(JobInputsSchema.shape);
     expect(SOURCE_KEYS).toEqual(["jobspec", "job", "variables", "namespace", "region"]);
     expect([...SETTING_KEYS].sort()).toEqual(
-      inputs.filter((k) => !(SOURCE_KEYS as string[]).includes(k) && k !== "secretInputs").sort(),
+      inputs.filter((k) => !(SOURCE_KEYS as string[]).includes(k) && k !== "__secretInputs").sort(),
     );
     // SET names every setting: a field added to the definition fails here until the test gives it a value.
     expect(Object.keys(SET).sort()).toEqual([...SETTING_KEYS].sort());
     const ref = { jobId: "e", namespace: "default", region: "global" };
     const outs = buildOutputs(
-      { jobspec: "job", secretInputs: ["jobspec"], ...(SET as Partial<JobInputs>) },
+      { jobspec: "job", __secretInputs: ["jobspec"], ...(SET as Partial<JobInputs>) },
       ref,
       { job: { ID: "e" }, deployment: NO_DEPLOYMENT },
       { evalId: "", normalizedJob: "{}", inputsHash: "" },
     );
     for (const k of SETTING_KEYS) expect(outs[k], k).toEqual(SET[k]);
     expect(outs).not.toHaveProperty("jobspec");
-    expect(outs).not.toHaveProperty("secretInputs");
+    expect(outs).not.toHaveProperty("__secretInputs");
   });
 
   it("the defaults the provider applies to unset settings are the definition's", () => {
