@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { hclToJson } from "../devserver/scheduler/hcl/engine";
+import type { ApiErrorCode, ResourceErrorCode } from "../provider/errors";
 import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
 
 const ROOT = resolve(__dirname, "..");
@@ -310,5 +311,37 @@ describe("README and docs claims", () => {
       }
       expect(row?.[1]?.includes(`\`${s.configKey}\` (secret)`), `${at} (secret)`).toBe(s.secret);
     }
+  });
+
+  it("docs/configuration.md names every error code, a ResourceError's each in a row of its table", () => {
+    // Exhaustive by type: a code added to provider/errors.ts fails the typecheck here until it is listed.
+    const resource = {
+      already_exists: 1,
+      changed_outside: 1,
+      replace_needed: 1,
+      outcome_unknown: 1,
+      not_applied: 1,
+      gone: 1,
+      plan_changed: 1,
+      unfinished: 1,
+    } satisfies Record<ResourceErrorCode, 1>;
+    const api = {
+      bad_request: 1,
+      permission_denied: 1,
+      not_found: 1,
+      conflict: 1,
+      rate_limited: 1,
+      server: 1,
+      unavailable: 1,
+      transport: 1,
+      timeout: 1,
+      aborted: 1,
+      bad_response: 1,
+      unsupported: 1,
+    } satisfies Record<ApiErrorCode, 1>;
+    const config = DOCS["docs/configuration.md"] ?? "";
+    for (const code of Object.keys(resource)) expect(config, code).toMatch(new RegExp(`^\\| \`${code}\` \\| `, "m"));
+    for (const code of [...Object.keys(api), "invalid_usage", "invalid_config"])
+      expect(config, code).toContain(`\`${code}\``);
   });
 });
