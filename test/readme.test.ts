@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { hclToJson } from "../devserver/scheduler/hcl/engine";
 import type { ApiErrorCode, ResourceErrorCode } from "../provider/errors";
 import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
+import { authMountDefinition } from "../provider/resources/definitions/auth-mount";
 
 const ROOT = resolve(__dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -343,5 +344,21 @@ describe("README and docs claims", () => {
     for (const code of Object.keys(resource)) expect(config, code).toMatch(new RegExp(`^\\| \`${code}\` \\| `, "m"));
     for (const code of [...Object.keys(api), "invalid_usage", "invalid_config"])
       expect(config, code).toContain(`\`${code}\``);
+  });
+
+  it("the README's first screen says the defaults are the devserver's and what to change for real clusters", () => {
+    const firstScreen = README.split("\n").slice(0, 25).join(" ").replace(/\s+/g, " ");
+    const styles = SETTINGS.filter((s) => s.configKey.endsWith("HeaderStyle"));
+    expect(styles.length).toBe(2);
+    for (const s of styles) {
+      expect(firstScreen).toContain(`\`${s.configKey}\``);
+      expect(firstScreen).toContain(`\`${s.env}=real\``);
+    }
+    expect(firstScreen).toContain('`headerStyle: "real"`');
+    const def = authMountDefinition.fields;
+    expect(firstScreen).toContain(`type and path \`${String(def.type.default)}\``);
+    expect(def.path.default).toBe(def.type.default);
+    expect(firstScreen).toContain('`type: "azure"`');
+    expect(firstScreen).toContain('`path: "azure"`');
   });
 });
