@@ -66,7 +66,9 @@ const markdown = (dir: string) =>
 const GUIDES = markdown("docs");
 /** The generated reference pages (docs/reference/*.md), one per resource definition. */
 const REFERENCE = markdown("docs/reference");
-const FILES = ["README.md", "CHANGELOG.md", ...GUIDES, ...REFERENCE];
+/** The developers' pages under docs/development/ (the performance history, say). */
+const DEVELOPMENT = markdown("docs/development");
+const FILES = ["README.md", "CHANGELOG.md", ...GUIDES, ...REFERENCE, ...DEVELOPMENT];
 
 describe("links in the README and docs/", () => {
   it("anchors are GitHub's", () => {
@@ -102,6 +104,12 @@ describe("links in the README and docs/", () => {
   it("the README links to every guide under docs/", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     for (const f of GUIDES) expect(readme, f).toContain(`](${f}`);
+  });
+
+  it("docs/development.md links to every page under docs/development/", () => {
+    expect(DEVELOPMENT.length).toBeGreaterThan(0);
+    const development = readFileSync(join(ROOT, "docs/development.md"), "utf8");
+    for (const f of DEVELOPMENT) expect(development, f).toContain(`](${relative("docs", f)})`);
   });
 
   it("docs/resources.md links to every reference page", () => {

@@ -12,7 +12,9 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { hclToJson } from "../devserver/scheduler/hcl/engine";
+import type { ApiErrorCode, ResourceErrorCode } from "../provider/errors";
 import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
+import { authMountDefinition } from "../provider/resources/definitions/auth-mount";
 
 const ROOT = resolve(__dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -310,5 +312,53 @@ describe("README and docs claims", () => {
       }
       expect(row?.[1]?.includes(`\`${s.configKey}\` (secret)`), `${at} (secret)`).toBe(s.secret);
     }
+  });
+
+  it("docs/configuration.md names every error code, a ResourceError's each in a row of its table", () => {
+    // Exhaustive by type: a code added to provider/errors.ts fails the typecheck here until it is listed.
+    const resource = {
+      already_exists: 1,
+      changed_outside: 1,
+      replace_needed: 1,
+      outcome_unknown: 1,
+      not_applied: 1,
+      gone: 1,
+      plan_changed: 1,
+      unfinished: 1,
+    } satisfies Record<ResourceErrorCode, 1>;
+    const api = {
+      bad_request: 1,
+      permission_denied: 1,
+      not_found: 1,
+      conflict: 1,
+      rate_limited: 1,
+      server: 1,
+      unavailable: 1,
+      transport: 1,
+      timeout: 1,
+      aborted: 1,
+      bad_response: 1,
+      unsupported: 1,
+    } satisfies Record<ApiErrorCode, 1>;
+    const config = DOCS["docs/configuration.md"] ?? "";
+    for (const code of Object.keys(resource)) expect(config, code).toMatch(new RegExp(`^\\| \`${code}\` \\| `, "m"));
+    for (const code of [...Object.keys(api), "invalid_usage", "invalid_config"])
+      expect(config, code).toContain(`\`${code}\``);
+  });
+
+  it("the README's first screen says the defaults are the devserver's and what to change for real clusters", () => {
+    const firstScreen = README.split("\n").slice(0, 25).join(" ").replace(/\s+/g, " ");
+    const styles = SETTINGS.filter((s) => s.configKey.endsWith("HeaderStyle"));
+    expect(styles.length).toBe(2);
+    for (const s of styles) {
+      expect(firstScreen).toContain(`\`${s.configKey}\``);
+      expect(firstScreen).toContain(`\`${s.env}=real\``);
+    }
+    expect(firstScreen).toContain('`headerStyle: "real"`');
+    const def = authMountDefinition.fields;
+    expect(firstScreen).toContain(`type and path \`${String(def.type.default)}\``);
+    expect(def.path.default).toBe(def.type.default);
+    expect(firstScreen).toContain('`type: "azure"`');
+    expect(firstScreen).toContain('`path: "azure"`');
   });
 });

@@ -12,6 +12,7 @@ const DEF = defineResource({
   doc: "A safe.",
   argsDoc: "Arguments of a safe.",
   id: "<name>",
+  replaceOrder: "create-first",
   fields: {
     name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
     code: field.string({ doc: "Code.", kind: "setting", secret: true, sdkOutput: false }),
@@ -25,6 +26,7 @@ const DEF = defineResource({
       },
     ),
     codeHash: field.string({ doc: "Hash of the code.", kind: "output", secret: true }),
+    connection: field.connection("secrets", "reads"),
   },
 });
 
@@ -54,5 +56,22 @@ describe("rendering a definition", () => {
     expect(md).toContain("| `code` | `pulumi.Input<string>` |  | updates | yes | Code. |");
     expect(md).toContain("| `tries` | `pulumi.Input<number>` | `3` | updates |  | Tries. |");
     expect(md).toContain("except the secret `code`, which state keeps as inputs only");
+  });
+
+  it("says how a replacement is made and what new connection settings do, from the definition", () => {
+    const md = renderReference(DEF);
+    expect(md).toContain(
+      "- A change of `name` replaces the Safe: the new one is created first, then the old one deleted.\n",
+    );
+    expect(renderReference({ ...DEF, replaceOrder: "delete-first" })).toContain(
+      "replaces the Safe: the old one is deleted first, then the new one created.",
+    );
+    expect(md).toContain(
+      "- A `connection` to another address replaces it too: created there first, then deleted here.\n",
+    );
+    expect(md).toContain(
+      "- In a `connection`, a new token, TLS setting, header style or timeout is an update that reads",
+    );
+    expect(md).not.toContain("updates state only");
   });
 });

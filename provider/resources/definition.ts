@@ -38,18 +38,34 @@ import { StringOrListSchema } from "../schemas/lists";
 import { containsUnknown, refreshed } from "./common";
 import { connectionSchema } from "./connection";
 
-/** The doc of a resource's `connection` input, by service. */
+/** The doc of a resource's `connection` input, by service; {@link NEW_SETTINGS_DOC} follows it. */
 const CONNECTION_DOC: Readonly<Record<ServiceName, string>> = {
   secrets:
     "The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the environment. " +
     "Kept in state, so refresh and destroy reach it even after the program or stack config changed. " +
-    "Another address (or secrets namespace) replaces the resource: created there, then deleted here. " +
-    "A new token or TLS setting updates state only.",
+    "Another address (or secrets namespace) replaces the resource: created there, then deleted here.",
   scheduler:
     "The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the " +
     "environment. Kept in state, so refresh and destroy reach it even after the program or stack config " +
-    "changed. Another address replaces the resource: created there, then deleted here. A new token or TLS " +
-    "setting updates state only.",
+    "changed. Another address replaces the resource: created there, then deleted here.",
+};
+
+/**
+ * What an update does when only how a resource connects changed (a new token, TLS setting, header style or
+ * timeout; the same place): `writes` the object to the service again, `reads` it back and writes nothing, or
+ * `state`: stores the new settings and sends no request. test/reference-claims.test.ts holds each resource's
+ * to what its update does.
+ */
+export type NewSettings = "writes" | "reads" | "state";
+
+/** The sentence of a connection's doc and of the reference page's replace rules for each {@link NewSettings}. */
+export const NEW_SETTINGS_DOC: Readonly<Record<NewSettings, string>> = {
+  writes:
+    "A new token, TLS setting, header style or timeout is an update that writes the object to the service again with it.",
+  reads:
+    "A new token, TLS setting, header style or timeout is an update that reads the object back with it and writes nothing.",
+  state:
+    "A new token, TLS setting, header style or timeout is an update that only stores it in state: no request is sent.",
 };
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
@@ -86,6 +102,8 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly values?: readonly string[];
   /** The service of a connection field. */
   readonly service?: ServiceName;
+  /** What an update does when a connection field's settings change but not its place. */
+  readonly newSettings?: NewSettings;
   /** Declared as an output property of the SDK class. */
   readonly sdkOutput: boolean;
   /** What a change does, for the reference page, where "replaces" or "updates" does not say it. */
@@ -232,14 +250,19 @@ export const field = {
     make("enum", z.enum(values) as z.ZodEnum<{ [K in V[number]]: K }>, o, { values }),
   /**
    * Where the resource lives: a connection made with `secretsConnection` or `schedulerConnection`, kept in
-   * state and never an SDK output; its doc is the same for every resource of a service.
+   * state and never an SDK output; its doc is the service's, then what an update does with new settings
+   * (`newSettings`, see {@link NewSettings}).
    */
-  connection: <const Svc extends ServiceName>(service: Svc) =>
+  connection: <const Svc extends ServiceName>(service: Svc, newSettings: NewSettings) =>
     make(
       "connection",
       connectionSchema(service),
-      { doc: CONNECTION_DOC[service], sdkOutput: false, kind: "source" as const },
-      { service },
+      {
+        doc: `${CONNECTION_DOC[service]} ${NEW_SETTINGS_DOC[newSettings]}`,
+        sdkOutput: false,
+        kind: "source" as const,
+      },
+      { service, newSettings },
     ),
   /**
    * An object of sub-fields (each made with a builder above; their doc, rule, type and wire name count),
@@ -284,6 +307,12 @@ export interface ResourceDefinition<F extends Record<string, Field> = Record<str
   readonly argsDoc: string;
   /** The form of its ID. */
   readonly id: string;
+  /**
+   * How the engine replaces it (the diff's `deleteBeforeReplace`): `delete-first` where the new object would
+   * take the old one's place (one path holds one mount), `create-first` where a replacement always has another
+   * ID. A move to another cluster is always created first. test/reference-claims.test.ts holds it to the diff.
+   */
+  readonly replaceOrder: "delete-first" | "create-first";
   /** What else replaces it, or how an update is made, in a sentence or two for the reference page. */
   readonly notes?: string;
   /** Import lines the generated SDK file needs for the types `sdkType`/`sdkOutputType` name (paths from sdk/generated/). */

@@ -56,8 +56,8 @@ export interface AuthRoleArgs {
   /**
    * The secrets service this lives on, made with `secretsConnection({...})`; default: stack config, then the
    * environment. Kept in state, so refresh and destroy reach it even after the program or stack config changed. Another
-   * address (or secrets namespace) replaces the resource: created there, then deleted here. A new token or TLS setting
-   * updates state only.
+   * address (or secrets namespace) replaces the resource: created there, then deleted here. A new token, TLS setting,
+   * header style or timeout is an update that writes the object to the service again with it.
    */
   connection?: pulumi.Input<SecretsConnection>;
 }

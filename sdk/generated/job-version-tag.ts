@@ -22,7 +22,8 @@ export interface JobVersionTagArgs {
   /**
    * The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the environment.
    * Kept in state, so refresh and destroy reach it even after the program or stack config changed. Another address
-   * replaces the resource: created there, then deleted here. A new token or TLS setting updates state only.
+   * replaces the resource: created there, then deleted here. A new token, TLS setting, header style or timeout is an
+   * update that only stores it in state: no request is sent.
    */
   connection?: pulumi.Input<SchedulerConnection>;
 }

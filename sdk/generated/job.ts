@@ -80,7 +80,8 @@ export interface JobArgs {
   /**
    * The scheduler this lives on, made with `schedulerConnection({...})`; default: stack config, then the environment.
    * Kept in state, so refresh and destroy reach it even after the program or stack config changed. Another address
-   * replaces the resource: created there, then deleted here. A new token or TLS setting updates state only.
+   * replaces the resource: created there, then deleted here. A new token, TLS setting, header style or timeout is an
+   * update that reads the object back with it and writes nothing.
    */
   connection?: pulumi.Input<SchedulerConnection>;
 }

@@ -22,7 +22,9 @@
  * raw_exec driver instead, for a node without docker.
  *
  * `CONFORMANCE_DEVSERVER_RELEASE=1.6.5` runs the devserver target as that older scheduler release (see the
- * devserver's `release` option), to check that the tests of newer features skip and say why.
+ * devserver's `release` option), to check that the tests of newer features skip and say why. It and
+ * `CONFORMANCE_HEADERS` shape the devserver target only (`npx vitest run test/conformance`); with
+ * CONFORMANCE_TARGET=env (`npm run conformance`) they are refused rather than ignored.
  *
  * Writing a test:
  * ```ts
@@ -72,6 +74,9 @@ export interface ConformanceTarget {
   close(): Promise<void>;
 }
 
+/** The variables that shape the devserver target, refused with CONFORMANCE_TARGET=env. */
+const DEVSERVER_ONLY = ["CONFORMANCE_DEVSERVER_RELEASE", "CONFORMANCE_HEADERS"] as const;
+
 /** Returns the target kind chosen by CONFORMANCE_TARGET (default `devserver`). */
 export function targetKind(): TargetKind {
   const v = process.env.CONFORMANCE_TARGET ?? "devserver";
@@ -105,6 +110,14 @@ export async function openTarget(options: { devserver?: DevServerOptions } = {})
   };
 
   if (targetKind() === "env") {
+    // These shape the devserver target only: under `npm run conformance` they would be ignored without a word.
+    for (const v of DEVSERVER_ONLY) {
+      if (process.env[v])
+        throw new Error(
+          `${v} applies to the devserver target only (npx vitest run test/conformance); ` +
+            "CONFORMANCE_TARGET=env (npm run conformance) tests the cluster the environment names",
+        );
+    }
     for (const v of ["SECRETS_ADDR", "SCHEDULER_ADDR"]) {
       if (!process.env[v])
         throw new Error(`CONFORMANCE_TARGET=env needs ${v} (and the matching *_TOKEN, header style, CA settings)`);

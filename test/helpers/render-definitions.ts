@@ -4,7 +4,12 @@
  * props the constructor registers) and the reference page `docs/reference/<module>.md`. The text is plain
  * here; test/generated.test.ts formats the TypeScript with prettier before comparing or writing it.
  */
-import { shownDefault, type Field, type ResourceDefinition } from "../../provider/resources/definition";
+import {
+  NEW_SETTINGS_DOC,
+  shownDefault,
+  type Field,
+  type ResourceDefinition,
+} from "../../provider/resources/definition";
 
 const CONNECTION_TYPE = { secrets: "SecretsConnection", scheduler: "SchedulerConnection" } as const;
 
@@ -164,6 +169,12 @@ function shown(v: unknown): string {
   return v === undefined ? "" : code(JSON.stringify(v));
 }
 
+/** How a replacement is made, by {@link ResourceDefinition.replaceOrder}. */
+const REPLACE_ORDER: Readonly<Record<ResourceDefinition["replaceOrder"], string>> = {
+  "delete-first": "the old one is deleted first, then the new one created",
+  "create-first": "the new one is created first, then the old one deleted",
+};
+
 /** The reference page of one resource. */
 export function renderReference(def: ResourceDefinition): string {
   const fields = Object.entries(def.fields);
@@ -216,12 +227,13 @@ export function renderReference(def: ResourceDefinition): string {
     lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(doc)} |`);
   }
   lines.push("", "## Replace rules", "");
-  lines.push(`- A change of ${replacing.join(" or ")} replaces the ${def.name} (deleted first, then created).`);
+  lines.push(`- A change of ${replacing.join(" or ")} replaces the ${def.name}: ${REPLACE_ORDER[def.replaceOrder]}.`);
   const connection = inputs.find(([, f]) => f.type === "connection");
-  if (connection !== undefined)
-    lines.push(
-      `- A ${code(connection[0])} to another address replaces it too (created there, then deleted here); a new token or TLS setting updates state only.`,
-    );
+  if (connection !== undefined) {
+    const [key, f] = connection;
+    lines.push(`- A ${code(key)} to another address replaces it too: created there first, then deleted here.`);
+    if (f.newSettings !== undefined) lines.push(`- In a ${code(key)}, ${lowerFirst(NEW_SETTINGS_DOC[f.newSettings])}`);
+  }
   if (settings.length > 0) lines.push(`- Every other setting (${settings.join(", ")}) updates it in place.`);
   if (def.notes !== undefined) lines.push("", def.notes);
   return `${lines.join("\n")}\n`;

@@ -43,6 +43,7 @@ export const authConfigDefinition = defineResource({
   doc: "The configuration of an auth method mount of the secrets service.",
   argsDoc: "Arguments of an {@link AuthConfig}.",
   id: "auth/<mount>/config",
+  replaceOrder: "create-first",
   notes:
     "The service never returns the client secret. With `clientSecret` the state keeps a salted scrypt hash of it (the secret output `clientSecretHash`), and the secret is sent on create and when the program's secret no longer matches the hash; Pulumi keeps the input itself, encrypted, in the state's inputs. With `clientSecretVersion` the secret is read at apply time from `clientSecretEnv` or `clientSecretConfigKey` and reaches the state in no form; it is sent on create and when the version changes. A secret rotated on the service makes the program's copy stale, and applying it again undoes the rotation. Every write sends `maxRetries`, `retryDelay`, `maxRetryDelay` and `rootPasswordTtl` (their defaults when unset), since the service resets an omitted one; see [Secrets in state](../secrets-and-security.md#secrets-in-state).",
   fields: {
@@ -113,14 +114,14 @@ export const authConfigDefinition = defineResource({
       rule: z
         .string()
         .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits and '_')"),
-      change: "updates state only",
+      change: "updates (writes the config again, without the secret)",
     }),
     clientSecretConfigKey: field.string({
       doc:
         "With `clientSecretVersion`: the stack config key (`<namespace>:<name>`) that holds the secret, set with " +
         "`pulumi config set --secret <namespace>:<name>`; kept encrypted in the stack's config file, not the state.",
       rule: z.string().regex(/^[^:\s]+:[^\s]+$/, 'must be a stack config key such as "myproject:clientSecret"'),
-      change: "updates state only",
+      change: "updates (writes the config again, without the secret)",
     }),
     identityTokenAudience: field.string({
       doc:
@@ -178,7 +179,7 @@ export const authConfigDefinition = defineResource({
     adopt: field.boolean({
       doc: "Take over an existing configuration instead of failing (it is overwritten with these settings).",
     }),
-    connection: field.connection("secrets"),
+    connection: field.connection("secrets", "writes"),
     clientSecretHash: field.string({
       doc: "Salted scrypt hash of the client secret (a secret output), used only to notice a change; absent when no secret was given.",
       kind: "output",

@@ -23,6 +23,7 @@ export const authMountDefinition = defineResource({
   doc: "An auth method mount of the secrets service.",
   argsDoc: "Arguments of an {@link AuthMount}.",
   id: "<path>",
+  replaceOrder: "delete-first",
   notes:
     "A new `path` moves the mount in place with the service's `sys/remount` (releases 1.10 and later, OpenBao): the accessor, config and roles move with it, and every token issued under the old path is revoked. Where the server has no remount, or `disableRemount` is set, a new path replaces the mount. Replacements delete first (one path holds one mount); the config and roles go with the mount. Only the tune settings the program sets are sent and compared; removing one leaves the service's value as it is. See [Moving a mount](../resources.md#moving-a-mount-remount).",
   fields: {
@@ -146,7 +147,7 @@ export const authMountDefinition = defineResource({
         "Take over a method already enabled at `path` instead of failing (`pulumi import` does not work for " +
         "dynamic resources). Only a mount of the same type, local and sealWrap can be adopted.",
     }),
-    connection: field.connection("secrets"),
+    connection: field.connection("secrets", "writes"),
     accessor: field.string({
       doc: "Accessor of the mount (`auth_<type>_<hex>`), for policies and identity aliases.",
       kind: "output",

@@ -28,7 +28,9 @@ export const authRoleDefinition = defineResource({
   doc: "A role of an auth method mount of the secrets service: cloud identities and constraints tied to token policies.",
   argsDoc: "Arguments of an {@link AuthRole}. Every list is sent on every write, so removing one clears it.",
   id: "auth/<mount>/role/<name>",
+  replaceOrder: "create-first",
   notes:
+    'At least one `bound*` list must be set (`boundServicePrincipalIds`, `boundGroupIds`, `boundLocations`, `boundSubscriptionIds`, `boundResourceGroups` or `boundScaleSets`): `check` refuses a role with none, as the service does. For logins to work with auth plugins 0.21.0 and later, set `boundServicePrincipalIds` or `boundGroupIds`, not both `["*"]` (see [Login rule of newer plugins](../resources.md#login-rule-of-newer-plugins)). ' +
     "Every write sends every list and token setting (`[]` and zeros included): the service merges role writes, so removing a field from the program really clears it. Settings compare by meaning: lists as sets, durations in seconds, bare IPs in `tokenBoundCidrs` as /32 or /128.",
   fields: {
     mount: field.string({
@@ -106,7 +108,7 @@ export const authRoleDefinition = defineResource({
     adopt: field.boolean({
       doc: "Take over an existing role of this name instead of failing (it is overwritten with these settings).",
     }),
-    connection: field.connection("secrets"),
+    connection: field.connection("secrets", "writes"),
     incomplete: field.boolean({
       doc: "Set when the last write's outcome is unknown: the next `up` writes the role again.",
       kind: "output",

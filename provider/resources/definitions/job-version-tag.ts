@@ -16,8 +16,9 @@ export const jobVersionTagDefinition = defineResource({
   doc: "A tag on one version of a scheduler job, which also keeps that version from garbage collection.",
   argsDoc: "Arguments of a {@link JobVersionTag}.",
   id: "<jobId>@<namespace>/<name>",
+  replaceOrder: "delete-first",
   notes:
-    "The description is updated in place (the version is tagged again with the same name). Create refuses a tag name the job already carries, and a version that already carries another tag (a version has one tag at a time), unless `adopt` is set. Destroying the resource removes the tag, adopted or not.",
+    "The description is updated in place (the version is tagged again with the same name). Create refuses a tag name the job already carries unless `adopt` is set (then only on the version that tag is on). It always refuses a version that carries a tag of another name, `adopt` or not: a version has one tag at a time, and tagging it again would drop that tag. Destroying the resource removes the tag, adopted or not.",
   fields: {
     jobId: field.string({
       doc: "ID of the job. A change replaces the tag.",
@@ -80,7 +81,7 @@ export const jobVersionTagDefinition = defineResource({
         "Take over a tag of this name that the job already carries instead of failing (its description is then " +
         "overwritten). Destroying the resource removes the tag, adopted or not.",
     }),
-    connection: field.connection("scheduler"),
+    connection: field.connection("scheduler", "state"),
     incomplete: field.boolean({
       doc: "Set when the last tag write's outcome is unknown: the next `up` tags again.",
       kind: "output",

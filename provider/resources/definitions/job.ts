@@ -18,6 +18,7 @@ export const jobDefinition = defineResource({
   doc: "A scheduler job.",
   argsDoc: "Arguments of a {@link Job}. Set exactly one of `jobspec` and `job`.",
   id: "<jobId>@<namespace>",
+  replaceOrder: "delete-first",
   notes:
     "The job is also replaced (stopped, then registered anew) when its ID or type changes, or when periodic or parameterized is switched on or off. Any other change of `jobspec`, `job` or `variables` updates it through the scheduler's plan, which the preview shows, with check-and-set on the job's modify index. State keeps `normalizedJob` and `inputsHash` in place of the sources.",
   sdkImports: ['import type { Job as JobDefinition } from "../../provider/schemas/scheduler";'],
@@ -182,7 +183,7 @@ export const jobDefinition = defineResource({
       unsetMeans: false,
       sdkOutput: false,
     }),
-    connection: field.connection("scheduler"),
+    connection: field.connection("scheduler", "reads"),
     __secretInputs: field.custom({
       doc:
         "Set by the SDK's Job, not by users: which sources are secret (`jobspec`, `job`, `variables`, " +

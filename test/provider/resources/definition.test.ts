@@ -29,6 +29,7 @@ const DEF = defineResource({
   doc: "A thing.",
   argsDoc: "Arguments of a thing.",
   id: "<name>",
+  replaceOrder: "create-first",
   fields: {
     name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
     place: field.string({ doc: "Place.", kind: "source", default: "home", replaceOnChange: true }),
@@ -127,6 +128,7 @@ describe("a resource definition", () => {
       doc: "Another thing.",
       argsDoc: "Arguments of another thing.",
       id: "<name>",
+      replaceOrder: "create-first",
       fields: {
         name: field.string({ doc: "Name.", kind: "source", required: true, replaceOnChange: true }),
         body: field.custom({
@@ -144,7 +146,7 @@ describe("a resource definition", () => {
           sdkType: '"a" | { b: string }',
           unsetMeans: "a",
         }),
-        connection: field.connection("scheduler"),
+        connection: field.connection("scheduler", "state"),
         hint: field.string({ doc: "Set by the SDK.", sdkArg: false, echo: false }),
         done: field.boolean({ doc: "Done.", kind: "output" }),
       },
@@ -176,6 +178,7 @@ describe("an object field and a setting with a service default", () => {
     doc: "A box.",
     argsDoc: "Arguments of a box.",
     id: "<name>",
+    replaceOrder: "create-first",
     fields: {
       limits: field.object(
         {
@@ -235,6 +238,7 @@ describe("whenUnset: how a setting the program leaves out is written, compared a
     doc: "Settings the service keeps when a write omits them.",
     argsDoc: "Arguments of a kept.",
     id: "<name>",
+    replaceOrder: "create-first",
     fields: {
       always: field.number({ doc: "Always.", wire: "always", unsetMeans: 3 }),
       label: field.string({ doc: "Label.", wire: "label", unsetMeans: "", whenUnset: "clear-if-set" }),

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SECRET_SHOWN, masksField, maskText, secretMaskOf } from "../../../../provider/resources/job/secrets";
 
-const maskOf = (value: string) => secretMaskOf({ variables: { pw: value }, secretInputs: ["variables"] });
+const maskOf = (value: string) => secretMaskOf({ variables: { pw: value }, __secretInputs: ["variables"] });
 
 describe("short secrets: every non-alphanumeric character is a word edge", () => {
   it("masks a short secret after =, /, -, @ and before them", () => {
