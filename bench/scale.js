@@ -1,27 +1,29 @@
 // Scale through the real Pulumi CLI: a stack of N Jobs (typed JSON jobs, waitForDeployment false) beside
-// the engine's own floor, a stack of N resources of a trivial inline dynamic provider with the same inputs
-// whose diff sends the same one plan request when the image changes and nothing otherwise. Both run
+// the engine's own floor, a stack of N resources of a trivial inline dynamic provider with the same inputs,
+// echoed as its outputs, that sends only the requests the scheduler's API cannot do without. Both run
 // against one devserver (its own process), in a temporary directory, with the packed library installed
-// the way a user's project has it. Repetitions are interleaved (ours and the floor take turns, the order
-// flipping every round) and the table prints medians and ratios. Each command starts with the devserver idle
-// (it simulates the deployments of the jobs a project registered: a real cluster's work, done on this
-// machine's cores). Timing is reported, never asserted.
+// the way a user's project has it. Repetitions are interleaved (the projects take turns, each taking every
+// place in the order once per cycle) and the table prints medians and ratios. Each command starts with the
+// devserver idle (it simulates the deployments of the jobs a project registered: a real cluster's work,
+// done on this machine's cores). Timing is reported, never asserted.
 //
-// The floor sends nothing on refresh (it has no read), create or delete, and one plan per changed diff.
+// The floor registers its job on create (and on update), purges it on delete, sends one plan per changed
+// diff and nothing else: nothing on refresh (it has no read) or on an unchanged diff. Its jobs are its own
+// (IDs `floor-<stack>-<i>`), so that its plans and purges are of jobs it registered.
 // BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules> adds that release's
 // library as a third project, taking its turn in every round, so both releases see the same machine load.
 // Each round's line carries the load average (the machine may be shared).
 //
 // Needs the CLI built by scripts/pulumi-cli.sh (or BENCH_PULUMI_BIN=<dir with pulumi and the plugins>);
-// without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_LARGE_N (2000,
+// without one it says so and skips. Knobs: BENCH_SCALE_N (200; 0 skips that size), BENCH_SCALE_CYCLES (2: the
+// rounds at BENCH_SCALE_N are that many cycles of one round per project, 2 x 3 with a baseline, so that each
+// project runs first, second and last equally often; BENCH_SCALE_REPS sets the rounds instead), BENCH_SCALE_LARGE_N (2000,
 // one round of up, the no-change preview, refresh and destroy; 0 skips it; its up and destroy run with
 // PULUMI_SKIP_CHECKPOINTS=true unless BENCH_SCALE_LARGE_CHECKPOINTS=1: the local backend rewrites the whole
 // state after every step, which at 2,000 resources is quadratic and made one up take 11-14 minutes of the
 // engine's own work, for every project alike; BENCH_SCALE_LARGE_REPS rounds, 1 by default; up and destroy
 // then also run without checkpoints at BENCH_SCALE_N, in as many rounds, so growth compares like with like),
-// BENCH_SCALE_SMALL_N (2; 0 skips it),
-// BENCH_SCALE_REPS (5: refresh, about 1.6 s at N=200, varied from 1.08 to 1.14 in ratio between the rounds
-// of one run here, so 3 rounds left its median to one round), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
+// BENCH_SCALE_SMALL_N (2; 0 skips it), BENCH_SCALE_SMALL_REPS (15: a command at N=2 takes 1-3 s, and
 // ours minus the floor in one round spreads from -0.5 to +0.6 s around a true difference of about 0.1 s, so
 // the median needs many rounds; they are cheap), BENCH_SCALE_KEEP=1 keeps the temporary directory (it prints the environment to rerun a command by hand).
 "use strict";
@@ -163,27 +165,36 @@ const n = cfg.requireNumber("count");
 const image = cfg.require("image");
 const address = cfg.require("address");
 const token = cfg.require("token");
-const prefix = pulumi.getStack();
+const prefix = cfg.require("jobPrefix");
 const imageOf = (j) => j.TaskGroups[0].Tasks[0].Config.image;
+// One request to the scheduler; throws on a refusal (a floor that fails quietly would be no floor).
+async function send(method, path, body) {
+  const { request } = require("undici");
+  const res = await request(address + path, {
+    method,
+    headers: { "content-type": "application/json", "x-svc-token": token },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(method + " " + path + ": " + res.statusCode + " " + text);
+}
 const provider = {
   async diff(id, olds, news) {
     if (imageOf(olds.job) === imageOf(news.job)) return { changes: false };
-    const { request } = require("undici");
-    const res = await request(address + "/v1/job/" + encodeURIComponent(news.job.ID) + "/plan", {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-svc-token": token },
-      body: JSON.stringify({ Job: news.job, Diff: true }),
-    });
-    await res.body.text();
+    await send("POST", "/v1/job/" + encodeURIComponent(news.job.ID) + "/plan", { Job: news.job, Diff: true });
     return { changes: true };
   },
   async create(inputs) {
+    await send("POST", "/v1/jobs", { Job: inputs.job });
     return { id: inputs.job.ID, outs: inputs };
   },
   async update(id, olds, news) {
+    await send("POST", "/v1/jobs", { Job: news.job });
     return { outs: news };
   },
-  async delete() {},
+  async delete(id) {
+    await send("DELETE", "/v1/job/" + encodeURIComponent(id) + "?purge=true");
+  },
 };
 class Floor extends pulumi.dynamic.Resource {
   constructor(name, props, opts) {
@@ -249,9 +260,8 @@ function initStack(ctx, project, stack, n, dev) {
   pulumi(ctx, project, ["stack", "init", stack]);
   pulumi(ctx, project, ["config", "set", "count", String(n), "--plaintext", ...s]);
   pulumi(ctx, project, ["config", "set", "image", "nginx:1.27", "--plaintext", ...s]);
-  // The floor's IDs are ours (it writes nothing, so its plans are of the jobs ours registered); a baseline's
-  // are its own.
-  if (project.name === "baseline") pulumi(ctx, project, ["config", "set", "jobPrefix", `baseline-${stack}`, ...s]);
+  // Each project registers jobs of its own: the floor's and a baseline's IDs carry their name.
+  if (project.name !== "ours") pulumi(ctx, project, ["config", "set", "jobPrefix", `${project.name}-${stack}`, ...s]);
   if (project.library) {
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerAddress`, dev.info.urls.scheduler, "--plaintext", ...s]);
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerToken`, dev.info.rootTokens.scheduler, "--secret", ...s]);
@@ -265,22 +275,22 @@ function initStack(ctx, project, stack, n, dev) {
 const COMMANDS = [
   {
     key: "up",
-    label: "`up`, N creates",
+    label: "`up`, N creates (floor: N registers)",
     run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]).secs,
   },
   {
     key: "preview",
-    label: "`preview`, nothing changed (0 HTTP requests)",
+    label: "`preview`, nothing changed (floor: no request)",
     run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]).secs,
   },
   {
     key: "refresh",
-    label: "`refresh`",
+    label: "`refresh` (floor: no request)",
     run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]).secs,
   },
   {
     key: "previewChanged",
-    label: "`preview`, all N changed (N plan requests)",
+    label: "`preview`, all N changed (floor: N plans)",
     run: (ctx, p, s) => {
       pulumi(ctx, p, ["config", "set", "image", "nginx:1.28", "--plaintext", "--stack", s]);
       try {
@@ -292,7 +302,7 @@ const COMMANDS = [
   },
   {
     key: "destroy",
-    label: "`destroy`",
+    label: "`destroy` (floor: N purges)",
     run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]).secs,
   },
 ];
@@ -411,7 +421,7 @@ async function run(report) {
   const n = Number(process.env.BENCH_SCALE_N ?? 200);
   const large = Number(process.env.BENCH_SCALE_LARGE_N ?? 2000);
   const small = Number(process.env.BENCH_SCALE_SMALL_N ?? 2);
-  const reps = Number(process.env.BENCH_SCALE_REPS ?? 5);
+  const cycles = Number(process.env.BENCH_SCALE_CYCLES ?? 2);
   const smallReps = Number(process.env.BENCH_SCALE_SMALL_REPS ?? 15);
   const largeReps = Number(process.env.BENCH_SCALE_LARGE_REPS ?? 1);
   const baseline = process.env.BENCH_SCALE_BASELINE || undefined;
@@ -429,6 +439,8 @@ async function run(report) {
       installLibrary(b.dir, baseline);
       projects.push(b);
     }
+    // Whole cycles: each project runs first, second (and last) equally often.
+    const reps = Number(process.env.BENCH_SCALE_REPS ?? cycles * projects.length);
     const ctx = { env: pulumiEnv(bin, tmp), ours, floor, projects, devPid: dev.child.pid };
     mkdirSync(join(tmp, "state"), { recursive: true });
     for (const p of projects) writeProject(p.dir, p.name, p.library ? OURS : FLOOR);
@@ -445,7 +457,13 @@ async function run(report) {
         ? ""
         : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
     const rounds = [
-      ...(n > 0 ? [`${reps} interleaved rounds at N=${n}`] : []),
+      ...(n > 0
+        ? [
+            process.env.BENCH_SCALE_REPS === undefined
+              ? `${cycles} cycles x ${projects.length} interleaved rounds at N=${n}`
+              : `${reps} interleaved rounds at N=${n}`,
+          ]
+        : []),
       ...(large > 0 ? [`${largeReps} at N=${large} (up, no-change preview, refresh, destroy)`] : []),
       ...(small > 0 ? [`${smallReps} at N=${small}`] : []),
     ].join(", ");
@@ -522,4 +540,16 @@ async function run(report) {
 }
 
 // The pieces, for a script that profiles or reruns one command (a project set up the way this benchmark does).
-module.exports = { run, findCli, installLibrary, writeProject, pulumiEnv, pulumi, initStack, COMMANDS, OURS, FLOOR };
+module.exports = {
+  run,
+  findCli,
+  installLibrary,
+  writeProject,
+  pulumiEnv,
+  pulumi,
+  initStack,
+  COMMANDS,
+  OURS,
+  FLOOR,
+  JOB_DEF,
+};

@@ -6,6 +6,7 @@ export * from "./core";
 export {
   createSchedulerService,
   FAIL_DEPLOYMENT_META,
+  type GcOptions,
   type SchedulerControl,
   type SchedulerService,
   type SchedulerServiceOptions,

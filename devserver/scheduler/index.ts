@@ -11,8 +11,11 @@
 // - the real server's `PUT /v1/deployment/fail/:id` and `PUT /v1/deployment/promote/:id` (plus
 //   `GET /v1/deployment/:id`, `GET /v1/evaluation/:id`, `GET /v1/allocation/:id` to follow them);
 // - batch work: meta `devserver.fail_batch = "true"` (job, group or task) makes those tasks exit 1, so
-//   their allocations end `failed`; `PUT /v1/system/gc` (management token) or `control.gc()` collects
-//   finished (`dead`) jobs;
+//   their allocations end `failed`;
+// - garbage collection as the real server's (sim/gc.ts): finished jobs, evaluations with their allocations
+//   (a purged job's too) and deployments go once older than the `gc` thresholds (the real defaults: job 4 h,
+//   evaluation 1 h, batch evaluation 24 h, deployment 1 h, checked every 5 min); `PUT /v1/system/gc`
+//   (management token) or `control.gc()` collects every finished one now, whatever its age;
 // - `control.setTiming`, `control.setNodes` (capacity for FailedTGAllocs), `control.idle()` in tests.
 //
 // Action WebSockets that fail before they finish: meta `devserver.action_upgrade_status = "503"` answers the
@@ -23,7 +26,7 @@ import { defaultActionRunner, handleActionUpgrade, type ActionRunner } from "./a
 import type { WsConnection } from "./api/ws";
 import { allocAsk, makeNodes, type NodePoolOptions } from "./sim/cluster";
 import type { Node } from "./sim/types";
-import { collectGarbage } from "./sim/batch";
+import { GarbageCollector, gcSettings, type GcOptions } from "./sim/gc";
 import { Engine } from "./sim/engine";
 import type { RouteDeps } from "./api/http";
 import { JobOps } from "./ops/jobs";
@@ -38,6 +41,7 @@ import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "./state/types";
 export { FAIL_DEPLOYMENT_META } from "./sim/deployments";
 export type { ActionRunner } from "./api/action";
 export type { NodePoolOptions } from "./sim/cluster";
+export type { GcOptions } from "./sim/gc";
 export type { Node } from "./sim/types";
 
 /** Options of the scheduler service module. */
@@ -69,6 +73,11 @@ export interface SchedulerServiceOptions {
    * Default: the newest release.
    */
   readonly release?: string;
+  /**
+   * When finished records are garbage-collected (ms; defaults: the real server's `job_gc_threshold` 4 h,
+   * `eval_gc_threshold` 1 h, `batch_eval_gc_threshold` 24 h, `deployment_gc_threshold` 1 h, every 5 min).
+   */
+  readonly gc?: GcOptions;
 }
 
 /** Test and demo controls of a running scheduler service. */
@@ -90,7 +99,10 @@ export interface SchedulerControl {
   setNodes(o: NodePoolOptions): void;
   /** Returns the current nodes. */
   nodes(): readonly Node[];
-  /** Garbage-collects finished jobs now, like `PUT /v1/system/gc`; returns how many jobs went. */
+  /**
+   * Garbage-collects every finished job, evaluation, allocation and deployment now, whatever its age, like
+   * `PUT /v1/system/gc`; returns how many jobs went.
+   */
   gc(): number;
   /** Returns how many action WebSockets are open on the server's side now. */
   openActions(): number;
@@ -140,6 +152,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
     batchMs: options.batchMs ?? deploymentMs,
     nodes: makeNodes(options.nodes),
   };
+  const gcOptions = gcSettings(options.gc);
   const runner = options.actionRunner ?? defaultActionRunner;
   const has = releaseFeatures(options.release);
   let deps: RouteDeps | undefined;
@@ -182,7 +195,7 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       started().engine.retryBlocked();
     },
     nodes: () => settings.nodes,
-    gc: () => collectGarbage(started().store),
+    gc: () => started().gc.force().jobs,
     openActions: () => openActions.size,
   };
 
@@ -196,11 +209,20 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
         trackedVersions: options.trackedVersions ?? 6,
         maxSourceBytes: options.maxSourceBytes ?? 1_000_000,
       });
+      const gc = new GarbageCollector(store, gcOptions);
+      const periodic = (): void => {
+        engine.scheduleQuiet(gc.settings.intervalMs, () => {
+          gc.run();
+          periodic();
+        });
+      };
+      periodic();
       deps = {
         ctx,
         store,
         engine,
         ops,
+        gc,
         region: options.region ?? "global",
         serviceProviders: options.serviceProviders ?? ["nomad"],
         actionRunner: runner,

@@ -3,6 +3,7 @@
 import { DevHttpError, type DevRequest, type ServiceContext } from "../../core";
 import type { ActionRunner } from "./action";
 import type { Engine } from "../sim/engine";
+import type { GarbageCollector } from "../sim/gc";
 import { isObject, type JsonObject } from "../state/json";
 import type { JobOps } from "../ops/jobs";
 import type { ReleaseFeature } from "./release";
@@ -14,6 +15,7 @@ export interface RouteDeps {
   readonly store: Store;
   readonly engine: Engine;
   readonly ops: JobOps;
+  readonly gc: GarbageCollector;
   readonly region: string;
   readonly serviceProviders: readonly string[];
   readonly actionRunner: ActionRunner;

@@ -3,7 +3,6 @@
 // simulated rollouts. ACL checks run in the namespace the job ends up in (query, then body, then job).
 import { DevHttpError, type DevRequest, type Router } from "../../core";
 import { admitJob, requestJob, type AdmissionContext } from "../ops/admission";
-import { collectGarbage } from "../sim/batch";
 import { JobspecError, parseJobspec } from "../hcl";
 import { bodyObject, boolParam, checkEvalPriority, intParam, jobIdParam, writeHeaders, type RouteDeps } from "./http";
 import { isObject, num, str, strMap, toJson, type JsonObject } from "../state/json";
@@ -230,11 +229,12 @@ export function writeRoutes(r: Router, deps: RouteDeps): void {
     { capability: [SUBMIT, "namespace:tag-job-version"] },
   );
 
-  // The real server's forced garbage collection (management tokens only).
+  // The real server's forced garbage collection (management tokens only): every finished record, whatever
+  // its age. (The real one queues it and answers at once; this one has collected when it answers.)
   r.post(
     "/v1/system/gc",
     () => {
-      collectGarbage(store);
+      deps.gc.force();
       return { text: "", headers: writeHeaders(deps, store.tables.jobs) };
     },
     { capability: "management" },
