@@ -156,17 +156,15 @@ for (let i = 0; i < n; i++) {
 }
 `;
 
-// The floor: the engine's cost for the same inputs. Address and token are captured by value (a bench stack).
-const FLOOR = `
-const pulumi = require("@pulumi/pulumi");
-const { jobOf } = require("./job-def");
-const cfg = new pulumi.Config();
-const n = cfg.requireNumber("count");
-const image = cfg.require("image");
-const address = cfg.require("address");
-const token = cfg.require("token");
-const prefix = cfg.require("jobPrefix");
+// The floor: the engine's cost for the same inputs. Its provider is an installed module (FLOOR_PROVIDER, in the
+// floor project's node_modules), so that what Pulumi serializes into every resource's state is a bare
+// `require` of it, as with ours (an inline provider's closure text, about 2.6 kB, would be copied into the
+// inputs and the outputs of every resource and weigh on every command of the floor alone). The scheduler's
+// address and token come from stack config through \`configure\`, as ours do.
+const FLOOR_PROVIDER = `
 const imageOf = (j) => j.TaskGroups[0].Tasks[0].Config.image;
+let address;
+let token;
 // One request to the scheduler; throws on a refusal (a floor that fails quietly would be no floor).
 async function send(method, path, body) {
   const { request } = require("undici");
@@ -178,7 +176,11 @@ async function send(method, path, body) {
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(method + " " + path + ": " + res.statusCode + " " + text);
 }
-const provider = {
+module.exports = {
+  async configure(req) {
+    address = req.config.get("floor:address");
+    token = req.config.get("floor:token");
+  },
   async diff(id, olds, news) {
     if (imageOf(olds.job) === imageOf(news.job)) return { changes: false };
     await send("POST", "/v1/job/" + encodeURIComponent(news.job.ID) + "/plan", { Job: news.job, Diff: true });
@@ -196,6 +198,16 @@ const provider = {
     await send("DELETE", "/v1/job/" + encodeURIComponent(id) + "?purge=true");
   },
 };
+`;
+
+const FLOOR = `
+const pulumi = require("@pulumi/pulumi");
+const provider = require("bench-floor");
+const { jobOf } = require("./job-def");
+const cfg = new pulumi.Config();
+const n = cfg.requireNumber("count");
+const image = cfg.require("image");
+const prefix = cfg.require("jobPrefix");
 class Floor extends pulumi.dynamic.Resource {
   constructor(name, props, opts) {
     super(provider, name, props, opts, "bench", "Floor");
@@ -212,6 +224,12 @@ function writeProject(dir, name, program) {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }) + "\n");
   writeFileSync(join(dir, "job-def.js"), JOB_DEF);
   writeFileSync(join(dir, "index.js"), program);
+  if (program === FLOOR) {
+    const pkg = join(dir, "node_modules", "bench-floor");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "bench-floor", main: "index.js" }) + "\n");
+    writeFileSync(join(pkg, "index.js"), FLOOR_PROVIDER);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -267,7 +285,7 @@ function initStack(ctx, project, stack, n, dev) {
     pulumi(ctx, project, ["config", "set", `${PKG}:schedulerToken`, dev.info.rootTokens.scheduler, "--secret", ...s]);
   } else {
     pulumi(ctx, project, ["config", "set", "address", dev.info.urls.scheduler, "--plaintext", ...s]);
-    pulumi(ctx, project, ["config", "set", "token", dev.info.rootTokens.scheduler, "--plaintext", ...s]);
+    pulumi(ctx, project, ["config", "set", "token", dev.info.rootTokens.scheduler, "--secret", ...s]);
   }
 }
 
@@ -551,5 +569,6 @@ module.exports = {
   COMMANDS,
   OURS,
   FLOOR,
+  FLOOR_PROVIDER,
   JOB_DEF,
 };

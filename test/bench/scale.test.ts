@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../devserver";
 
 const load = createRequire(__filename);
-const { FLOOR } = load("../../bench/scale.js") as { FLOOR: string };
+const bench = load("../../bench/scale.js") as { FLOOR: string; FLOOR_PROVIDER: string; JOB_DEF: string };
 
 type Props = Record<string, unknown>;
 interface FloorProvider {
+  configure(req: { config: { get(key: string): string | undefined } }): Promise<void>;
   diff(id: string, olds: Props, news: Props): Promise<{ changes: boolean }>;
   create(inputs: Props): Promise<{ id: string; outs: Props }>;
   update(id: string, olds: Props, news: Props): Promise<{ outs: Props }>;
@@ -21,10 +22,20 @@ interface FloorProvider {
   read?: unknown;
 }
 
-/** Runs the floor's program for one resource; returns its provider and the inputs it declared. */
-function floorOf(address: string, token: string): { provider: FloorProvider; inputs: Props } {
+/** Evaluates a CommonJS module's text with `require` as given; returns its exports. */
+function evaluate(text: string, require: (name: string) => unknown): unknown {
+  const module = { exports: {} as unknown };
+  runInNewContext(text, { module, exports: module.exports, require });
+  return module.exports;
+}
+
+/**
+ * Runs the floor's program for one resource, its provider module installed as the bench installs it, and
+ * configures the provider with the stack config the bench sets; returns the provider and the inputs.
+ */
+async function floorOf(address: string, token: string): Promise<{ provider: FloorProvider; inputs: Props }> {
   let captured: { provider: FloorProvider; inputs: Props } | undefined;
-  const config: Record<string, string> = { count: "1", image: "nginx:1.27", address, token, jobPrefix: "floor-t" };
+  const config: Record<string, string> = { count: "1", image: "nginx:1.27", jobPrefix: "floor-t" };
   const pulumi = {
     getStack: () => "t",
     Config: class {
@@ -45,13 +56,18 @@ function floorOf(address: string, token: string): { provider: FloorProvider; inp
       },
     },
   };
-  const jobDef = { exports: {} as Record<string, unknown> };
-  const jobDefText = (load("../../bench/scale.js") as { JOB_DEF: string }).JOB_DEF;
-  runInNewContext(jobDefText, { module: jobDef });
-  const fakeRequire = (name: string): unknown =>
-    name === "@pulumi/pulumi" ? pulumi : name === "./job-def" ? jobDef.exports : load(name);
-  runInNewContext(FLOOR, { require: fakeRequire });
+  const jobDef = evaluate(bench.JOB_DEF, load);
+  const floorProvider = evaluate(bench.FLOOR_PROVIDER, load);
+  const modules: Record<string, unknown> = {
+    "@pulumi/pulumi": pulumi,
+    "./job-def": jobDef,
+    "bench-floor": floorProvider,
+  };
+  evaluate(bench.FLOOR, (name) => modules[name] ?? load(name));
   if (captured === undefined) throw new Error("the floor declared no resource");
+  // The engine hands the dynamic provider the whole stack config, keys by their full name.
+  const stack: Record<string, string> = { "floor:address": address, "floor:token": token };
+  await captured.provider.configure({ config: { get: (k) => stack[k] } });
   return captured;
 }
 
@@ -72,7 +88,7 @@ async function requestsOf(fn: () => Promise<unknown>): Promise<string[]> {
 
 describe("the scale benchmark's floor", () => {
   it("registers on create and update, plans a changed diff, purges on delete, and sends nothing else", async () => {
-    const { provider, inputs } = floorOf(server.urls.scheduler, server.rootTokens.scheduler);
+    const { provider, inputs } = await floorOf(server.urls.scheduler, server.rootTokens.scheduler);
     expect(provider.read).toBeUndefined(); // a refresh sends nothing
     const job = inputs.job as { ID: string; TaskGroups: { Tasks: { Config: { image: string } }[] }[] };
     expect(job.ID).toBe("floor-t-0");
@@ -104,7 +120,7 @@ describe("the scale benchmark's floor", () => {
   });
 
   it("fails on a request the scheduler refuses, instead of passing for a floor", async () => {
-    const { provider, inputs } = floorOf(server.urls.scheduler, "not-a-token");
+    const { provider, inputs } = await floorOf(server.urls.scheduler, "not-a-token");
     await expect(provider.create(inputs)).rejects.toThrow(/POST \/v1\/jobs: 403/);
   });
 });

@@ -22,22 +22,28 @@
  * (`HttpCore.writes`), this host's own writes included. A list the server refuses (a token without
  * `list-jobs`) or that fails leaves each read to read its job in full, as before.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { SchedulerClient } from "../../clients/scheduler";
 import { PARSE_OPTIONS } from "../../schemas/parse-options";
 import { JobStubSchema } from "../../schemas/scheduler";
 import type { JobRef } from "./state";
 
-/** The fields of a job's stub that `read` uses (the rest, its allocation summary included, stays unchecked). */
-const ListedStubSchema = JobStubSchema.pick({
-  ID: true,
-  Type: true,
-  Status: true,
-  StatusDescription: true,
-  Stop: true,
-  ModifyIndex: true,
-  JobModifyIndex: true,
-});
+/**
+ * The fields of a job's stub that `read` uses; the rest, its allocation summary included, is neither checked
+ * nor copied (a plain object schema leaves unknown keys out: the stub's own schema is loose, and copying
+ * every other field of every stub cost each read about 20 µs of its 90).
+ */
+const ListedStubSchema = z.object(
+  JobStubSchema.pick({
+    ID: true,
+    Type: true,
+    Status: true,
+    StatusDescription: true,
+    Stop: true,
+    ModifyIndex: true,
+    JobModifyIndex: true,
+  }).shape,
+);
 
 /** What the list says of one job: its stub, `missing` when the list does not hold it, or undefined (not listed). */
 export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;

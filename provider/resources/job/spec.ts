@@ -4,7 +4,7 @@
  * it was derived from, its identity and the replacement rules. The namespace and region the job lands in
  * are settled here, once, so every request and every comparison uses the same ones.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { UsageError } from "../../errors";
 import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
@@ -75,10 +75,30 @@ const SALTED = /^hmac-sha256\$([A-Za-z0-9_-]{22})\$([0-9a-f]{64})$/;
  * guess at a secret variable cannot be checked against a precomputed table. (State also keeps it secret.)
  */
 export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient, salt: Buffer = randomBytes(16)): string {
-  const mac = createHmac("sha256", salt)
-    .update(canonicalJson(hashMaterial(inputs, client)))
-    .digest("hex");
+  const mac = hmacSha256Hex(salt, canonicalJson(hashMaterial(inputs, client)));
   return `hmac-sha256$${salt.toString("base64url")}$${mac}`;
+}
+
+/** SHA-256's block size in bytes: the HMAC key is padded (or first hashed) to it. */
+const SHA256_BLOCK = 64;
+
+/**
+ * HMAC-SHA-256 (RFC 2104) of `message` under `key`, in hex: the value `createHmac` gives, from two one-shot
+ * hashes. Every diff of a Job checks its inputs hash (a refresh too, once per Job), and `createHmac` spent
+ * most of that check preparing a key object (30-90 µs a call, against 3 µs for the two hashes).
+ */
+export function hmacSha256Hex(key: Buffer, message: string): string {
+  const padded = Buffer.alloc(SHA256_BLOCK);
+  (key.length > SHA256_BLOCK ? hash("sha256", key, "buffer") : key).copy(padded);
+  const inner = Buffer.allocUnsafe(SHA256_BLOCK);
+  const outer = Buffer.allocUnsafe(SHA256_BLOCK);
+  for (let i = 0; i < SHA256_BLOCK; i++) {
+    const b = padded[i] ?? 0;
+    inner[i] = b ^ 0x36;
+    outer[i] = b ^ 0x5c;
+  }
+  const innerDigest = hash("sha256", Buffer.concat([inner, Buffer.from(message, "utf8")]), "buffer");
+  return hash("sha256", Buffer.concat([outer, innerDigest]), "hex");
 }
 
 /** True when `stored` is the hash of these inputs (see {@link desiredInputsHash}). */

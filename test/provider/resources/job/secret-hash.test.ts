@@ -4,11 +4,11 @@
  * plaintext (the echoed inputs keep their inputs' secretness; the derived ones are listed as secret outputs
  * by the SDK, which test/sdk/job.test.ts checks).
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../../provider/resources/job";
 import { migrating } from "../../../../provider/resources/migrate";
-import { desiredInputsHash, inputsHashMatches } from "../../../../provider/resources/job/spec";
+import { desiredInputsHash, hmacSha256Hex, inputsHashMatches } from "../../../../provider/resources/job/spec";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import { canonicalJson } from "../../../../provider/resources/common";
 import { userInputs } from "../../../../provider/resources/job/spec";
@@ -80,6 +80,15 @@ describe("Job.inputsHash with a secret variable", () => {
     const from = h.server.requestLog.length;
     expect((await job.diff(state.id, state.outs, inputs)).changes).toBe(false);
     expect(h.server.requestLog.length).toBe(from);
+  });
+
+  it("is the HMAC-SHA-256 that createHmac gives, for keys of every length: hashes already in state still match", () => {
+    for (const length of [1, 16, 63, 64, 65, 200]) {
+      const key = Buffer.from(Array.from({ length }, (_, i) => (i * 37 + length) % 256));
+      for (const message of ["", "{}", "pässwörd \u{1F511}", "x".repeat(1000)]) {
+        expect(hmacSha256Hex(key, message)).toBe(createHmac("sha256", key).update(message).digest("hex"));
+      }
+    }
   });
 
   it("no output derived from the secret is plaintext except those the SDK always keeps secret", async () => {
