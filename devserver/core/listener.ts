@@ -66,12 +66,17 @@ function bare(hostname: string): string {
   return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
 }
 
-/** Returns a predicate telling whether a hostname (as `URL` shows it) is one the listener answers to. */
+/**
+ * Returns a predicate telling whether a hostname (as `URL` shows it) is one the listener answers to: a
+ * loopback one, a name under `.localhost` (reserved for loopback, RFC 6761: no outside resolver may answer
+ * for it, so it cannot be a rebound name; clients such as curl and browsers send it to loopback without DNS),
+ * or one of `names`.
+ */
 function allowedHosts(names: readonly string[] = []): (hostname: string) => boolean {
   const extra = new Set(names.map((n) => bare(hostOfHeader(net.isIPv6(n) ? `[${n}]` : n) ?? n.toLowerCase())));
   return (hostname) => {
-    const h = bare(hostname.toLowerCase());
-    return isLoopbackHost(h) || extra.has(h);
+    const h = bare(hostname.toLowerCase()).replace(/\.$/, ""); // `name.` is the same name, fully qualified
+    return isLoopbackHost(h) || h.endsWith(".localhost") || extra.has(h);
   };
 }
 

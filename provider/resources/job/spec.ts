@@ -4,7 +4,7 @@
  * it was derived from, its identity and the replacement rules. The namespace and region the job lands in
  * are settled here, once, so every request and every comparison uses the same ones.
  */
-import { createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { UsageError } from "../../errors";
 import type { ParseJobRequest, SchedulerClient } from "../../clients/scheduler";
 import { SERVER_MANAGED_JOB_FIELDS } from "../../clients/scheduler/jobs";
