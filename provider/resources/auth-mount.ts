@@ -25,7 +25,7 @@ import {
 import { enableAndRead, updateMount } from "./auth-mount-write";
 import { recordProvider } from "./record";
 
-export { AuthMountInputsSchema, type AuthMountInputs, type AuthMountOutputs, type MountTune } from "./auth-mount-wire";
+export type { AuthMountInputs, AuthMountOutputs } from "./auth-mount-wire";
 
 const REPLACE_KEYS = replaceKeys(DEF);
 /** The settings that change in place, compared only where the program sets them (see `whenUnset`). */
