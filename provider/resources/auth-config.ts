@@ -13,23 +13,14 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { ConfigError, PssError, ResourceError } from "../errors";
+import { ConfigError, PssError } from "../errors";
 import type { MethodConfigRecord } from "../clients/secrets";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import type { ConfigWrite } from "../schemas/secrets";
 import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
-import {
-  ResourceInitError,
-  canonicalJson,
-  containsUnknown,
-  definedDeep,
-  writeWithReadBack,
-  type ReadBack,
-  type ProviderImpl,
-} from "./common";
-import { SCHEMA_VERSION } from "./migrate";
+import { ResourceInitError, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 import {
   inputsSchema,
   refreshedSetting,
@@ -40,6 +31,7 @@ import {
   type OutputsOf,
 } from "./definition";
 import { authConfigDefinition as DEF } from "./definitions/auth-config";
+import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 
 const RESOURCE = DEF.name;
 
@@ -233,47 +225,16 @@ function configId(mount: string): string {
   return `auth/${mount}/config`;
 }
 
+/** The keys of state a moved config leaves out of the comparison besides the mount's: the secret and its hash. */
+const STATE_ONLY = ["clientSecret", "clientSecretHash"] as const;
+
 function mountOf(id: string, props: Partial<AuthConfigOutputs>): string {
   return props.mount ?? trimMountPath(id.replace(/^auth\//, "").replace(/\/config$/, ""));
 }
 
 function outputs(news: AuthConfigInputs, hash: string | undefined): AuthConfigOutputs {
   const { clientSecret: _secret, ...rest } = news;
-  return definedDeep({ ...rest, clientSecretHash: hash, schemaVersion: SCHEMA_VERSION });
-}
-
-async function write(news: AuthConfigInputs, body: ConfigWrite): Promise<void> {
-  try {
-    const res = await secretsClient(news.connection).config.write(news.mount, body, { redact: [news.clientSecret] });
-    reportWarnings(RESOURCE, configId(news.mount), res.warnings);
-  } catch (e) {
-    throw mountMissingHint(e, news.mount);
-  }
-}
-
-/**
- * Writes, and when the write's outcome stays unknown, reads the config back: a config that now reports what
- * was sent (and held something else before, so the secret went with it) was written; one that still reports
- * `before` was not.
- */
-async function writeConfirmed(
-  news: AuthConfigInputs,
-  body: ConfigWrite,
-  was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined,
-): Promise<void> {
-  const readBack = async (): Promise<ReadBack> => {
-    const rec = await secretsClient(news.connection).config.read(news.mount);
-    if (rec === undefined) return "not-applied";
-    const now = observed({}, news.mount, rec);
-    if (!readableDiffers(now, news)) return was !== undefined && !readableDiffers(was, news) ? "unsure" : "applied";
-    return was !== undefined && !readableDiffers(now, was) ? "not-applied" : "unsure";
-  };
-  await writeWithReadBack(
-    `${RESOURCE} "${configId(news.mount)}": write`,
-    () => write(news, body),
-    readBack,
-    secretsClient(news.connection).http.connection.retry,
-  );
+  return stateOf({ ...rest, clientSecretHash: hash });
 }
 
 /**
@@ -304,91 +265,11 @@ async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
   );
 }
 
-/** The init error of a write whose outcome is unknown: state keeps the ID, and the next `up` writes again. */
-function unfinished(news: AuthConfigInputs, e: Error): ResourceInitError {
-  return new ResourceInitError(
-    `${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`,
-    configId(news.mount),
-    {
-      ...outputs(news, undefined),
-      incomplete: true,
-    },
-  );
-}
-
-async function create(inputs: AuthConfigInputs): Promise<dynamic.CreateResult<AuthConfigOutputs>> {
-  // A write-only secret is read now, before anything is sent: a missing one changes nothing.
-  const news = withSecret(inputs, true);
-  const existing = await secretsClient(news.connection).config.read(news.mount);
-  if (existing !== undefined && news.adopt !== true) {
-    // The ID is fixed and writing is safe: a config that reports exactly what this resource writes is the
-    // one an earlier, unconfirmed create wrote (its answer lost), and is written again. Anything else is
-    // someone else's configuration.
-    if (readableDiffers(observed({}, news.mount, existing), news)) {
-      throw new ResourceError(
-        "already_exists",
-        `${RESOURCE} "${configId(news.mount)}": the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
-          "configuration over (it is then overwritten with this resource's), or remove it first.",
-      );
-    }
-  }
-  try {
-    const was = existing === undefined ? undefined : observed({}, news.mount, existing);
-    await writeConfirmed(news, configBody(news, was ?? {}, news.clientSecret !== undefined ? "send" : "keep"), was);
-  } catch (e) {
-    if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
-    throw e;
-  }
-  await requireWorkloadIdentity(inputs);
-  return { id: configId(news.mount), outs: outputs(inputs, await hashOf(inputs)) };
-}
-
 /** The hash the state keeps of a secret input; none for a write-only secret or no secret. */
 async function hashOf(inputs: AuthConfigInputs): Promise<string | undefined> {
   return inputs.clientSecret !== undefined && inputs.clientSecretVersion === undefined
     ? hashClientSecret(inputs.mount, inputs.clientSecret)
     : undefined;
-}
-
-async function update(
-  _id: string,
-  olds: AuthConfigOutputs,
-  inputs: AuthConfigInputs,
-): Promise<dynamic.UpdateResult<AuthConfigOutputs>> {
-  // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
-  const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
-  if (!changed && (await movedWithMount(olds, inputs)))
-    return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? await hashOf(inputs) : undefined) };
-  const news = withSecret(inputs, changed);
-  const mode = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
-  try {
-    await writeConfirmed(news, configBody(news, olds, mode), olds);
-  } catch (e) {
-    if (ResourceError.is(e, "outcome_unknown")) throw unfinished(inputs, e);
-    throw e;
-  }
-  await requireWorkloadIdentity(inputs);
-  // The hash is made with the mount: a moved config hashes its secret again.
-  const hash = !changed && olds.mount === inputs.mount ? olds.clientSecretHash : await hashOf(inputs);
-  return { outs: outputs(inputs, inputs.clientSecretVersion === undefined ? hash : undefined) };
-}
-
-/**
- * True when an update has nothing to write: only the mount's path or accessor changed, the mount having moved
- * with its config (`sys/remount`, see {@link mountFollow}), and one read finds the config at the new path
- * holding what the program says. Anything else (another setting, a new connection, a config not found there)
- * writes as every update does.
- */
-async function movedWithMount(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<boolean> {
-  const rest = (o: Partial<AuthConfigOutputs> & { clientSecret?: unknown; __provider?: unknown }) => {
-    const { mount: _m, mountAccessor: _a, clientSecret: _s, clientSecretHash: _h, schemaVersion: _v, ...r } = o;
-    const { __provider: _p, ...kept } = r;
-    return canonicalJson(definedDeep(kept));
-  };
-  if (olds.mount === news.mount && olds.mountAccessor === news.mountAccessor) return false;
-  if (rest(olds) !== rest(news)) return false;
-  const rec = await secretsClient(news.connection).config.read(news.mount);
-  return rec !== undefined && !readableDiffers(observed(olds, news.mount, rec), news);
 }
 
 /** Returns the inputs a refresh stores: the server's values for every setting it reports (see `refreshedSetting`). */
@@ -410,21 +291,9 @@ function observed(props: Partial<AuthConfigOutputs>, mount: string, rec: MethodC
   return definedDeep(out) as AuthConfigInputs;
 }
 
-async function read(id: string, props: AuthConfigOutputs): Promise<dynamic.ReadResult<AuthConfigOutputs>> {
-  const mount = mountOf(id, props ?? {});
-  const rec = await secretsClient(props?.connection).config.read(mount);
-  if (rec === undefined) return {};
-  const inputs = observed(props ?? {}, mount, rec);
-  const out = outputs(inputs, props?.clientSecretHash);
-  // The dynamic-provider host passes `read` the outputs only, and they never hold the secret. When the
-  // service still holds what state says, the engine keeps the inputs it has (the declared secret with them).
-  if (sameOutputs(out, props ?? {})) return { id: configId(mount), props: out };
-  // Drift: the inputs become what the service holds, so a second refresh shows nothing. The secret cannot
-  // be among them; a flag stands in, and the diff reads it as "the secret state knows" (not "removed").
-  // Never the hash: the engine would store it in plaintext, as this key held no secret before.
-  const stored = props?.clientSecretHash !== undefined ? { ...inputs, [SECRET_KEPT]: true } : inputs;
-  // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
-  return { id: configId(mount), props: out, inputs: stored as AuthConfigOutputs };
+/** True when a config as the service reports it holds what these inputs write (`props`: the spelling to compare in). */
+function sameConfig(rec: MethodConfigRecord, i: AuthConfigInputs, props: Partial<AuthConfigOutputs> = {}): boolean {
+  return !readableDiffers(observed(props, i.mount, rec), i);
 }
 
 function sameOutputs(a: AuthConfigOutputs, b: Partial<AuthConfigOutputs>): boolean {
@@ -432,16 +301,104 @@ function sameOutputs(a: AuthConfigOutputs, b: Partial<AuthConfigOutputs>): boole
   return canonicalJson(a) === canonicalJson(rest);
 }
 
-async function remove(id: string, props: AuthConfigOutputs): Promise<void> {
-  await secretsClient(props?.connection).config.delete(mountOf(id, props ?? {}));
+/** What a config write starts from: the config before it, what to do with the secret, and a hash state keeps. */
+interface ConfigFrom {
+  was: Omit<AuthConfigOutputs, "schemaVersion"> | undefined;
+  secret: "send" | "clear" | "keep";
+  /** The hash state keeps as it is (the secret not sent, the mount the same); unset: hash the input. */
+  kept?: { hash: string | undefined };
 }
 
-/** The AuthConfig provider. */
-export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = {
+/** The AuthConfig provider: the record lifecycle (./record.ts) with a config's rules (the secret and its hash). */
+export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = recordProvider({
+  resource: RESOURCE,
   check: async (_olds, news) => checkAuthConfig(news),
-  diff: async (_id, olds, news) => diffAuthConfig(olds, news),
-  create,
-  read,
-  update,
-  delete: remove,
-};
+  diff: (olds: AuthConfigOutputs, news: AuthConfigInputs) => diffAuthConfig(olds, news),
+  place: (i: AuthConfigInputs) => i.mount,
+  locate: mountOf,
+  id: configId,
+  fetch: (mount: string, connection) => secretsClient(connection).config.read(mount),
+  remove: (mount, connection) => secretsClient(connection).config.delete(mount),
+  observed,
+  outputs,
+  create: {
+    // A write-only secret is read now, before anything is sent: a missing one changes nothing.
+    prepare: (inputs) => withSecret(inputs, true),
+    start(news, found, mount): ConfigFrom {
+      // The ID is fixed and writing is safe: a config that reports exactly what this resource writes is the
+      // one an earlier, unconfirmed create wrote (its answer lost), and is written again. Anything else is
+      // someone else's configuration.
+      refuseUnlessOwn(
+        RESOURCE,
+        configId(mount),
+        news,
+        found,
+        (rec, i) => sameConfig(rec, i),
+        `the method at "${news.mount}/" is already configured. Set adopt: true to take the ` +
+          "configuration over (it is then overwritten with this resource's), or remove it first.",
+      );
+      const was = found === undefined ? undefined : observed({}, mount, found);
+      return { was, secret: news.clientSecret !== undefined ? "send" : "keep" };
+    },
+  },
+  async update(olds, inputs) {
+    // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
+    const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
+    const read = () => secretsClient(inputs.connection).config.read(inputs.mount);
+    if (!changed && (await movedWithMount(olds, inputs, STATE_ONLY, read, (rec) => sameConfig(rec, inputs, olds))))
+      return { keep: inputs.clientSecretVersion === undefined ? await hashOf(inputs) : undefined };
+    const news = withSecret(inputs, changed);
+    const secret = !changed ? "keep" : news.clientSecret !== undefined ? "send" : "clear";
+    // The hash is made with the mount: a moved config hashes its secret again.
+    const kept = !changed && olds.mount === inputs.mount ? { hash: olds.clientSecretHash } : undefined;
+    return { news, from: { was: olds, secret, ...(kept !== undefined && { kept }) } satisfies ConfigFrom };
+  },
+  /**
+   * Writes, and when the write's outcome stays unknown, reads the config back: a config that now reports
+   * what was sent (and held something else before, so the secret went with it) was written; one that still
+   * reports what it held before was not. Then checks the workload identity (see requireWorkloadIdentity).
+   */
+  async write(news, from: ConfigFrom) {
+    const client = secretsClient(news.connection);
+    const send = async () => {
+      try {
+        const body = configBody(news, from.was ?? {}, from.secret);
+        const res = await client.config.write(news.mount, body, { redact: [news.clientSecret] });
+        reportWarnings(RESOURCE, configId(news.mount), res.warnings);
+      } catch (e) {
+        throw mountMissingHint(e, news.mount);
+      }
+    };
+    const readBack = {
+      fetch: () => client.config.read(news.mount),
+      holds: (rec: MethodConfigRecord, i: AuthConfigInputs) => sameConfig(rec, i),
+      unreported: (was: AuthConfigInputs, i: AuthConfigInputs) => !readableDiffers(was, i),
+    };
+    const was = from.was as AuthConfigInputs | undefined;
+    await confirmedWrite(
+      `${RESOURCE} "${configId(news.mount)}": write`,
+      send,
+      news,
+      was,
+      readBack,
+      client.http.connection.retry,
+    );
+    await requireWorkloadIdentity(news);
+    const hash = from.kept !== undefined ? from.kept.hash : await hashOf(news);
+    return news.clientSecretVersion === undefined ? hash : undefined;
+  },
+  unfinished: { at: (news) => ({ id: configId(news.mount), learned: undefined }), sentence: () => WRITE_AGAIN },
+  refresh: {
+    learned: (props) => props.clientSecretHash,
+    inputs(inputs, out, props) {
+      // The dynamic-provider host passes `read` the outputs only, and they never hold the secret. When the
+      // service still holds what state says, the engine keeps the inputs it has (the declared secret with them).
+      if (sameOutputs(out, props)) return undefined;
+      // Drift: the inputs become what the service holds, so a second refresh shows nothing. The secret cannot
+      // be among them; a flag stands in, and the diff reads it as "the secret state knows" (not "removed").
+      // Never the hash: the engine would store it in plaintext, as this key held no secret before.
+      const stored = props.clientSecretHash !== undefined ? { ...inputs, [SECRET_KEPT]: true } : inputs;
+      return stored as Partial<AuthConfigOutputs>;
+    },
+  },
+});

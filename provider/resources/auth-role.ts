@@ -6,21 +6,18 @@
  * Terraform provider's #884 left it in place forever).
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { ResourceError, UsageError } from "../errors";
+import { UsageError } from "../errors";
 import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
 import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
 import {
-  ResourceInitError,
   canonicalJson,
   copyInputs,
   containsUnknown,
   definedDeep,
   hasForeignPrototype,
-  writeWithReadBack,
   type ProviderImpl,
-  type ReadBack,
 } from "./common";
 import {
   inputsSchema,
@@ -34,7 +31,7 @@ import {
   type OutputsOf,
 } from "./definition";
 import { authRoleDefinition as DEF } from "./definitions/auth-role";
-import { SCHEMA_VERSION } from "./migrate";
+import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 
 const RESOURCE = DEF.name;
 const FIELDS = DEF.fields;
@@ -221,20 +218,19 @@ export function roleBody(i: AuthRoleInputs): RoleWrite {
   return wireBody(DEF, i) as RoleWrite;
 }
 
-function roleId(mount: string, name: string): string {
-  return `auth/${mount}/role/${name}`;
-}
+/** Where a role lives: its mount and its name. */
+type RolePlace = { mount: string; name: string };
 
-function outputs(i: AuthRoleInputs): AuthRoleOutputs {
-  return definedDeep({ ...i, schemaVersion: SCHEMA_VERSION });
+function roleId(p: RolePlace): string {
+  return `auth/${p.mount}/role/${p.name}`;
 }
 
 /** Returns the inputs a refresh stores: the server's values, in the user's spelling where they mean the same. */
-function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, role: RoleRead): AuthRoleInputs {
+function observed(props: Partial<AuthRoleOutputs>, p: RolePlace, role: RoleRead): AuthRoleInputs {
   const out: Record<string, unknown> = {
-    mount,
+    mount: p.mount,
     mountAccessor: props.mountAccessor,
-    name,
+    name: p.name,
     adopt: props.adopt,
     connection: props.connection,
   };
@@ -244,118 +240,82 @@ function observed(props: Partial<AuthRoleOutputs>, mount: string, name: string, 
   return definedDeep(out) as AuthRoleInputs;
 }
 
-async function write(i: AuthRoleInputs): Promise<void> {
-  try {
-    const res = await secretsClient(i.connection).roles.write(i.mount, i.name, roleBody(i));
-    reportWarnings(RESOURCE, roleId(i.mount, i.name), res.warnings);
-  } catch (e) {
-    throw mountMissingHint(e, i.mount);
-  }
-}
-
 /** True when a role as the service reports it holds what these inputs write. */
 function sameRole(role: RoleRead, i: AuthRoleInputs): boolean {
-  const seen = outputs(observed(i, i.mount, i.name, role));
+  const seen = stateOf(observed(i, i, role));
   return !diffAuthRole(seen, i).changes;
 }
 
-/** Writes the role; when the write's outcome stays unknown, reads it back to tell whether it was applied. */
-async function writeConfirmed(i: AuthRoleInputs, before: AuthRoleInputs | undefined): Promise<void> {
-  const readBack = async (): Promise<ReadBack> => {
-    const role = await secretsClient(i.connection).roles.read(i.mount, i.name);
-    if (role === undefined) return "not-applied";
-    if (sameRole(role, i)) return "applied";
-    return before !== undefined && sameRole(role, before) ? "not-applied" : "unsure";
-  };
-  try {
-    await writeWithReadBack(
-      `${RESOURCE} "${roleId(i.mount, i.name)}": write`,
-      () => write(i),
-      readBack,
-      secretsClient(i.connection).http.connection.retry,
-    );
-  } catch (e) {
-    if (!ResourceError.is(e, "outcome_unknown")) throw e;
-    throw new ResourceInitError(
-      `${e.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to write it.`,
-      roleId(i.mount, i.name),
-      {
-        ...outputs(i),
-        incomplete: true,
-      },
-    );
-  }
+function fetchRole(p: RolePlace, connection: AuthRoleInputs["connection"]): Promise<RoleRead | undefined> {
+  return secretsClient(connection).roles.read(p.mount, p.name);
 }
 
-async function create(news: AuthRoleInputs): Promise<dynamic.CreateResult<AuthRoleOutputs>> {
-  const existing = await secretsClient(news.connection).roles.read(news.mount, news.name);
-  // A role that holds exactly what this resource writes is the one an earlier, unconfirmed create wrote
-  // (its answer lost); writing it again is safe. Any other role of that name is someone else's.
-  if (existing !== undefined && news.adopt !== true && !sameRole(existing, news)) {
-    throw new ResourceError(
-      "already_exists",
-      `${RESOURCE} "${roleId(news.mount, news.name)}": a role named "${news.name}" already exists on "${news.mount}/". Set adopt: true ` +
-        "to take it over (it is then overwritten with this resource's settings), or choose another name.",
-    );
-  }
-  await writeConfirmed(news, existing === undefined ? undefined : observed({}, news.mount, news.name, existing));
-  return { id: roleId(news.mount, news.name), outs: outputs(news) };
-}
-
-async function update(
-  _id: string,
-  olds: AuthRoleOutputs,
-  news: AuthRoleInputs,
-): Promise<dynamic.UpdateResult<AuthRoleOutputs>> {
-  if (olds.incomplete !== true && (await movedWithMount(olds, news))) return { outs: outputs(news) };
-  await writeConfirmed(news, olds.incomplete === true ? undefined : olds);
-  return { outs: outputs(news) };
-}
-
-/**
- * True when an update has nothing to write: only the mount's path or accessor changed, the mount having moved
- * with its roles (`sys/remount`, see {@link mountFollow}), and one read finds the role at the new path holding
- * what the program says. Anything else (another setting, a new connection, no role there) writes.
- */
-async function movedWithMount(olds: AuthRoleOutputs, news: AuthRoleInputs): Promise<boolean> {
-  const rest = (o: Partial<AuthRoleOutputs> & { __provider?: unknown }) => {
-    const { mount: _m, mountAccessor: _a, schemaVersion: _v, __provider: _p, ...r } = o;
-    return canonicalJson(definedDeep(r));
-  };
-  if (olds.mount === news.mount && olds.mountAccessor === news.mountAccessor) return false;
-  if (rest(olds) !== rest(news)) return false;
-  const role = await secretsClient(news.connection).roles.read(news.mount, news.name);
-  return role !== undefined && sameRole(role, news);
-}
-
-function locate(id: string, props: Partial<AuthRoleOutputs> | undefined): { mount: string; name: string } {
-  if (props?.mount !== undefined && props.name !== undefined)
+function locate(id: string, props: Partial<AuthRoleOutputs>): RolePlace {
+  if (props.mount !== undefined && props.name !== undefined)
     return { mount: props.mount, name: canonicalRoleName(props.name) };
   const m = /^auth\/(.+)\/role\/([^/]+)$/.exec(id);
   if (!m) throw new UsageError(`${RESOURCE}: "${id}" is not an AuthRole ID (auth/<mount>/role/<name>)`);
   return { mount: trimMountPath(m[1] ?? ""), name: canonicalRoleName(m[2] ?? "") };
 }
 
-async function read(id: string, props: AuthRoleOutputs): Promise<dynamic.ReadResult<AuthRoleOutputs>> {
-  const { mount, name } = locate(id, props);
-  const role = await secretsClient(props?.connection).roles.read(mount, name);
-  if (role === undefined) return {};
-  const inputs = observed(props ?? {}, mount, name, role);
-  // Pulumi types ReadResult.inputs as the outputs type; the engine stores it as the new inputs.
-  return { id: roleId(mount, name), props: outputs(inputs), inputs: inputs as AuthRoleOutputs };
-}
-
-async function remove(id: string, props: AuthRoleOutputs): Promise<void> {
-  const { mount, name } = locate(id, props);
-  await secretsClient(props?.connection).roles.delete(mount, name);
-}
-
-/** The AuthRole provider. */
-export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = {
+/** The AuthRole provider: the record lifecycle (./record.ts) with a role's rules. */
+export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = recordProvider({
+  resource: RESOURCE,
   check: checkRole,
-  diff: async (_id, olds, news) => diffAuthRole(olds, news),
-  create,
-  read,
-  update,
-  delete: remove,
-};
+  diff: async (olds: AuthRoleOutputs, news: AuthRoleInputs) => diffAuthRole(olds, news),
+  place: (i: AuthRoleInputs): RolePlace => ({ mount: i.mount, name: i.name }),
+  locate,
+  id: roleId,
+  fetch: fetchRole,
+  remove: (p, connection) => secretsClient(connection).roles.delete(p.mount, p.name),
+  observed,
+  outputs: (i: AuthRoleInputs, _learned: undefined): AuthRoleOutputs => stateOf(i),
+  create: {
+    start(news, found, p) {
+      refuseUnlessOwn(
+        RESOURCE,
+        roleId(p),
+        news,
+        found,
+        sameRole,
+        `a role named "${news.name}" already exists on "${news.mount}/". Set adopt: true ` +
+          "to take it over (it is then overwritten with this resource's settings), or choose another name.",
+      );
+      return found === undefined ? undefined : observed({}, p, found);
+    },
+  },
+  async update(olds, news) {
+    const moved =
+      olds.incomplete !== true &&
+      (await movedWithMount(
+        olds,
+        news,
+        [],
+        () => fetchRole(news, news.connection),
+        (r) => sameRole(r, news),
+      ));
+    return moved ? { keep: undefined } : { news, from: olds.incomplete === true ? undefined : olds };
+  },
+  async write(news, before: AuthRoleInputs | undefined) {
+    const client = secretsClient(news.connection);
+    const send = async () => {
+      try {
+        const res = await client.roles.write(news.mount, news.name, roleBody(news));
+        reportWarnings(RESOURCE, roleId(news), res.warnings);
+      } catch (e) {
+        throw mountMissingHint(e, news.mount);
+      }
+    };
+    const readBack = { fetch: () => fetchRole(news, news.connection), holds: sameRole };
+    await confirmedWrite(
+      `${RESOURCE} "${roleId(news)}": write`,
+      send,
+      news,
+      before,
+      readBack,
+      client.http.connection.retry,
+    );
+  },
+  unfinished: { at: (news) => ({ id: roleId(news), learned: undefined }), sentence: () => WRITE_AGAIN },
+  refresh: { learned: () => undefined },
+});

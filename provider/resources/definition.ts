@@ -17,7 +17,8 @@
  * Adding a resource: write ./definitions/<module>.ts with {@link defineResource}, list it in
  * ./definitions/index.ts (the generator renders every definition listed there), run `npm run generate`,
  * make the SDK class extend the generated `<Name>Resource` and pass `<name>Props(args)` to `super`, and
- * build the provider from the derived pieces.
+ * build the provider from the derived pieces: a resource that is one record on a service gives its own rules
+ * to `recordProvider` (./record.ts), which owns the lifecycle.
  *
  * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),

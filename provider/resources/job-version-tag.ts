@@ -7,7 +7,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { SchedulerClient, TagVersionRequest } from "../clients/scheduler";
 import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
-import { ResourceInitError, checkInputs, containsUnknown, definedDeep, type ProviderImpl } from "./common";
+import { checkInputs, containsUnknown, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
 import {
   inputsSchema,
@@ -21,7 +21,7 @@ import {
   type OutputsOf,
 } from "./definition";
 import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
-import { SCHEMA_VERSION } from "./migrate";
+import { recordProvider, stateOf } from "./record";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = inputsSchema(DEF);
@@ -77,13 +77,19 @@ function isGone(e: unknown): boolean {
   return e.code === "server" && e.serverErrors.some((s) => /not found/i.test(s));
 }
 
-/** The JobVersionTag provider. */
-export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = {
+/** The version that carries the tag named in `p` (a refresh reads only versions where one does). */
+function taggedOf(versions: JobVersion[], p: TagRef): JobVersion {
+  return versions.find((v) => v.VersionTag?.Name === p.name) ?? {};
+}
+
+/** The JobVersionTag provider: the record lifecycle (./record.ts) with a tag's rules (its version). */
+export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = recordProvider({
+  resource: DEF.name,
   async check(_olds, news) {
     return checkInputs(JobVersionTagInputsSchema, news, "JobVersionTag") as dynamic.CheckResult<JobVersionTagInputs>;
   },
 
-  async diff(_id, olds, news) {
+  async diff(olds: JobVersionTagOutputs, news: JobVersionTagInputs) {
     const connection = connectionChange("scheduler", olds.connection, news.connection);
     if (connection === "moved") return MOVED;
     if ([...REPLACE_KEYS, "connection" as const].some((k) => containsUnknown(news[k]))) return { changes: true };
@@ -105,100 +111,121 @@ export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutpu
     };
   },
 
-  async create(inputs) {
-    const client = newClient(inputs.connection);
-    const namespace = namespaceOf(client, inputs);
-    const opts = { namespace };
-    const id = tagResourceId(inputs.jobId, namespace, inputs.name);
-    // Tagging a name the job already carries would silently take that tag over (new description).
-    const versions = await jobVersions(client, inputs.jobId, namespace);
-    const existing = tagOn(versions, (v) => v.VersionTag?.Name === inputs.name);
-    if (existing !== undefined) {
-      const what =
-        `job "${inputs.jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
-        `${existing.description !== "" ? ` (description "${existing.description}")` : ""}`;
-      if (inputs.adopt !== true) {
-        throw new ResourceError(
-          "already_exists",
-          `JobVersionTag "${id}": ${what}, not managed by this stack; it was left untouched. Set adopt: true to take it over ` +
-            "(its description is then overwritten with this resource's), or choose another name.",
-        );
-      }
-      if (inputs.version !== undefined && inputs.version !== existing.version) {
-        throw new ResourceError(
-          "already_exists",
-          `JobVersionTag "${id}": ${what}, not version ${inputs.version}; a tag cannot move to another version in place, so it cannot ` +
-            `be adopted as it is. Set version: ${existing.version} (or leave version unset) to adopt it, or remove the tag first.`,
-        );
-      }
-    }
-    // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
-    const latest =
-      versions === undefined || versions.length === 0 ? undefined : Math.max(...versions.map((v) => v.Version ?? 0));
-    const version =
-      inputs.version ?? existing?.version ?? latest ?? (await client.jobs.info(inputs.jobId, opts)).value.Version ?? 0;
-    // A version carries one tag at a time: tagging it again under another name would drop that tag.
-    const other =
-      existing === undefined
-        ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "")
-        : undefined;
-    if (other !== undefined) {
-      throw new ResourceError(
-        "already_exists",
-        `JobVersionTag "${id}": version ${version} of job "${inputs.jobId}" in namespace "${namespace}" already carries the tag "${other.name}" ` +
-          "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
-      );
-    }
-    const outs = await tagConfirmed(
-      client,
-      { jobId: inputs.jobId, namespace, name: inputs.name },
-      version,
-      wireBody(DEF, inputs),
-      0,
-      inputs,
-    );
-    return { id, outs };
-  },
-
-  async read(id, props) {
-    const client = newClient(props.connection);
-    const ref = refOf(id, props);
-    let versions;
+  place: (i: JobVersionTagInputs): TagRef => ({
+    jobId: i.jobId,
+    namespace: namespaceOf(newClient(i.connection), i),
+    name: i.name,
+  }),
+  locate: refOf,
+  id: (p) => tagResourceId(p.jobId, p.namespace, p.name),
+  // The versions of the job (the tag's record is one of them); undefined when there is no such job (the tag
+  // request then fails with the server's reason).
+  fetch: (p, connection) => jobVersions(newClient(connection), p.jobId, p.namespace),
+  async remove(ref, connection) {
     try {
-      versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
-    } catch (e) {
-      if (isGone(e)) return { id: "" };
-      throw e;
-    }
-    const tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
-    if (tagged === undefined) return { id: "" };
-    const tag = tagged.VersionTag ?? {};
-    return { id, props: outputsOf(ref, tagged.Version ?? 0, [tag], tag.TaggedTime ?? 0, props) };
-  },
-
-  async update(id, olds, news) {
-    const client = newClient(news.connection);
-    const ref = refOf(id, olds);
-    const body = wireBody(DEF, news);
-    // Only `adopt` or how to connect changed: nothing to write (unless the last tag write was never confirmed).
-    if (!settingsDiffer(news, olds) && olds.incomplete !== true) {
-      return { outs: outputsOf(ref, olds.version, [body], olds.taggedTime, news) };
-    }
-    // Tagging the same version with the same name again replaces the description.
-    return { outs: await tagConfirmed(client, ref, olds.version, body, olds.taggedTime, news) };
-  },
-
-  async delete(id, props) {
-    const client = newClient(props.connection);
-    const ref = refOf(id, props);
-    try {
-      await client.versions.untagVersion(ref.jobId, ref.name, { namespace: ref.namespace });
+      await newClient(connection).versions.untagVersion(ref.jobId, ref.name, { namespace: ref.namespace });
     } catch (e) {
       if (isGone(e)) return;
       throw e;
     }
   },
-};
+  observed: (props, p) => ({ ...p, adopt: props.adopt, connection: props.connection }) as JobVersionTagInputs,
+  outputs: (i, l: TagLearned) => outputsOf(l.ref, l.version, l.records, l.taggedTime, i),
+
+  create: {
+    async start(inputs, versions, ref): Promise<TagFrom> {
+      const { jobId, namespace } = ref;
+      const id = tagResourceId(jobId, namespace, inputs.name);
+      // Tagging a name the job already carries would silently take that tag over (new description).
+      const existing = tagOn(versions, (v) => v.VersionTag?.Name === inputs.name);
+      if (existing !== undefined) {
+        const what =
+          `job "${jobId}" in namespace "${namespace}" already has a tag "${inputs.name}" on version ${existing.version}` +
+          `${existing.description !== "" ? ` (description "${existing.description}")` : ""}`;
+        if (inputs.adopt !== true) {
+          throw new ResourceError(
+            "already_exists",
+            `JobVersionTag "${id}": ${what}, not managed by this stack; it was left untouched. Set adopt: true to take it over ` +
+              "(its description is then overwritten with this resource's), or choose another name.",
+          );
+        }
+        if (inputs.version !== undefined && inputs.version !== existing.version) {
+          throw new ResourceError(
+            "already_exists",
+            `JobVersionTag "${id}": ${what}, not version ${inputs.version}; a tag cannot move to another version in place, so it cannot ` +
+              `be adopted as it is. Set version: ${existing.version} (or leave version unset) to adopt it, or remove the tag first.`,
+          );
+        }
+      }
+      // The version is always sent explicitly: a tag without one lands on version 0 on real servers.
+      const latest =
+        versions === undefined || versions.length === 0 ? undefined : Math.max(...versions.map((v) => v.Version ?? 0));
+      const version =
+        inputs.version ??
+        existing?.version ??
+        latest ??
+        (await newClient(inputs.connection).jobs.info(jobId, { namespace })).value.Version ??
+        0;
+      // A version carries one tag at a time: tagging it again under another name would drop that tag.
+      const other =
+        existing === undefined
+          ? tagOn(versions, (v) => v.Version === version && (v.VersionTag?.Name ?? "") !== "")
+          : undefined;
+      if (other !== undefined) {
+        throw new ResourceError(
+          "already_exists",
+          `JobVersionTag "${id}": version ${version} of job "${jobId}" in namespace "${namespace}" already carries the tag "${other.name}" ` +
+            "(a version has one tag at a time); it was left untouched. Remove that tag first, or tag another version.",
+        );
+      }
+      return { ref, version, taggedTime: 0 };
+    },
+  },
+
+  async update(olds, news, id) {
+    const ref = refOf(id, olds);
+    const from = { ref, version: olds.version, taggedTime: olds.taggedTime };
+    // Only `adopt` or how to connect changed: nothing to write (unless the last tag write was never confirmed).
+    if (!settingsDiffer(news, olds) && olds.incomplete !== true)
+      return { keep: { ...from, records: [wireBody(DEF, news)] } };
+    // Tagging the same version with the same name again replaces the description.
+    return { news, from };
+  },
+
+  write: (news, from: TagFrom) => tagConfirmed(newClient(news.connection), from, wireBody(DEF, news)),
+
+  unfinished: {
+    at: (news, { ref, version, taggedTime }: TagFrom) => ({
+      id: tagResourceId(ref.jobId, ref.namespace, ref.name),
+      learned: { ref, version, records: [wireBody(DEF, news)], taggedTime },
+    }),
+    sentence: () => "It is kept in the stack as unfinished; run `pulumi up` again to tag.",
+  },
+
+  refresh: {
+    async fetch(ref, props) {
+      let versions;
+      try {
+        versions =
+          (await newClient(props.connection).versions.versions(ref.jobId, { namespace: ref.namespace })).value
+            .Versions ?? [];
+      } catch (e) {
+        if (isGone(e)) return undefined;
+        throw e;
+      }
+      return versions.some((v) => v.VersionTag?.Name === ref.name) ? versions : undefined;
+    },
+    gone: { id: "" },
+    id: (id) => id,
+    learned(_props, ref, versions) {
+      const tagged = taggedOf(versions, ref);
+      const tag = tagged.VersionTag ?? {};
+      return { ref, version: tagged.Version ?? 0, records: [tag], taggedTime: tag.TaggedTime ?? 0 };
+    },
+    // The engine keeps the inputs it has.
+    inputs: () => undefined,
+  },
+});
 
 type JobVersion = NonNullable<
   Awaited<ReturnType<SchedulerClient["versions"]["versions"]>>["value"]["Versions"]
@@ -238,6 +265,11 @@ type Kept = Pick<JobVersionTagInputs, "adopt" | "connection">;
 /** Where a tag is: its job, namespace and name. */
 type TagRef = { jobId: string; namespace: string; name: string };
 
+/** What a tag write starts from: where the tag is, the version it goes on, and the time state holds. */
+type TagFrom = { ref: TagRef; version: number; taggedTime: number };
+
+/** What state learns from a tag write or read: the records (tag records or write bodies) and the tag's time. */
+type TagLearned = TagFrom & { records: readonly Record<string, unknown>[] };
 /**
  * The outputs of a tag: each setting from the first of `records` (tag records or write bodies, by wire name)
  * that holds it, else its unset meaning.
@@ -255,7 +287,7 @@ function outputsOf(
       f,
       records.map((r) => r[f.wire]).find((v) => v != null),
     );
-  return definedDeep({
+  return stateOf({
     jobId: ref.jobId,
     namespace: ref.namespace,
     name: ref.name,
@@ -264,23 +296,21 @@ function outputsOf(
     taggedTime,
     adopt: kept.adopt,
     connection: kept.connection,
-    schemaVersion: SCHEMA_VERSION,
   }) as JobVersionTagOutputs;
 }
 
 /**
- * Tags a version (the HTTP core retries the write); when the outcome stays unknown, reads the versions back:
- * the tag on that version with that description was applied; no such tag means it was not. When reading
- * fails too, an init error keeps the tag in state, marked so the next `up` tags again.
+ * Tags a version (the HTTP core retries the write); when the outcome stays unknown, reads the versions back
+ * once (the scheduler answers reads from its leader): the tag on that version with that description was
+ * applied; no such tag means it was not. When reading fails too, the outcome stays unknown, and the tag is
+ * kept in state, marked so the next `up` tags again.
  */
 async function tagConfirmed(
   client: SchedulerClient,
-  ref: TagRef,
-  version: number,
+  from: TagFrom,
   body: Record<string, unknown>,
-  taggedTime: number,
-  kept: Kept,
-): Promise<JobVersionTagOutputs> {
+): Promise<TagLearned> {
+  const { ref, version, taggedTime } = from;
   try {
     const { value } = await client.versions.tagVersion(
       ref.jobId,
@@ -288,7 +318,7 @@ async function tagConfirmed(
       { Version: version, ...body } as TagVersionRequest,
       { namespace: ref.namespace },
     );
-    return outputsOf(ref, version, [value, body], value.TaggedTime ?? taggedTime, kept);
+    return { ref, version, records: [value, body], taggedTime: value.TaggedTime ?? taggedTime };
   } catch (e) {
     if (!isOutcomeUnknown(e)) throw e;
     let tagged;
@@ -296,12 +326,7 @@ async function tagConfirmed(
       const versions = (await client.versions.versions(ref.jobId, { namespace: ref.namespace })).value.Versions ?? [];
       tagged = versions.find((v) => v.VersionTag?.Name === ref.name);
     } catch (readError) {
-      const u = outcomeUnknown(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
-      throw new ResourceInitError(
-        `${u.message}. It is kept in the stack as unfinished; run \`pulumi up\` again to tag.`,
-        tagResourceId(ref.jobId, ref.namespace, ref.name),
-        { ...outputsOf(ref, version, [body], taggedTime, kept), incomplete: true },
-      );
+      throw outcomeUnknown(`tag "${ref.name}" of job "${ref.jobId}"`, e, readError);
     }
     const tag: Record<string, unknown> = tagged?.VersionTag ?? {};
     if (
@@ -310,6 +335,6 @@ async function tagConfirmed(
       SETTINGS.some(([, f]) => !sameValue(f, tag[f.wire], body[f.wire]))
     )
       throw e;
-    return outputsOf(ref, version, [body], tagged.VersionTag?.TaggedTime ?? taggedTime, kept);
+    return { ref, version, records: [body], taggedTime: tagged.VersionTag?.TaggedTime ?? taggedTime };
   }
 }
