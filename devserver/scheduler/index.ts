@@ -233,9 +233,9 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
       jobRoutes(router, deps);
     },
     snapshot: () => started().store.snapshot(),
-    restore: (data) => {
+    restore: (data, warn) => {
       const d = started();
-      d.store.restore(data);
+      d.store.restore(data, warn);
       d.engine.resume();
     },
     policyCapabilities,
