@@ -72,7 +72,7 @@ export function migrateLayout(
 }
 
 /** Field checks of {@link restoreRecord} that differ from "the same kind as the default". */
-export type FieldChecks<T> = { readonly [K in keyof T]?: (value: unknown) => boolean };
+type FieldChecks<T> = { readonly [K in keyof T]?: (value: unknown) => boolean };
 
 function sameKind(fallback: unknown, value: unknown): boolean {
   if (fallback === null) return value === null;
