@@ -70,6 +70,7 @@ export {
   type RouteMatch,
   type RouteMethod,
   type RouteOptions,
+  type RouteRow,
 } from "./router";
 export {
   isLoopbackHost,

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ServiceName } from "./errors";
+import type { RestoreWarn } from "./migrate";
 import type { Router } from "./router";
 import type { ServiceContext } from "./types";
 
@@ -16,8 +17,12 @@ export interface ServiceModule {
   routes(router: Router, ctx: ServiceContext): void;
   /** Returns JSON-serialisable state for persistence. */
   snapshot?(): unknown;
-  /** Restores state written by `snapshot` (validate it: the file may come from an older version). */
-  restore?(data: unknown): void;
+  /**
+   * Restores state written by `snapshot`, of this or an older release: migrate an older layout (see
+   * migrate.ts), throw for a newer one, and tell `warn` what could not be kept (none: a snapshot just taken
+   * in memory, restored as it was).
+   */
+  restore?(data: unknown, warn?: RestoreWarn): void;
   /** Maps a policy name on a token to capabilities (used by the core's capability checks). */
   policyCapabilities?(policy: string): readonly string[] | undefined;
   /** Handles an HTTP upgrade (WebSocket); return false to let the core refuse it with 400. */

@@ -50,6 +50,11 @@ export interface ServiceHostOptions {
   readonly maxBodyBytes?: number;
   /** JSON file for state across restarts; written atomically, debounced, flushed on close. */
   readonly persistPath?: string;
+  /**
+   * Receives what restoring `persistPath` could not keep (records the current layout no longer allows or
+   * that are malformed). Default: printed on standard error.
+   */
+  readonly onRestoreWarning?: (message: string) => void;
   /** Debounce of persistence writes in ms (default 50). */
   readonly persistDelayMs?: number;
   /** Most request-log entries kept (default 10,000); when full, the older half is dropped. */

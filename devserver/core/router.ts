@@ -27,6 +27,16 @@ export interface RouteOptions {
   readonly rawBody?: boolean;
 }
 
+/**
+ * One row of a route table: a method (or several), a path pattern, the handler (given the table's
+ * dependencies) and the route's options.
+ */
+export interface RouteRow<D> extends RouteOptions {
+  readonly method: RouteMethod | readonly RouteMethod[];
+  readonly path: string;
+  readonly handler: (deps: D, req: DevRequest) => DevResponse | Promise<DevResponse>;
+}
+
 /** A registered route with its compiled matcher. */
 export interface Route extends RouteOptions {
   readonly method: RouteMethod;
@@ -127,6 +137,16 @@ export class Router {
       if (entry.byMethod.has(m)) throw new TypeError(`route ${m} ${pattern} is registered twice`);
       entry.byMethod.set(m, { ...options, method: m, pattern, handler });
     }
+    return this;
+  }
+
+  /**
+   * Registers the rows of a route table in order (the order decides between patterns that match the same
+   * path, and the order of methods a 405 lists).
+   */
+  table<D>(deps: D, rows: readonly RouteRow<D>[]): this {
+    for (const { method, path, handler, ...options } of rows)
+      this.on(method, path, (req) => handler(deps, req), options);
     return this;
   }
 

@@ -96,8 +96,18 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
   }
 
   // Root tokens: explicit option, else the persisted one, else random.
-  const persisted = options.persistPath !== undefined ? readJsonIfExists(options.persistPath) : undefined;
-  const restoredRoots = persisted !== undefined ? restoreState(persisted, hosts) : {};
+  let restoredRoots: Partial<Record<ServiceName, string>> = {};
+  let persisted: unknown;
+  try {
+    persisted = options.persistPath !== undefined ? readJsonIfExists(options.persistPath) : undefined;
+    const warn = options.onRestoreWarning ?? ((m: string): void => console.warn(`devserver: ${m}`));
+    if (persisted !== undefined) restoredRoots = restoreState(persisted, hosts, warn);
+  } catch (err) {
+    // A state file that cannot be read (or is of a newer layout) stops the start: release what the modules
+    // opened in `routes` (timers, the cloud listener) before saying why.
+    await Promise.allSettled(SERVICE_NAMES.map(async (name) => hosts[name].module?.close?.()));
+    throw err;
+  }
   const rootTokens = {} as Record<ServiceName, string>;
   for (const name of SERVICE_NAMES) {
     const wanted = options[name]?.rootToken ?? restoredRoots[name];

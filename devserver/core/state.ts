@@ -1,10 +1,15 @@
 import type { ServiceName } from "./errors";
+import { layout, migrateLayout, type RestoreWarn } from "./migrate";
 import type { TokenRecord, TokenStoreSnapshot } from "./tokens";
 import type { ServiceModule } from "./module";
 import type { ServiceContext } from "./types";
 
-/** Version of the state file layout; bump it when the layout changes incompatibly. */
-export const STATE_VERSION = 1;
+/**
+ * The state file's layout (see migrate.ts): version 1, `{ version, services: { <name>: { index, rootToken,
+ * tokens, data } } }`, where `data` is the module's own, versioned by the module. A change of this envelope
+ * bumps the version with a step here.
+ */
+const STATE_LAYOUT = layout("devserver state file", 1, []);
 
 /** The parts of a hosted service that persistence reads and writes. */
 export interface PersistableService {
@@ -34,7 +39,7 @@ export function snapshotState(
       ...(s.module?.snapshot !== undefined ? { data: s.module.snapshot() } : {}),
     };
   }
-  return { version: STATE_VERSION, services: out };
+  return { version: STATE_LAYOUT.version, services: out };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -54,16 +59,17 @@ function isTokenEntry(v: unknown): v is readonly [string, TokenRecord] {
 }
 
 /**
- * Restores index, tokens and module data from a persisted document; returns the persisted root tokens.
- * Hand-checked rather than zod-parsed to keep zod out of the devserver's start-up path.
+ * Restores index, tokens and module data from a persisted document, migrated from an older layout first;
+ * returns the persisted root tokens. A document of a newer layout throws. Hand-checked rather than
+ * zod-parsed to keep zod out of the devserver's start-up path.
  */
 export function restoreState(
-  doc: unknown,
+  persisted: unknown,
   services: Readonly<Record<ServiceName, PersistableService>>,
+  warn: RestoreWarn,
 ): Partial<Record<ServiceName, string>> {
-  if (!isObject(doc) || doc.version !== STATE_VERSION || !isObject(doc.services)) {
-    throw new Error(`devserver state file has an unknown layout (expected version ${STATE_VERSION})`);
-  }
+  const doc = migrateLayout(STATE_LAYOUT, persisted, warn);
+  if (!isObject(doc.services)) throw new Error(`${STATE_LAYOUT.what} has an unknown layout (no services)`);
   const roots: Partial<Record<ServiceName, string>> = {};
   for (const name of Object.keys(services) as ServiceName[]) {
     const state = doc.services[name];
@@ -74,7 +80,7 @@ export function restoreState(
       s.ctx.tokens.restore({ tokens: state.tokens.filter(isTokenEntry) });
     }
     if (typeof state.rootToken === "string") roots[name] = state.rootToken;
-    if ("data" in state && s.module?.restore !== undefined) s.module.restore(state.data);
+    if ("data" in state && s.module?.restore !== undefined) s.module.restore(state.data, warn);
   }
   return roots;
 }

@@ -31,8 +31,9 @@ import { Engine } from "./sim/engine";
 import type { RouteDeps } from "./api/http";
 import { JobOps } from "./ops/jobs";
 import { releaseFeatures } from "./api/release";
-import { readRoutes } from "./api/routes-read";
-import { jobRoutes, writeRoutes } from "./api/routes-write";
+import { JOB_ROUTES } from "./api/routes-job";
+import { JOBS_ROUTES } from "./api/routes-jobs";
+import { ALLOCATION_ROUTES, DEPLOYMENT_ROUTES, EVALUATION_ROUTES, SYSTEM_ROUTES } from "./api/routes-records";
 import { finishTaskStates } from "./sim/allocs";
 import { nowNanos } from "./state/json";
 import { Store, jobKey } from "./state/store";
@@ -228,14 +229,20 @@ export function createSchedulerService(options: SchedulerServiceOptions = {}): S
         actionRunner: runner,
         has,
       };
-      readRoutes(router, deps);
-      writeRoutes(router, deps);
-      jobRoutes(router, deps);
+      // One table per resource, as the real agent registers each path with its handler.
+      router.table(deps, [
+        ...JOBS_ROUTES,
+        ...JOB_ROUTES,
+        ...EVALUATION_ROUTES,
+        ...DEPLOYMENT_ROUTES,
+        ...ALLOCATION_ROUTES,
+        ...SYSTEM_ROUTES,
+      ]);
     },
     snapshot: () => started().store.snapshot(),
-    restore: (data) => {
+    restore: (data, warn) => {
       const d = started();
-      d.store.restore(data);
+      d.store.restore(data, warn);
       d.engine.resume();
     },
     policyCapabilities,

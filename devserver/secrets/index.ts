@@ -258,7 +258,7 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
       return started ?? Promise.reject(new Error("the secrets service has not been started (routes() not called yet)"));
     },
     snapshot: () => state.snapshot(),
-    restore: (data) => state.restore(data),
+    restore: (data, warn) => state.restore(data, warn),
     policyCapabilities: (policy) => state.policies.grants(policy),
     close: async () => {
       await listener?.close();

@@ -1,7 +1,9 @@
 // In-memory tables of the scheduler: jobs with their versions and submissions, evaluations, allocations
 // and deployments, plus per-table indexes for blocking queries (the real server answers a blocking read
 // with the index of the table it read, not of the record).
+import { ignoreWarnings, migrateLayout, type RestoreWarn } from "../../core/migrate";
 import { isObject, num, str, type JsonObject } from "./json";
+import { SCHEDULER_LAYOUT } from "./layout";
 import { allocTerminal, type Allocation, type Deployment, type Evaluation } from "./types";
 
 /** Table names whose last-write index blocking reads report. */
@@ -284,6 +286,7 @@ export class Store {
       allocs.push({ alloc: r.alloc as unknown as JsonObject, job: r.job });
     }
     return {
+      version: SCHEDULER_LAYOUT.version,
       jobs,
       evals: [...this.evals.values()] as unknown as JsonObject[],
       allocs,
@@ -292,9 +295,12 @@ export class Store {
     };
   }
 
-  /** Replaces the state from `snapshot()` output; skips malformed entries. */
-  restore(data: unknown): void {
-    if (!isObject(data)) return;
+  /**
+   * Replaces the state from `snapshot()` output of this or an older layout (migrated first; data without a
+   * version is of layout 1; a newer one throws); skips malformed entries.
+   */
+  restore(persisted: unknown, warn: RestoreWarn = ignoreWarnings): void {
+    const data = migrateLayout(SCHEDULER_LAYOUT, persisted, warn, 1);
     this.jobs.clear();
     this.evals.clear();
     this.allocs.clear();

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { restoreRecord } from "../../core/migrate";
 import { issuerFor, TOKEN_LIFETIME_SECONDS } from "./directory";
 
 /**
@@ -298,15 +299,13 @@ export function userAssignedClientIds(inst: FakeInstance, subscriptionId: string
     .map((i) => i.clientId);
 }
 
-/** Validates a persisted instance; returns undefined when it does not have the expected shape. */
+/**
+ * Restores the persisted instance: a field it lacks (written before the field existed) gets the default
+ * instance's; undefined when a field it holds has the wrong type.
+ */
 export function restoreInstance(data: unknown): FakeInstance | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const d = data as Record<string, unknown>;
-  const strings = ["tenantId", "subscriptionId", "resourceGroupName", "location", "vmId", "name"];
-  if (!strings.every((k) => typeof d[k] === "string")) return undefined;
-  if (!Array.isArray(d.identities)) return undefined;
-  const ss = d.scaleSet;
-  if (ss !== null && (typeof ss !== "object" || typeof (ss as Record<string, unknown>).name !== "string"))
-    return undefined;
-  return d as unknown as FakeInstance;
+  return restoreRecord(defaultInstance(), data, {
+    identities: (v) => Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null),
+    scaleSet: (v) => v === null || (typeof v === "object" && typeof (v as Record<string, unknown>).name === "string"),
+  });
 }

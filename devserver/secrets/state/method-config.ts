@@ -1,4 +1,5 @@
 import { DevHttpError } from "../../core/errors";
+import { restoreRecord } from "../../core/migrate";
 import type { SecretsRelease } from "./release";
 import { has, readBool, readDuration, readInt, readString, unknownFieldsWarning } from "./values";
 
@@ -183,13 +184,10 @@ export function readConfig(
   return all;
 }
 
-/** Validates a persisted config record; returns undefined when it does not have the expected shape. */
+/**
+ * Restores a persisted config: a field it lacks (written before the field existed) gets its default;
+ * undefined when a field it holds has the wrong type.
+ */
 export function restoreConfig(data: unknown): MethodConfig | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const d = data as Record<string, unknown>;
-  const base = emptyConfig();
-  for (const key of Object.keys(base) as (keyof MethodConfig)[]) {
-    if (typeof d[key] !== typeof base[key]) return undefined;
-  }
-  return { ...base, ...(d as Partial<MethodConfig>) };
+  return restoreRecord(emptyConfig(), data);
 }

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DevHttpError } from "../../core/errors";
+import { restoreRecord } from "../../core/migrate";
 import type { SecretsRelease } from "./release";
 import { durationSeconds, has, readBool, readString, readStringList } from "./values";
 
@@ -82,6 +83,20 @@ export function tokenMount(): AuthMount {
     plugin_version: "",
     config: { default_lease_ttl: 0, max_lease_ttl: 0, token_type: "" },
   };
+}
+
+/**
+ * Restores a persisted mount: a field it or its config lacks (written before the field existed) gets the
+ * default of a new mount; undefined without a path, type and accessor, or when a field has the wrong type.
+ */
+export function restoreMount(data: unknown): AuthMount | undefined {
+  const fresh = tokenMount();
+  const mount = restoreRecord({ ...fresh, path: "", type: "", accessor: "" }, data, {
+    options: (v) => v === null || (typeof v === "object" && !Array.isArray(v)),
+  });
+  if (mount === undefined || mount.path === "" || mount.type === "" || mount.accessor === "") return undefined;
+  const config = restoreRecord(fresh.config, mount.config);
+  return config === undefined ? undefined : { ...mount, config };
 }
 
 /** Trims slashes from a mount path as the service does (`cloud/` and `/cloud` are `cloud`). */

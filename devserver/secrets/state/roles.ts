@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { DevHttpError } from "../../core/errors";
+import { restoreRecord } from "../../core/migrate";
 import {
   goDuration,
   goQuote,
@@ -263,21 +264,13 @@ export function readRole(stored: Role): Record<string, unknown> {
   return out;
 }
 
-/** Validates a persisted role; returns undefined when it does not have the expected shape. */
+const isStringList = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === "string");
+const isBoundList = (v: unknown): boolean => v === null || isStringList(v);
+
+/**
+ * Restores a persisted role: a field it lacks (written before the field existed) gets the default of a new
+ * role; undefined when a field it holds has the wrong type.
+ */
 export function restoreRole(data: unknown): Role | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const d = data as Record<string, unknown>;
-  const base = newRole();
-  for (const key of Object.keys(base) as (keyof Role)[]) {
-    const v = d[key];
-    const expected = base[key];
-    if (expected === null) {
-      if (v !== null && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) return undefined;
-    } else if (Array.isArray(expected)) {
-      if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) return undefined;
-    } else if (typeof v !== typeof expected) {
-      return undefined;
-    }
-  }
-  return { ...base, ...(d as Partial<Role>) };
+  return restoreRecord(newRole(), data, Object.fromEntries(BOUND_KEYS.map((k) => [k, isBoundList])));
 }

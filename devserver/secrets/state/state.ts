@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { ignoreWarnings, layout, migrateLayout, type RestoreWarn } from "../../core/migrate";
 import { PolicyStore } from "./acl";
 import { Directory, type DirectoryState } from "./directory";
 import { defaultInstance, restoreInstance, type FakeInstance } from "./instance";
 import { restoreConfig, type MethodConfig } from "./method-config";
-import { tokenMount, type AuthMount } from "./mounts";
+import { restoreMount, tokenMount, type AuthMount } from "./mounts";
 import { restoreRole, type Role } from "./roles";
 
 /** Storage of one enabled cloud auth method: its config and roles (keyed by lowercased name). */
@@ -12,8 +13,8 @@ export interface MethodData {
   readonly roles: Map<string, Role>;
 }
 
-/** Version of the module's persisted layout. */
-const SNAPSHOT_VERSION = 1;
+/** The module's persisted layout (see core/migrate.ts): version 1 since the first release. */
+const SECRETS_LAYOUT = layout("secrets service state", 1, []);
 
 /** All state of the secrets service module. */
 export class SecretsState {
@@ -57,7 +58,7 @@ export class SecretsState {
   /** Returns JSON-serialisable state. */
   snapshot(): unknown {
     return {
-      version: SNAPSHOT_VERSION,
+      version: SECRETS_LAYOUT.version,
       mounts: [...this.mounts.values()],
       methods: [...this.methods].map(([accessor, m]) => ({ accessor, config: m.config ?? null, roles: [...m.roles] })),
       policies: this.policies.snapshot(),
@@ -67,29 +68,41 @@ export class SecretsState {
     };
   }
 
-  /** Restores state written by `snapshot`; throws for an unknown layout, skips malformed entries. */
-  restore(data: unknown): void {
-    if (!isObject(data) || data.version !== SNAPSHOT_VERSION) {
-      throw new Error(`secrets service state has an unknown layout (expected version ${SNAPSHOT_VERSION})`);
-    }
+  /**
+   * Restores state written by `snapshot` of this or an older layout (a record written before one of its fields
+   * existed gets that field's default); throws for a newer layout; a malformed record is skipped and reported.
+   */
+  restore(persisted: unknown, warn: RestoreWarn = ignoreWarnings): void {
+    const data = migrateLayout(SECRETS_LAYOUT, persisted, warn);
     if (Array.isArray(data.mounts)) {
       this.mounts.clear();
-      for (const m of data.mounts) if (isMount(m)) this.mounts.set(m.path, m);
+      for (const m of data.mounts) {
+        const mount = restoreMount(m);
+        if (mount !== undefined) this.mounts.set(mount.path, mount);
+        else warn(`secrets: a malformed auth mount was skipped (${describe(m, "path")})`);
+      }
       if (!this.mounts.has("token")) this.mounts.set("token", tokenMount());
     }
     if (Array.isArray(data.methods)) {
       this.methods.clear();
       for (const entry of data.methods) {
-        if (!isObject(entry) || typeof entry.accessor !== "string") continue;
+        if (!isObject(entry) || typeof entry.accessor !== "string") {
+          warn("secrets: a malformed auth method's storage was skipped");
+          continue;
+        }
         const roles = new Map<string, Role>();
         if (Array.isArray(entry.roles)) {
           for (const pair of entry.roles) {
-            if (!Array.isArray(pair) || typeof pair[0] !== "string") continue;
-            const role = restoreRole(pair[1]);
-            if (role !== undefined) roles.set(pair[0], role);
+            const role = Array.isArray(pair) && typeof pair[0] === "string" ? restoreRole(pair[1]) : undefined;
+            if (role !== undefined) roles.set(pair[0] as string, role);
+            else warn(`secrets: a malformed role of mount accessor ${entry.accessor} was skipped`);
           }
         }
-        this.methods.set(entry.accessor, { config: restoreConfig(entry.config), roles });
+        const stored = entry.config ?? undefined;
+        const config = stored === undefined ? undefined : restoreConfig(stored);
+        if (stored !== undefined && config === undefined)
+          warn(`secrets: the malformed config of mount accessor ${entry.accessor} was skipped`);
+        this.methods.set(entry.accessor, { config, roles });
       }
     }
     if (isObject(data.policies)) this.policies.restore(data.policies);
@@ -116,14 +129,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function isMount(v: unknown): v is AuthMount {
-  return (
-    isObject(v) &&
-    typeof v.path === "string" &&
-    typeof v.type === "string" &&
-    typeof v.accessor === "string" &&
-    isObject(v.config) &&
-    typeof v.config.default_lease_ttl === "number" &&
-    typeof v.config.max_lease_ttl === "number"
-  );
+/** Names a skipped record by one of its string fields (never a value that could be secret). */
+function describe(v: unknown, key: string): string {
+  return isObject(v) && typeof v[key] === "string" ? `${key} ${JSON.stringify(v[key])}` : "no path";
 }

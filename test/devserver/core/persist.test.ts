@@ -117,8 +117,10 @@ describe("persistence", () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, "{not json");
     await expect(startServiceHost({ persistPath: bad })).rejects.toThrow(/not valid JSON/);
-    writeFileSync(bad, JSON.stringify({ version: 99, services: {} }));
+    writeFileSync(bad, JSON.stringify({ version: "1", services: {} }));
     await expect(startServiceHost({ persistPath: bad })).rejects.toThrow(/unknown layout/);
+    writeFileSync(bad, JSON.stringify({ version: 99, services: {} }));
+    await expect(startServiceHost({ persistPath: bad })).rejects.toThrow(/written by a newer devserver/);
   });
 
   it("replaces files atomically and leaves no temp file", async () => {
