@@ -12,7 +12,9 @@ let cloud: CloudControls;
 const RESOURCE = "https://management.azure.com/";
 
 beforeAll(async () => {
-  server = await startDevServer({ secretsService: { remountDelayMs: 30 } });
+  // Long enough that the status read right after the remount's answer sees "in-progress" on a loaded
+  // machine too (30 ms was not: the read came after the move on a 2-core machine at load 24).
+  server = await startDevServer({ secretsService: { remountDelayMs: 1000 } });
   base = server.urls.secrets;
   root = server.rootTokens.secrets;
   cloud = (await secretsControls(server)).cloud;
@@ -33,10 +35,10 @@ async function status(id: string): Promise<Reply> {
 }
 
 async function until(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 200; i++) {
     const info = data(await status(id)).migration_info as Record<string, unknown>;
     if (info.status !== "in-progress") return info;
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("remount did not finish");
 }
