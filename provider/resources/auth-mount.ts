@@ -14,7 +14,8 @@ import {
   type MountList,
   type SecretsClient,
 } from "../clients/secrets";
-import { durationWire, trimMountPath } from "../clients/secrets/normalize";
+import { trimMountPath } from "../clients/secrets/normalize";
+import { durationWire } from "../values";
 import { isLeaderChange } from "../http/core";
 import type { TuneRequest } from "../schemas/secrets";
 import { checkObjectInputs, reportWarnings, secretsClient, warn } from "./auth-common";

@@ -7,7 +7,8 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { ResourceError, UsageError } from "../errors";
-import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
+import { canonicalRoleName, trimMountPath } from "../clients/secrets/normalize";
+import { cleanList } from "../values";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
 import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";

@@ -33,8 +33,7 @@
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
-import { cleanList, durationSeconds, sameSet } from "../clients/secrets/normalize";
-import { StringOrListSchema } from "../schemas/lists";
+import { StringOrListSchema, cleanList, durationSeconds, sameSet } from "../values";
 import { containsUnknown, refreshed } from "./common";
 import { connectionSchema } from "./connection";
 

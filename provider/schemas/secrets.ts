@@ -4,7 +4,7 @@
  * unknown fields are kept, so a newer server never breaks a read.
  */
 import { z } from "zod";
-import { StringOrListSchema, splitCommaList } from "./lists";
+import { StringOrListSchema, splitCommaList } from "../values";
 
 /** A list the server returns as `null` when never set; parsed to an array (`null` → `[]`). */
 const ServerListSchema = z

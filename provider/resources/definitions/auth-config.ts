@@ -3,7 +3,7 @@
  * included), `check`, the settings the diff compares and docs/reference/auth-config.md all come from here.
  */
 import { z } from "zod";
-import { durationSeconds } from "../../clients/secrets/normalize";
+import { durationSeconds } from "../../values";
 import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS } from "../../schemas/secrets";
 import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
 import { defineResource, field } from "../definition";

@@ -3,7 +3,7 @@
  * tables, the tune request's wire names and docs/reference/auth-mount.md all come from here.
  */
 import { z } from "zod";
-import { durationSeconds } from "../../clients/secrets/normalize";
+import { durationSeconds } from "../../values";
 import { mountPathSchema } from "../auth-common";
 import { defineResource, field } from "../definition";
 

@@ -4,7 +4,8 @@
  */
 import { isIP } from "node:net";
 import { z } from "zod";
-import { canonicalCidr, canonicalRoleName } from "../../clients/secrets/normalize";
+import { canonicalRoleName } from "../../clients/secrets/normalize";
+import { canonicalCidr } from "../../values";
 import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
 import { defineResource, field, listOf } from "../definition";
 

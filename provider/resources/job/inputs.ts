@@ -4,7 +4,7 @@
  * scale, batch-only settings). No network here.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { parseGoDuration } from "../../duration";
+import { parseGoDuration } from "../../values";
 import { checkInputs, containsUnknown, copyInputs, isRecord, shownKey } from "../common";
 import { echoedKeys, inputsSchema, sourceKeys, unsetDefaults, type InputsOf } from "../definition";
 import { jobDefinition as DEF } from "../definitions/job";
