@@ -4,9 +4,14 @@
  */
 import { z } from "zod";
 import { durationSeconds } from "../../values";
-import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS } from "../../schemas/secrets";
+import {
+  CLOUD_ENVIRONMENTS,
+  CONFIG_DEFAULTS,
+  type ConfigReadSchema,
+  type ConfigWriteSchema,
+} from "../../schemas/secrets";
 import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
-import { defineResource, field } from "../definition";
+import { defineResource, field, type WireNames, type WiredBy } from "../definition";
 
 // The directory's IDs are GUIDs; the service takes them with or without the dashes.
 const UUID = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
@@ -193,3 +198,6 @@ export const authConfigDefinition = defineResource({
     schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
   },
 });
+
+/** The config record's wire schemas, written by hand, name every setting above (one they lack fails the typecheck). */
+type _Wire = WiredBy<[typeof ConfigWriteSchema, typeof ConfigReadSchema], WireNames<typeof authConfigDefinition>>;
