@@ -95,13 +95,6 @@ export function sameSet(a: readonly string[] | null | undefined, b: readonly str
   return true;
 }
 
-/** True when two lists are equal item by item after removing blanks. */
-export function sameList(a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean {
-  const x = cleanList(a);
-  const y = cleanList(b);
-  return x.length === y.length && x.every((v, i) => v === y[i]);
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Addresses
 

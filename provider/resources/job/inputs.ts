@@ -14,8 +14,6 @@ import { renderVarFile } from "./varfile";
 /** What the settings the inputs may leave out mean (`check` leaves them unset). */
 export const JOB_DEFAULTS = unsetDefaults(DEF);
 
-export { renderVarFile } from "./varfile";
-
 const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
