@@ -436,7 +436,10 @@ async function remove(id: string, props: AuthConfigOutputs): Promise<void> {
   await secretsClient(props?.connection).config.delete(mountOf(id, props ?? {}));
 }
 
-/** The AuthConfig provider. */
+/**
+ * The AuthConfig provider.
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = {
   check: async (_olds, news) => checkAuthConfig(news),
   diff: async (_id, olds, news) => diffAuthConfig(olds, news),

@@ -610,7 +610,10 @@ async function remove(id: string, props: AuthMountOutputs): Promise<void> {
   await secretsClient(props?.connection).mounts.disable(props?.path ?? trimMountPath(id));
 }
 
-/** The AuthMount provider. */
+/**
+ * The AuthMount provider.
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const authMount: ProviderImpl<AuthMountInputs, AuthMountOutputs> = {
   check: async (olds, news) => withAccessor(olds, checkAuthMount(news)),
   diff: async (_id, olds, news) => diffAuthMount(olds, news),

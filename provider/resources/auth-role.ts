@@ -351,7 +351,10 @@ async function remove(id: string, props: AuthRoleOutputs): Promise<void> {
   await secretsClient(props?.connection).roles.delete(mount, name);
 }
 
-/** The AuthRole provider. */
+/**
+ * The AuthRole provider.
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = {
   check: checkRole,
   diff: async (_id, olds, news) => diffAuthRole(olds, news),

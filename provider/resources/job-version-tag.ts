@@ -77,7 +77,10 @@ function isGone(e: unknown): boolean {
   return e.code === "server" && e.serverErrors.some((s) => /not found/i.test(s));
 }
 
-/** The JobVersionTag provider. */
+/**
+ * The JobVersionTag provider.
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = {
   async check(_olds, news) {
     return checkInputs(JobVersionTagInputsSchema, news, "JobVersionTag") as dynamic.CheckResult<JobVersionTagInputs>;
