@@ -39,7 +39,7 @@ function isAbsoluteUri(s: string): boolean {
 }
 
 /** The service's identity token lifetime when none is set: 1h. */
-export const IDENTITY_TOKEN_TTL = 3600;
+const IDENTITY_TOKEN_TTL = 3600;
 
 /** The AuthConfig: every field, in the order the SDK and the reference page list them. */
 export const authConfigDefinition = defineResource({
