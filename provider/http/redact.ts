@@ -3,7 +3,7 @@
  */
 
 /** Replaces secrets with this. */
-export const REDACTED = "<redacted>";
+const REDACTED = "<redacted>";
 
 // A compact JWS (three base64url parts, the first two starting with `eyJ`, i.e. a JSON object).
 const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;

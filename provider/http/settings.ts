@@ -17,7 +17,7 @@ export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
  * header name, `ms` a positive number of milliseconds, `flag` a boolean (stack config "true"; the
  * environment "1" or "true").
  */
-export type SettingKind = "url" | "text" | "pem" | "header-style" | "header-name" | "ms" | "flag";
+type SettingKind = "url" | "text" | "pem" | "header-style" | "header-name" | "ms" | "flag";
 
 interface SettingSpec {
   kind: SettingKind;
@@ -144,7 +144,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze(
 );
 
 /** The row of a setting, or undefined when the service has no such setting. */
-export function settingOf(service: ServiceName, name: SettingName): Setting | undefined {
+function settingOf(service: ServiceName, name: SettingName): Setting | undefined {
   return SETTINGS.find((s) => s.service === service && s.name === name);
 }
 
@@ -188,7 +188,7 @@ export const ENV = view((s) => s.env) as {
 export type OptionsOrigin = "client" | "stack-config" | "connection";
 
 /** Where one resolved setting came from. */
-export type SettingOrigin = "option" | "stack-config" | "env" | "connection";
+type SettingOrigin = "option" | "stack-config" | "env" | "connection";
 
 /** The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`. */
 export function stackConfigKey(service: ServiceName, setting: SettingName): string {
@@ -196,12 +196,12 @@ export function stackConfigKey(service: ServiceName, setting: SettingName): stri
 }
 
 /** The environment variable of a setting, when it has one. */
-export function envName(service: ServiceName, setting: SettingName): string | undefined {
+function envName(service: ServiceName, setting: SettingName): string | undefined {
   return row(setting, service).env;
 }
 
 /** Names where a setting came from: "stack config `…`", "the `…` option" or the environment variable. */
-export function describeOrigin(service: ServiceName, setting: SettingName, origin: SettingOrigin): string {
+function describeOrigin(service: ServiceName, setting: SettingName, origin: SettingOrigin): string {
   if (origin === "stack-config") return `stack config \`${stackConfigKey(service, setting)}\``;
   if (origin === "connection") return connectionInputName(setting);
   if (origin === "env") return envName(service, setting) ?? setting;

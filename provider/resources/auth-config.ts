@@ -309,7 +309,10 @@ interface ConfigFrom {
   kept?: { hash: string | undefined };
 }
 
-/** The AuthConfig provider: the record lifecycle (./record.ts) with a config's rules (the secret and its hash). */
+/**
+ * The AuthConfig provider: the record lifecycle (./record.ts) with a config's rules (the secret and its hash).
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = recordProvider({
   resource: RESOURCE,
   check: async (_olds, news) => checkAuthConfig(news),

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { FoundMount } from "../clients/secrets";
-import { durationWire } from "../clients/secrets/normalize";
+import { durationWire } from "../values";
 import type { TuneRequest } from "../schemas/secrets";
 import { warn } from "./auth-common";
 import type { ResourceInitError } from "./common";

@@ -168,6 +168,7 @@ export async function diffAuthMount(
  * The AuthMount provider: the record lifecycle (./record.ts) with a mount's rules: an enable that is never
  * repeated blindly, the accessor, and the remount (./auth-mount-write.ts); the refresh reads one mount list
  * for every mount (./auth-mount-read.ts).
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
  */
 export const authMount: ProviderImpl<AuthMountInputs, AuthMountOutputs> = recordProvider({
   resource: RESOURCE,

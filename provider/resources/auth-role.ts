@@ -7,7 +7,8 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { UsageError } from "../errors";
-import { canonicalRoleName, cleanList, trimMountPath } from "../clients/secrets/normalize";
+import { canonicalRoleName, trimMountPath } from "../clients/secrets/normalize";
+import { cleanList } from "../values";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
 import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
@@ -258,7 +259,10 @@ function locate(id: string, props: Partial<AuthRoleOutputs>): RolePlace {
   return { mount: trimMountPath(m[1] ?? ""), name: canonicalRoleName(m[2] ?? "") };
 }
 
-/** The AuthRole provider: the record lifecycle (./record.ts) with a role's rules. */
+/**
+ * The AuthRole provider: the record lifecycle (./record.ts) with a role's rules.
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = recordProvider({
   resource: RESOURCE,
   check: checkRole,

@@ -56,7 +56,7 @@ export function connectionSchema<S extends ServiceName>(service: S): z.ZodType<C
 }
 
 /** The connection options of a resource: its `connection` alone when it has one, else stack config and the environment. */
-export function optionsOf<S extends ServiceName>(service: S, connection: Connection<S> | undefined): ConnectionOptions {
+function optionsOf<S extends ServiceName>(service: S, connection: Connection<S> | undefined): ConnectionOptions {
   if (connection === undefined) return connectionOptions(service);
   const { service: _s, ...settings } = connection;
   return optionsFromSettings(service, settings as ConnectionSettings<S>);

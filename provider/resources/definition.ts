@@ -10,9 +10,10 @@
  *
  * Adding a field to a resource: one line in its definition under ./definitions/, such as
  *   `tokenFoo: field.duration({ doc: "What it does.", wire: "token_foo" }),`
- * then `npm run generate`, the field in the devserver, and a test. A setting with a wire name is checked,
- * diffed, written and refreshed with no further code; a field without one (an alias, a provider option)
- * only needs the code that gives it its meaning.
+ * then its wire name in the record's wire schemas (provider/schemas/: the definition's `_Wire` type fails the
+ * typecheck until each has it), `npm run generate`, the field in the devserver, and a test. A setting with a
+ * wire name is checked, diffed, written and refreshed with no further code; a field without one (an alias, a
+ * provider option) only needs the code that gives it its meaning.
  *
  * Adding a resource: write ./definitions/<module>.ts with {@link defineResource}, list it in
  * ./definitions/index.ts (the generator renders every definition listed there), run `npm run generate`,
@@ -34,8 +35,7 @@
  */
 import { z } from "zod";
 import type { ServiceName } from "../errors";
-import { cleanList, durationSeconds, sameSet } from "../clients/secrets/normalize";
-import { StringOrListSchema } from "../schemas/lists";
+import { StringOrListSchema, cleanList, durationSeconds, sameSet } from "../values";
 import { containsUnknown, refreshed } from "./common";
 import { connectionSchema } from "./connection";
 
@@ -180,13 +180,17 @@ type KindOf<O> = O extends { kind: infer K extends FieldKind } ? K : O extends {
 
 /** A field as its builder returns it: its final schema and its kind kept in the type. */
 type Built<D extends z.ZodType, O> = Field<Final<RuleOf<O, D>, O>> & { readonly kind: KindOf<O> } & UnsetOf<O> &
-  EchoOf<O>;
+  EchoOf<O> &
+  WireOf<O>;
 
 /** A field's `unsetMeans`, kept in its type (so {@link unsetDefaults} is typed). */
 type UnsetOf<O> = O extends { unsetMeans: infer U extends Shown } ? { readonly unsetMeans: U } : unknown;
 
 /** A field's `echo: false`, kept in its type (so {@link echoedKeys} is typed). */
 type EchoOf<O> = O extends { echo: false } ? { readonly echo: false } : unknown;
+
+/** A field's wire name, kept in its type (so {@link WireNames} can hold the wire schemas to the definitions). */
+type WireOf<O> = O extends { wire: infer W extends string } ? { readonly wire: W } : unknown;
 
 function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
   type: ValueType,
@@ -280,9 +284,13 @@ export const field = {
   ) => {
     const shape = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.schema]));
     const rule = z.strictObject(shape) as unknown as z.ZodObject<{ [K in keyof S]: S[K]["schema"] }, z.core.$strict>;
-    return make("object", refine === undefined ? rule : rule.superRefine(refine), o, {
+    const built = make("object", refine === undefined ? rule : rule.superRefine(refine), o, {
       object: { fields, ...o.types },
     });
+    // The sub-fields kept in the type, for their wire names (see WireNames).
+    return built as Omit<typeof built, "object"> & {
+      readonly object: Omit<ObjectShape, "fields"> & { readonly fields: S };
+    };
   },
   /** Any value its `rule` takes (an object, a map, a union), with its SDK type written out in `sdkType`. */
   custom: <const O extends FieldOptions<z.ZodType> & { rule: z.ZodType; sdkType: string }>(o: O) =>
@@ -336,6 +344,48 @@ export type InputsOf<D> =
 /** The state of a resource: its inputs and its outputs. */
 export type OutputsOf<D> =
   D extends ResourceDefinition<infer F> ? InputsOf<D> & z.infer<z.ZodObject<ShapeOf<F, OutputKeys<F>>>> : never;
+
+/** The wire names of the input fields of `F` (those declared with `wire`). */
+type WireNamesOf<F> = {
+  [K in keyof F]: F[K] extends { kind: "output" }
+    ? never
+    : F[K] extends { readonly wire: infer W extends string }
+      ? W
+      : never;
+}[keyof F];
+
+/**
+ * The wire names of a definition's settings: the keys {@link wireBody} writes and {@link refreshedSetting}
+ * reads. With `K`, the wire names of the sub-settings of its object field `K` ({@link subWireBody}'s keys).
+ */
+export type WireNames<D, K extends string = never> =
+  D extends ResourceDefinition<infer F>
+    ? [K] extends [never]
+      ? WireNamesOf<F>
+      : F[K] extends { readonly object: { readonly fields: infer S } }
+        ? WireNamesOf<S>
+        : never
+    : never;
+
+/** The keys of a wire schema's shape (a zod object's, or the one a preprocess step reads into), else of a type. */
+type WireKeysOf<S> = S extends { shape: infer X } ? keyof X : S extends { out: { shape: infer X } } ? keyof X : keyof S;
+
+/** The keys every schema (or type) of `S` has. */
+type CommonWireKeys<S extends readonly unknown[]> = S extends readonly [infer H, ...infer T]
+  ? WireKeysOf<H> & CommonWireKeys<T>
+  : PropertyKey;
+
+/**
+ * Holds the wire records written by hand (zod schemas of requests and responses, or request types) to a
+ * definition: it compiles only when each of `S` has every wire name of `N` (see {@link WireNames}), so a setting
+ * added to a definition but forgotten in a wire schema fails the typecheck. The schemas may have more fields
+ * (aliases, values set by code, fields the provider does not manage) and stay loose objects. Each definition
+ * holds its schemas in a `_Wire` type after it.
+ */
+export type WiredBy<S extends readonly unknown[], N extends CommonWireKeys<S>> = {
+  readonly schemas: S;
+  readonly names: N;
+};
 
 function entries<F extends Record<string, Field>>(d: ResourceDefinition<F>): [keyof F & string, Field][] {
   return Object.entries(d.fields) as [keyof F & string, Field][];

@@ -82,7 +82,10 @@ function taggedOf(versions: JobVersion[], p: TagRef): JobVersion {
   return versions.find((v) => v.VersionTag?.Name === p.name) ?? {};
 }
 
-/** The JobVersionTag provider: the record lifecycle (./record.ts) with a tag's rules (its version). */
+/**
+ * The JobVersionTag provider: the record lifecycle (./record.ts) with a tag's rules (its version).
+ * @public required by name: ../index.ts loads this module and takes the export named after the kind.
+ */
 export const jobVersionTag: ProviderImpl<JobVersionTagInputs, JobVersionTagOutputs> = recordProvider({
   resource: DEF.name,
   async check(_olds, news) {

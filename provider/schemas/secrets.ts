@@ -4,7 +4,7 @@
  * unknown fields are kept, so a newer server never breaks a read.
  */
 import { z } from "zod";
-import { StringOrListSchema, splitCommaList } from "./lists";
+import { StringOrListSchema, splitCommaList } from "../values";
 
 /** A list the server returns as `null` when never set; parsed to an array (`null` → `[]`). */
 const ServerListSchema = z
@@ -13,7 +13,7 @@ const ServerListSchema = z
   .transform((v) => (v === null || v === undefined ? [] : typeof v === "string" ? splitCommaList(v) : v));
 
 /** A duration as the service accepts it: integer seconds or a duration string ("90s", "1h30m", "768h"). */
-export const DurationSchema = z.union([z.number(), z.string()]);
+const DurationSchema = z.union([z.number(), z.string()]);
 
 /** Reads the `data` object of a response envelope, or the top-level object when there is no `data`. */
 function enveloped<S extends z.ZodType>(inner: S) {
@@ -27,7 +27,7 @@ function enveloped<S extends z.ZodType>(inner: S) {
 }
 
 /** Fields every response envelope may carry. */
-export const EnvelopeSchema = z.looseObject({
+const EnvelopeSchema = z.looseObject({
   request_id: z.string().optional(),
   warnings: z.array(z.string()).nullable().optional(),
 });
@@ -320,7 +320,7 @@ export const MetadataTokenSchema = z.looseObject({
 export type MetadataToken = z.infer<typeof MetadataTokenSchema>;
 
 /** The `compute` block of `GET /metadata/instance`; fields that do not apply are `""`. */
-export const MetadataComputeSchema = z.looseObject({
+const MetadataComputeSchema = z.looseObject({
   subscriptionId: z.string(),
   resourceGroupName: z.string(),
   name: z.string(),

@@ -22,7 +22,7 @@ export interface BudgetLimits {
 }
 
 /** The limits the parse endpoint evaluates jobspecs under; far above what real jobspecs use. */
-export const DEFAULT_BUDGET: BudgetLimits = {
+const DEFAULT_BUDGET: BudgetLimits = {
   steps: 1_000_000,
   stringLength: 1 << 20,
   valueSize: 4 << 20,
@@ -184,7 +184,7 @@ export interface SourceLimits {
 export const SOURCE_LIMITS: SourceLimits = { length: 512 * 1024, depth: 256, tokens: 40_000 };
 
 /** Where a text went past its limits: the 1-based line and column, and what. */
-export interface SourceProblem {
+interface SourceProblem {
   readonly line: number;
   readonly col: number;
   readonly detail: string;

@@ -76,7 +76,10 @@ function load(): Record<string, unknown> {
 
 let calls = 0;
 
-/** How many texts were handed to the parser since the process started (tests check what never reaches it). */
+/**
+ * How many texts were handed to the parser since the process started (tests check what never reaches it).
+ * @internal for tests: a count, as the request-count tests take, that no route shows.
+ */
 export function parserCalls(): number {
   return calls;
 }

@@ -7,7 +7,7 @@ import { BudgetError, budget } from "./budget";
 /** A syntax error inside an expression (the file as a whole was already accepted by the real parser). */
 export class ExprSyntaxError extends Error {}
 
-export type TemplatePart =
+type TemplatePart =
   | { readonly t: "text"; readonly text: string }
   | { readonly t: "interp"; readonly expr: Expr }
   | { readonly t: "if"; readonly cond: Expr; readonly then: Template; readonly else: Template }

@@ -5,14 +5,13 @@
 
 import { BudgetError, scanSource, withBudget } from "./budget";
 import { canonicalizeJob } from "./canonicalize";
-import { parseDuration } from "./duration";
 import { hclToJson } from "./engine";
 import { decodeJob } from "./job";
 import { type OutlineBlock, type OutlineItem, formatPos, outline } from "./outline";
 import { DiagnosticsError, EvalError, type HclObject, type HclValue, formatDiag, isObject } from "./values";
 import { resolveVariables } from "./vars";
 
-export { canonicalizeJob, parseDuration };
+export { canonicalizeJob };
 
 /** Name the parse endpoint gives the submitted text in diagnostics (kept in sync with the real endpoint). */
 const FILENAME = "input.hcl";

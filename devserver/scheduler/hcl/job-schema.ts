@@ -7,7 +7,7 @@
 export type Kind = "string" | "int" | "number" | "bool" | "duration" | "strings" | "stringMap" | "any";
 
 /** What a nested block decodes into. */
-export type BlockTarget =
+type BlockTarget =
   | BlockSpec
   /** Driver config: any values; object-literal arguments become one-element lists, as in the real decoder. */
   | "free"

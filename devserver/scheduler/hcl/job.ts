@@ -59,11 +59,7 @@ function suggest(name: string, candidates: readonly string[]): string {
 }
 
 /** Lines up the outline of a body with the parser's JSON for it (block bodies by type, label and occurrence). */
-export function entries(
-  raw: HclObject,
-  items: readonly OutlineItem[] | undefined,
-  blockNames: readonly string[],
-): Entry[] {
+function entries(raw: HclObject, items: readonly OutlineItem[] | undefined, blockNames: readonly string[]): Entry[] {
   if (!items) {
     const out: Entry[] = [];
     for (const key of Object.keys(raw)) {
@@ -324,7 +320,7 @@ function expandDynamic(ctx: Ctx, e: BlockEntry): (readonly [Ctx, BlockEntry])[] 
 }
 
 /** Decodes one block body according to its spec; `seed` holds fields that come first (the label). */
-export function decodeBlock(
+function decodeBlock(
   ctx: Ctx,
   raw: HclObject,
   items: readonly OutlineItem[] | undefined,

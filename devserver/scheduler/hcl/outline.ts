@@ -11,7 +11,7 @@ export interface SourcePos {
 }
 
 /** One `name = expr` argument. */
-export interface OutlineAttr {
+interface OutlineAttr {
   readonly kind: "attr";
   readonly name: string;
   readonly pos: SourcePos;

@@ -28,7 +28,7 @@ export interface AdmissionContext {
 }
 
 /** Formats errors the way the server's multi-error renders them. */
-export function multiError(errors: readonly string[]): string {
+function multiError(errors: readonly string[]): string {
   const head = errors.length === 1 ? "1 error occurred:" : `${errors.length} errors occurred:`;
   return `${head}\n${errors.map((e) => `\t* ${e}`).join("\n")}\n\n`;
 }

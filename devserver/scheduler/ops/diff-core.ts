@@ -99,7 +99,7 @@ export function flatDeep(v: Json | undefined, prefix: string, out: Flat): Flat {
 const TYPE_ORDER: Record<DiffType, number> = { Edited: 0, Added: 1, Deleted: 2, None: 3 };
 
 /** Returns the diff of one flattened field; undefined when unchanged and not contextual. */
-export function fieldDiff(oldV: string, newV: string, name: string, contextual: boolean): FieldDiff | undefined {
+function fieldDiff(oldV: string, newV: string, name: string, contextual: boolean): FieldDiff | undefined {
   if (oldV === newV) {
     return contextual ? { Type: "None", Name: name, Old: oldV, New: newV, Annotations: null } : undefined;
   }
@@ -109,7 +109,7 @@ export function fieldDiff(oldV: string, newV: string, name: string, contextual: 
 }
 
 /** Sorts field diffs by name, then old value, then new value. */
-export function sortFields(f: FieldDiff[]): FieldDiff[] {
+function sortFields(f: FieldDiff[]): FieldDiff[] {
   return f.sort((a, b) => cmp(a.Name, b.Name) || cmp(a.Old, b.Old) || cmp(a.New, b.New));
 }
 

@@ -224,7 +224,7 @@ function anyChanged(fields: readonly FieldDiff[], objects: readonly ObjectDiff[]
 }
 
 /** Diffs two tasks (either side may be absent). */
-export function taskDiff(oldT: JsonObject | undefined, newT: JsonObject | undefined, contextual: boolean): TaskDiff {
+function taskDiff(oldT: JsonObject | undefined, newT: JsonObject | undefined, contextual: boolean): TaskDiff {
   const name = str(newT ?? oldT, "Name");
   const type: DiffType =
     oldT === undefined ? "Added" : newT === undefined ? "Deleted" : deepEqual(oldT, newT) ? "None" : "Edited";
@@ -266,11 +266,7 @@ function groupFlat(g: JsonObject | undefined, both: boolean): Flat {
 }
 
 /** Diffs two task groups (either side may be absent). */
-export function taskGroupDiff(
-  oldG: JsonObject | undefined,
-  newG: JsonObject | undefined,
-  contextual: boolean,
-): TaskGroupDiff {
+function taskGroupDiff(oldG: JsonObject | undefined, newG: JsonObject | undefined, contextual: boolean): TaskGroupDiff {
   const name = str(newG ?? oldG, "Name");
   const type: DiffType =
     oldG === undefined ? "Added" : newG === undefined ? "Deleted" : deepEqual(oldG, newG) ? "None" : "Edited";

@@ -13,7 +13,7 @@ import { DevHttpError } from "../../core";
 import type { DesiredUpdates, Evaluation } from "../state/types";
 
 /** Zero time as the real server encodes an unset timestamp. */
-export const ZERO_TIME = "0001-01-01T00:00:00Z";
+const ZERO_TIME = "0001-01-01T00:00:00Z";
 
 const UPDATE_NAMES: readonly (readonly [keyof DesiredUpdates, string])[] = [
   ["Ignore", "ignore"],
@@ -26,10 +26,10 @@ const UPDATE_NAMES: readonly (readonly [keyof DesiredUpdates, string])[] = [
 ];
 
 /** Task diff annotations (what a task change forces). */
-export const FORCES_CREATE = "forces create";
-export const FORCES_DESTROY = "forces destroy";
-export const FORCES_INPLACE = "forces in-place update";
-export const FORCES_DESTRUCTIVE = "forces create/destroy update";
+const FORCES_CREATE = "forces create";
+const FORCES_DESTROY = "forces destroy";
+const FORCES_INPLACE = "forces in-place update";
+const FORCES_DESTRUCTIVE = "forces create/destroy update";
 
 /** Task objects whose changes can be applied in place. */
 const INPLACE_OBJECTS = new Set(["LogConfig", "Service", "Constraint"]);
@@ -47,7 +47,7 @@ function annotateTask(t: TaskDiff, parent: TaskGroupDiff): void {
 }
 
 /** Adds the scheduler's annotations to a job diff: per-group update counts, count changes, task effects. */
-export function annotate(diff: JobDiff, desired: Record<string, DesiredUpdates>): void {
+function annotate(diff: JobDiff, desired: Record<string, DesiredUpdates>): void {
   for (const g of diff.TaskGroups ?? []) {
     const d = desired[g.Name];
     if (d !== undefined) {
@@ -67,7 +67,7 @@ export function annotate(diff: JobDiff, desired: Record<string, DesiredUpdates>)
 }
 
 /** Returns the next launch of a periodic job as RFC 3339 text, the zero time when not periodic. */
-export function nextLaunch(job: JsonObject, now = new Date()): string {
+function nextLaunch(job: JsonObject, now = new Date()): string {
   const p = obj(job, "Periodic");
   if (p === undefined || p.Enabled === false) return ZERO_TIME;
   const specs =

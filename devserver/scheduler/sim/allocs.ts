@@ -41,7 +41,7 @@ function event(type: string, fields: Partial<TaskEvent> = {}): TaskEvent {
 }
 
 /** Returns the task states of freshly started tasks (Received, Task Setup, Driver, Started). */
-export function startedTaskStates(group: JsonObject): Record<string, TaskState> {
+function startedTaskStates(group: JsonObject): Record<string, TaskState> {
   const out: Record<string, TaskState> = {};
   for (const t of objs(group, "Tasks")) {
     const driver = str(t, "Driver");

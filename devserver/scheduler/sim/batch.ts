@@ -4,7 +4,7 @@
 import { objs, str, strMap, type JsonObject } from "../state/json";
 
 /** Meta key that makes a batch task (or every task of a group or job) exit with code 1. */
-export const FAIL_BATCH_META = "devserver.fail_batch";
+const FAIL_BATCH_META = "devserver.fail_batch";
 
 /** Returns the names of the tasks of group `groupName` that fail when their batch allocation finishes. */
 export function failingTasks(job: JsonObject, groupName: string): Set<string> {

@@ -47,7 +47,7 @@ export function makeNodes(o: NodePoolOptions = {}): Node[] {
 }
 
 /** Returns the CPU and memory one allocation of a group asks for. */
-export function groupAsk(group: JsonObject): Resources {
+function groupAsk(group: JsonObject): Resources {
   let cpu = 0;
   let memoryMB = 0;
   for (const t of objs(group, "Tasks")) {

@@ -44,7 +44,7 @@ function metaFlag(job: JsonObject, key: string): boolean {
 }
 
 /** Returns whether a job (or one of its groups or tasks) asks the devserver to fail its deployment. */
-export function wantsFailedDeployment(job: JsonObject): boolean {
+function wantsFailedDeployment(job: JsonObject): boolean {
   return metaFlag(job, FAIL_DEPLOYMENT_META);
 }
 

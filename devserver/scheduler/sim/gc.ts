@@ -29,7 +29,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /** The real server's defaults. */
-export const GC_DEFAULTS: Required<GcOptions> = {
+const GC_DEFAULTS: Required<GcOptions> = {
   jobThresholdMs: 4 * HOUR,
   evalThresholdMs: HOUR,
   batchEvalThresholdMs: 24 * HOUR,

@@ -78,7 +78,7 @@ export function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: 
 }
 
 /** Returns an all-zero DesiredUpdates record. */
-export function emptyDesired(): DesiredUpdates {
+function emptyDesired(): DesiredUpdates {
   return {
     Ignore: 0,
     Place: 0,

@@ -59,7 +59,7 @@ function field(body: Readonly<Record<string, unknown>>, key: string): string {
 }
 
 /** Returns whether an address lies in one of the CIDRs (bare addresses are single hosts). */
-export function addressAllowed(address: string, cidrs: readonly string[]): boolean {
+function addressAllowed(address: string, cidrs: readonly string[]): boolean {
   const addr = address.startsWith("::ffff:") && isIPv4(address.slice(7)) ? address.slice(7) : address;
   const family = isIPv4(addr) ? "ipv4" : "ipv6";
   const list = new BlockList();
@@ -300,7 +300,7 @@ export async function login(body: Readonly<Record<string, unknown>>, ctx: LoginC
 }
 
 /** Returns the lease of a token issued for a role: its TTL (or the mount default), capped by the max TTLs. */
-export function leaseSeconds(role: Role, mount: AuthMount, limits: MountLimits): number {
+function leaseSeconds(role: Role, mount: AuthMount, limits: MountLimits): number {
   const mountMax = effectiveMaxTtl(mount, limits);
   let max = role.token_max_ttl > 0 ? Math.min(role.token_max_ttl, mountMax) : mountMax;
   if (role.token_explicit_max_ttl > 0) max = Math.min(max, role.token_explicit_max_ttl);

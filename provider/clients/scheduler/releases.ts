@@ -35,7 +35,7 @@ function reachedRegisterHandler(e: unknown): e is ApiError {
 }
 
 /** Builds the `unsupported` error: the feature, the release it needs, and what the server did instead. */
-export function unsupported(
+function unsupported(
   from: Pick<ApiError, "operation" | "method" | "path" | "status" | "attempts">,
   what: string,
   release: string,

@@ -3,10 +3,15 @@
  * included), `check`, the settings the diff compares and docs/reference/auth-config.md all come from here.
  */
 import { z } from "zod";
-import { durationSeconds } from "../../clients/secrets/normalize";
-import { CLOUD_ENVIRONMENTS, CONFIG_DEFAULTS } from "../../schemas/secrets";
+import { durationSeconds } from "../../values";
+import {
+  CLOUD_ENVIRONMENTS,
+  CONFIG_DEFAULTS,
+  type ConfigReadSchema,
+  type ConfigWriteSchema,
+} from "../../schemas/secrets";
 import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
-import { defineResource, field } from "../definition";
+import { defineResource, field, type WireNames, type WiredBy } from "../definition";
 
 // The directory's IDs are GUIDs; the service takes them with or without the dashes.
 const UUID = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
@@ -34,7 +39,7 @@ function isAbsoluteUri(s: string): boolean {
 }
 
 /** The service's identity token lifetime when none is set: 1h. */
-export const IDENTITY_TOKEN_TTL = 3600;
+const IDENTITY_TOKEN_TTL = 3600;
 
 /** The AuthConfig: every field, in the order the SDK and the reference page list them. */
 export const authConfigDefinition = defineResource({
@@ -193,3 +198,6 @@ export const authConfigDefinition = defineResource({
     schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
   },
 });
+
+/** The config record's wire schemas, written by hand, name every setting above (one they lack fails the typecheck). */
+type _Wire = WiredBy<[typeof ConfigWriteSchema, typeof ConfigReadSchema], WireNames<typeof authConfigDefinition>>;

@@ -3,9 +3,16 @@
  * tables, the tune request's wire names and docs/reference/auth-mount.md all come from here.
  */
 import { z } from "zod";
-import { durationSeconds } from "../../clients/secrets/normalize";
+import { durationSeconds } from "../../values";
 import { mountPathSchema } from "../auth-common";
-import { defineResource, field } from "../definition";
+import type {
+  EnableRequestSchema,
+  MountConfigSchema,
+  MountEntrySchema,
+  TuneRequestSchema,
+  TuneResponseSchema,
+} from "../../schemas/secrets";
+import { defineResource, field, type WireNames, type WiredBy } from "../definition";
 
 const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v) => {
   const s = durationSeconds(v);
@@ -13,7 +20,7 @@ const duration = z.union([z.number().int().nonnegative(), z.string()]).refine((v
 }, 'must be a non-negative duration: seconds, or a string such as "90s", "1h30m" or "768h"');
 
 /** A tune list: an array of strings (no comma-separated form), compared as a set. */
-const tuneList = (doc: string, wire: string) =>
+const tuneList = <const W extends string>(doc: string, wire: W) =>
   field.list({ doc, wire, rule: z.array(z.string()), sdkType: "pulumi.Input<string>[]", whenUnset: "leave" });
 
 /** The AuthMount: every field, in the order the SDK and the reference page list them. */
@@ -161,3 +168,16 @@ export const authMountDefinition = defineResource({
     schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
   },
 });
+
+/**
+ * The mount's wire schemas, written by hand, name every setting above (one they lack fails the typecheck): the
+ * enable request and the mount list's entry its settings, the tune request and answer and the entry's `config`
+ * its tune settings.
+ */
+type _Wire = [
+  WiredBy<[typeof EnableRequestSchema, typeof MountEntrySchema], WireNames<typeof authMountDefinition>>,
+  WiredBy<
+    [typeof TuneRequestSchema, typeof TuneResponseSchema, typeof MountConfigSchema],
+    WireNames<typeof authMountDefinition, "tune">
+  >,
+];

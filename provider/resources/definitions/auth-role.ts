@@ -4,9 +4,11 @@
  */
 import { isIP } from "node:net";
 import { z } from "zod";
-import { canonicalCidr, canonicalRoleName } from "../../clients/secrets/normalize";
+import { canonicalRoleName } from "../../clients/secrets/normalize";
+import { canonicalCidr } from "../../values";
 import { mountAccessorField, mountPathSchema, wholeNumber } from "../auth-common";
-import { defineResource, field, listOf } from "../definition";
+import type { RoleReadSchema, RoleWriteSchema } from "../../schemas/secrets";
+import { defineResource, field, listOf, type WireNames, type WiredBy } from "../definition";
 
 // The service's name rule: word characters, '-' and '.', starting and ending with a word character.
 const NAME_PATTERN = /^\w(?:[\w.-]*\w)?$/;
@@ -117,3 +119,6 @@ export const authRoleDefinition = defineResource({
     schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
   },
 });
+
+/** The role record's wire schemas, written by hand, name every setting above (one they lack fails the typecheck). */
+type _Wire = WiredBy<[typeof RoleWriteSchema, typeof RoleReadSchema], WireNames<typeof authRoleDefinition>>;

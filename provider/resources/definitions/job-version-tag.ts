@@ -5,7 +5,9 @@
 import { z } from "zod";
 import { segmentProblem } from "../../http/path";
 import { requestName } from "../common";
-import { defineResource, field } from "../definition";
+import type { TagVersionRequest } from "../../clients/scheduler";
+import type { JobVersionTagInfoSchema } from "../../schemas/scheduler";
+import { defineResource, field, type WireNames, type WiredBy } from "../definition";
 
 const DOT_SEGMENT = 'must not be "." or ".." (a dot segment addresses another path) and must be well-formed text';
 
@@ -90,3 +92,6 @@ export const jobVersionTagDefinition = defineResource({
     schemaVersion: field.number({ doc: "The version of the state's shape.", kind: "output", required: true }),
   },
 });
+
+/** The tag's wire records, written by hand, name every setting above (one they lack fails the typecheck). */
+type _Wire = WiredBy<[TagVersionRequest, typeof JobVersionTagInfoSchema], WireNames<typeof jobVersionTagDefinition>>;

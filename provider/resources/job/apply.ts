@@ -91,11 +91,7 @@ async function readBack(op: JobOp, index: number): Promise<ReadBack> {
  * reading). Throws the server's refusal as is (a conflict the caller words), an ApiError when it was surely
  * not applied, or an `outcome_unknown` {@link ResourceError} when the read-back failed too.
  */
-export async function registerWithReadBack(
-  op: JobOp,
-  index: number,
-  send: () => Promise<WriteResult>,
-): Promise<Registered> {
+async function registerWithReadBack(op: JobOp, index: number, send: () => Promise<WriteResult>): Promise<Registered> {
   const { client, ref } = op;
   const policy = client.core.connection.retry;
   const attempts = Math.max(1, policy.maxAttempts);
@@ -317,7 +313,7 @@ export async function finishIncomplete(op: JobOp, olds: JobOutputs): Promise<Job
 }
 
 /** What state held before an update: restored when the update is rolled back to that version. */
-export interface Previous {
+interface Previous {
   normalizedJob: string;
   inputsHash: string;
 }

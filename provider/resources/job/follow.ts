@@ -137,7 +137,7 @@ export async function followRollout(
  * its groups' counts, never from its description (the real scheduler says "requires manual promotion" from
  * the moment it creates a canary deployment, before any canary runs).
  */
-export async function watchDeployment(
+async function watchDeployment(
   { client, ref }: JobAt,
   evalId: string,
   deploymentId: string,
@@ -194,7 +194,7 @@ export async function watchDeployment(
  * Waits for the deployment of job version `version` or a later one (the one the server's auto_revert
  * started) to end; resolves to it, or to the last seen when the deadline passed first.
  */
-export async function waitForVersionDeployment(
+async function waitForVersionDeployment(
   { client, ref }: JobAt,
   version: number,
   skipId: string,
@@ -229,7 +229,7 @@ function changedLines(progress: Follow["progress"]): (line: string) => Promise<v
  * One line of a deployment's progress, as the scheduler's own `deployment status` shows it per group:
  * `deployment 1a2b3c4d running: "web" 1/2 placed, 1 healthy, 0 unhealthy, canaries 1/1; soak 42s left`.
  */
-export function deploymentProgress(d: Deployment, soakLeftMs?: number): string {
+function deploymentProgress(d: Deployment, soakLeftMs?: number): string {
   const groups = Object.entries(d.TaskGroups ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, g]) => {
@@ -248,7 +248,7 @@ export function deploymentProgress(d: Deployment, soakLeftMs?: number): string {
 }
 
 /** One line of a batch run's progress: its allocations per group by client status. */
-export function batchProgress(version: number, allocs: readonly Allocation[]): string {
+function batchProgress(version: number, allocs: readonly Allocation[]): string {
   const byGroup = new Map<string, { running: number; complete: number; failed: number; pending: number }>();
   for (const a of allocs) {
     const name = a.TaskGroup ?? "";
@@ -297,20 +297,20 @@ export type CanaryStep =
   | { kind: "fail"; reason: string; deployment?: Deployment };
 
 /** Whether all the canaries a group wants are placed and healthy, and none of its allocations is unhealthy. */
-export function canariesHealthy(g: DeploymentGroupState): boolean {
+function canariesHealthy(g: DeploymentGroupState): boolean {
   const want = g.DesiredCanaries ?? 0;
   return (g.UnhealthyAllocs ?? 0) === 0 && (g.HealthyAllocs ?? 0) >= want && (g.PlacedCanaries?.length ?? 0) >= want;
 }
 
 /** The groups of a deployment whose canaries are not promoted yet. */
-export function unpromotedCanaryGroups(d: Deployment): [string, DeploymentGroupState][] {
+function unpromotedCanaryGroups(d: Deployment): [string, DeploymentGroupState][] {
   return Object.entries(d.TaskGroups ?? {})
     .filter(([, g]) => (g.DesiredCanaries ?? 0) > 0 && g.Promoted !== true)
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
 /** The note of an `up` that ends with canaries waiting for manual promotion. */
-export function manualPromotionNote(d: Deployment, groups: readonly string[], why: string): string {
+function manualPromotionNote(d: Deployment, groups: readonly string[], why: string): string {
   const id = d.ID ?? "";
   return (
     `version ${d.JobVersion ?? "?"} is deployed as canaries only: deployment ${id} is running and waits for manual promotion of ` +
@@ -647,7 +647,7 @@ export async function waitForCompletion(
 }
 
 /** "allocation 1a2b3c4d (group "work", task "run": Exit Code: 1, Exceeded allowed attempts ...)". */
-export function describeFailure(a: Allocation): string {
+function describeFailure(a: Allocation): string {
   const tasks: string[] = [];
   for (const [name, st] of Object.entries(a.TaskStates ?? {}).sort(([x], [y]) => x.localeCompare(y))) {
     if (st.Failed !== true) continue;

@@ -328,6 +328,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
  * engine prints errors, and the host prints the stacks of failed `check`s and `diff`s. An init error (the job
  * exists but its create or update did not finish) is kept by Pulumi as the resource's `initErrors`, in
  * plaintext state: when anything is secret, it carries a generic message, and its detail, masked, is printed.
+ * @public required by name: ./entry.ts loads this module on first use and takes its `job`.
  */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
   check: (olds, news) => masked(secretMaskOf(news as Partial<JobInputs>), () => jobImpl.check(olds, news)),

@@ -4,7 +4,7 @@
  * scale, batch-only settings). No network here.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { parseGoDuration } from "../../duration";
+import { parseGoDuration } from "../../values";
 import { checkInputs, containsUnknown, copyInputs, isRecord, shownKey } from "../common";
 import { echoedKeys, inputsSchema, sourceKeys, unsetDefaults, type InputsOf } from "../definition";
 import { jobDefinition as DEF } from "../definitions/job";
@@ -13,8 +13,6 @@ import { renderVarFile } from "./varfile";
 
 /** What the settings the inputs may leave out mean (`check` leaves them unset). */
 export const JOB_DEFAULTS = unsetDefaults(DEF);
-
-export { renderVarFile } from "./varfile";
 
 const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -109,7 +107,7 @@ export function parseDurationMs(v: number | string): number | undefined {
 }
 
 /** True for a zero duration (`0`, `"0"`, `"0s"`, `"0h0m"`): no time limit of our own. */
-export function isZeroDuration(v: number | string): boolean {
+function isZeroDuration(v: number | string): boolean {
   if (typeof v === "number") return v === 0;
   const text = v.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) === 0;
@@ -190,7 +188,7 @@ export function promotionPolicy(inputs: Pick<JobInputs, "promotion">): Promotion
 }
 
 /** Check failures of a `promotion` input the schema let through (a soak that is no duration). */
-export function checkPromotionInput(v: unknown, unknown: boolean): dynamic.CheckFailure[] {
+function checkPromotionInput(v: unknown, unknown: boolean): dynamic.CheckFailure[] {
   if (unknown || v === null || typeof v !== "object" || Array.isArray(v)) return [];
   const soak = (v as Record<string, unknown>).soak;
   if (

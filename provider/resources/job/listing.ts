@@ -52,7 +52,7 @@ export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 export const LIST_LIMITS = { pageSize: 1000, pages: 10 };
 
 /** The longest filter a list sends (before URL encoding); a longer one is left out for the IDs' common prefix. */
-export const MAX_FILTER_CHARS = 6000;
+const MAX_FILTER_CHARS = 6000;
 
 /** How long a filtered list may wait for more reads to join it, at most. */
 const GATHER_MS = 20;

@@ -89,7 +89,7 @@ const SENSITIVE_PARTS = new Set([
 const MIN_TEXT_MASK = 4;
 
 /** Which variables are secret: all of them, or those of the given keys; undefined when none is. */
-export type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
+type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
 
 /** Which sources are secret: a whole source (`everything`: the jobspec or job, or not known), which variables. */
 export interface Sources {
@@ -333,7 +333,7 @@ function storedJob(text: unknown): Record<string, unknown> | undefined {
 }
 
 /** The job's identity texts, shown even when everything else is masked. */
-export function identityTexts(job: Record<string, unknown>): string[] {
+function identityTexts(job: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const k of ["ID", "Namespace", "Region"]) {
     const v = job[k];
@@ -375,7 +375,7 @@ interface TaintedPlace {
  * Lists the places of `real` whose value differs from the value at the same place of `alt` (the job parsed
  * with the secret variables swapped), and the keys only `real` has: what came from a secret.
  */
-export function taintedPlaces(
+function taintedPlaces(
   real: unknown,
   alt: unknown,
   out: TaintedPlace[] = [],
@@ -397,7 +397,7 @@ export function taintedPlaces(
 }
 
 /** Adds to `out` what `job` holds at the given places (every value under them, and the keys named). */
-export function textsAt(job: unknown, places: readonly TaintedPlace[], out: Set<string>): void {
+function textsAt(job: unknown, places: readonly TaintedPlace[], out: Set<string>): void {
   for (const { path, key } of places) {
     let v: unknown = job;
     for (const p of path) {
@@ -454,7 +454,7 @@ const PUNCT_SWAP: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Returns `s` with every character replaced by a different one of the same kind (same length). */
-export function swapped(s: string): string {
+function swapped(s: string): string {
   let out = "";
   for (const c of s) out += swapChar(c);
   return out;
@@ -487,10 +487,7 @@ function swappedNumber(t: string): string {
  * Returns the variables text with every secret variable's value swapped (see {@link swapped}); undefined
  * when the variables are not known.
  */
-export function swappedVariables(
-  variables: JobInputs["variables"] | undefined,
-  secret: SecretVariables,
-): string | undefined {
+function swappedVariables(variables: JobInputs["variables"] | undefined, secret: SecretVariables): string | undefined {
   if (variables === undefined || variables === null || containsUnknown(variables)) return undefined;
   if (typeof variables === "string") return swappedVarFile(variables);
   const out: Record<string, JobVariableValue> = {};
@@ -590,7 +587,7 @@ function unescapeChar(c: string): string {
 }
 
 /** Returns the string literals and heredoc bodies (and their lines) of an HCL text: what may quote a secret. */
-export function hclLiterals(text: string): string[] {
+function hclLiterals(text: string): string[] {
   const out = new Set<string>();
   for (const lit of scanLiterals(text)) {
     if (lit.kind === "bool") continue;
@@ -604,7 +601,7 @@ export function hclLiterals(text: string): string[] {
 }
 
 /** Returns a var-file text with every literal value swapped: strings and heredocs character by character (escapes kept), numbers digit by digit, booleans flipped. */
-export function swappedVarFile(text: string): string {
+function swappedVarFile(text: string): string {
   let out = "";
   let at = 0;
   for (const lit of scanLiterals(text)) {

@@ -300,11 +300,6 @@ function normalizeValue(v: unknown): unknown {
   return v;
 }
 
-/** Returns the canonical text of a job's normal form: equal texts mean equal specs. */
-export function canonicalJobText(job: JobObject): string {
-  return canonicalJson(normalizeJob(job));
-}
-
 /** What makes a job a different job, or one the server refuses to turn into the other. */
 export interface JobIdentity {
   id: string;
@@ -478,7 +473,7 @@ function isIdentity(
 }
 
 /** The job meta key that carries the hash of `triggers`. */
-export const TRIGGERS_META = "pulumi-triggers";
+const TRIGGERS_META = "pulumi-triggers";
 
 /**
  * Returns the job with the hash of `triggers` in its meta (unchanged when there are no triggers). The job is

@@ -202,7 +202,7 @@ const CLASS_INELIGIBLE = "computed class ineligible";
  * exhausted dimension and node class, and each quota hit. Sorted by name within each kind. With a secret
  * job, the constraints and datacenters (which come from it) show as `[secret]`.
  */
-export function failureReasons(m: AllocMetric, mask: SecretMask = NO_SECRETS): string[] {
+function failureReasons(m: AllocMetric, mask: SecretMask = NO_SECRETS): string[] {
   const out: string[] = [];
   const sorted = (rec: Record<string, number> | null | undefined): [string, number][] =>
     Object.entries(rec ?? {}).sort(([a], [b]) => a.localeCompare(b));
@@ -387,7 +387,7 @@ function inProgressSentence(f: RolloutFailure): string {
 }
 
 /** Lists the groups of a running deployment that are not yet complete, with their progress. */
-export function inProgressGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
+function inProgressGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
   const out: string[] = [];
   for (const [name, g] of Object.entries(groups ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const healthy = g.HealthyAllocs ?? 0;

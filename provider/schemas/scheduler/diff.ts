@@ -8,12 +8,12 @@ import { JobSchema } from "./job";
 import { EvaluationSchema, AllocMetricSchema } from "./status";
 
 /** Kind of change at one diff level. Other strings pass through untouched (a newer server). */
-export const DiffTypeSchema = z.union([z.enum(["None", "Added", "Deleted", "Edited"]), z.string()]);
+const DiffTypeSchema = z.union([z.enum(["None", "Added", "Deleted", "Edited"]), z.string()]);
 /** Kind of change at one diff level. */
-export type DiffType = "None" | "Added" | "Deleted" | "Edited" | (string & {});
+type DiffType = "None" | "Added" | "Deleted" | "Edited" | (string & {});
 
 /** One changed scalar field. */
-export const FieldDiffSchema = z.looseObject({
+const FieldDiffSchema = z.looseObject({
   Type: DiffTypeSchema.nullish(),
   Name: str(),
   Old: str(),
@@ -33,7 +33,7 @@ export interface ObjectDiff {
   [extra: string]: unknown;
 }
 /** One changed nested block. */
-export const ObjectDiffSchema: z.ZodType<ObjectDiff> = z.looseObject({
+const ObjectDiffSchema: z.ZodType<ObjectDiff> = z.looseObject({
   Type: DiffTypeSchema.nullish(),
   Name: str(),
   Fields: list(FieldDiffSchema),
@@ -43,7 +43,7 @@ export const ObjectDiffSchema: z.ZodType<ObjectDiff> = z.looseObject({
 });
 
 /** Changes of one task. */
-export const TaskDiffSchema = z.looseObject({
+const TaskDiffSchema = z.looseObject({
   Type: DiffTypeSchema.nullish(),
   Name: str(),
   Fields: list(FieldDiffSchema),
@@ -54,7 +54,7 @@ export const TaskDiffSchema = z.looseObject({
 export type TaskDiff = z.infer<typeof TaskDiffSchema>;
 
 /** Changes of one task group, and the scheduler's counts of what it would do (`Updates`). */
-export const TaskGroupDiffSchema = z.looseObject({
+const TaskGroupDiffSchema = z.looseObject({
   Type: DiffTypeSchema.nullish(),
   Name: str(),
   Fields: list(FieldDiffSchema),
@@ -65,7 +65,7 @@ export const TaskGroupDiffSchema = z.looseObject({
 });
 
 /** Changes of a whole job. */
-export const JobDiffSchema = z.looseObject({
+const JobDiffSchema = z.looseObject({
   Type: DiffTypeSchema.nullish(),
   ID: str(),
   Fields: list(FieldDiffSchema),
@@ -76,7 +76,7 @@ export const JobDiffSchema = z.looseObject({
 export type JobDiff = z.infer<typeof JobDiffSchema>;
 
 /** What the scheduler would do to one task group, by kind of change. */
-export const DesiredUpdatesSchema = z.looseObject({
+const DesiredUpdatesSchema = z.looseObject({
   Ignore: num(),
   Place: num(),
   Migrate: num(),

@@ -16,7 +16,7 @@ import {
 } from "./task";
 
 /** Rolling-update policy of a job or task group; durations in nanoseconds. */
-export const UpdatePolicySchema = z.looseObject({
+const UpdatePolicySchema = z.looseObject({
   Stagger: num(),
   MaxParallel: num(),
   MinHealthyTime: num(),
@@ -30,7 +30,7 @@ export const UpdatePolicySchema = z.looseObject({
 });
 
 /** Periodic (cron) configuration. */
-export const PeriodicSchema = z.looseObject({
+const PeriodicSchema = z.looseObject({
   Enabled: bool(),
   Spec: str(),
   SpecType: str(),
@@ -39,7 +39,7 @@ export const PeriodicSchema = z.looseObject({
 });
 
 /** Parameterized-job configuration: what a dispatch must and may carry. */
-export const ParameterizedJobSchema = z.looseObject({
+const ParameterizedJobSchema = z.looseObject({
   /** `optional`, `required` or `forbidden`. */
   Payload: str(),
   MetaRequired: list(z.string()),
@@ -47,7 +47,7 @@ export const ParameterizedJobSchema = z.looseObject({
 });
 
 /** A task group: tasks placed together, `Count` times. */
-export const TaskGroupSchema = z.looseObject({
+const TaskGroupSchema = z.looseObject({
   Name: str(),
   Count: num(),
   Constraints: list(ConstraintSchema),
@@ -125,7 +125,7 @@ export const JobSchema = z.looseObject({
 export type Job = z.infer<typeof JobSchema>;
 
 /** Counts of one task group's allocations by state. */
-export const TaskGroupSummarySchema = z.looseObject({
+const TaskGroupSummarySchema = z.looseObject({
   Queued: num(),
   Complete: num(),
   Failed: num(),

@@ -9,6 +9,6 @@ export const ConstraintSchema = z.looseObject({ LTarget: str(), RTarget: str(), 
 export const AffinitySchema = z.looseObject({ LTarget: str(), RTarget: str(), Operand: str(), Weight: num() });
 
 /** A spread target of a spread block. */
-export const SpreadTargetSchema = z.looseObject({ Value: str(), Percent: num() });
+const SpreadTargetSchema = z.looseObject({ Value: str(), Percent: num() });
 /** A spread block: distribute allocations over an attribute. */
 export const SpreadSchema = z.looseObject({ Attribute: str(), Weight: num(), SpreadTarget: list(SpreadTargetSchema) });

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { bool, list, map, num, str, stringMap } from "./fields";
 
 /** One event of a task's life (`Received`, `Task Setup`, `Driver`, `Started`, ...). */
-export const TaskEventSchema = z.looseObject({
+const TaskEventSchema = z.looseObject({
   Type: str(),
   /** Unix nanoseconds. */
   Time: num(),
@@ -34,7 +34,7 @@ export const TaskEventSchema = z.looseObject({
 });
 
 /** State of one task in an allocation; StartedAt/FinishedAt are ISO 8601 text. */
-export const TaskStateSchema = z.looseObject({
+const TaskStateSchema = z.looseObject({
   State: str(),
   Failed: bool(),
   Restarts: num(),
@@ -134,7 +134,7 @@ export const EvaluationSchema = z.looseObject({
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
 /** Progress of one task group in a deployment. */
-export const DeploymentGroupStateSchema = z.looseObject({
+const DeploymentGroupStateSchema = z.looseObject({
   AutoRevert: bool(),
   AutoPromote: bool(),
   Promoted: bool(),

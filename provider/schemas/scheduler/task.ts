@@ -7,7 +7,7 @@ import { bool, list, map, num, str, stringMap } from "./fields";
 import { AffinitySchema, ConstraintSchema } from "./placement";
 
 /** A reserved or dynamic port. */
-export const PortSchema = z.looseObject({ Label: str(), Value: num(), To: num(), HostNetwork: str() });
+const PortSchema = z.looseObject({ Label: str(), Value: num(), To: num(), HostNetwork: str() });
 
 /** A network block of a group or task. */
 export const NetworkSchema = z.looseObject({
@@ -22,7 +22,7 @@ export const NetworkSchema = z.looseObject({
 });
 
 /** A health check of a service; Interval and Timeout in nanoseconds. */
-export const ServiceCheckSchema = z.looseObject({
+const ServiceCheckSchema = z.looseObject({
   Name: str(),
   Type: str(),
   Command: str(),
@@ -73,7 +73,7 @@ export const MigratePolicySchema = z.looseObject({
 });
 
 /** Resources a task asks for. */
-export const ResourcesSchema = z.looseObject({
+const ResourcesSchema = z.looseObject({
   CPU: num(),
   Cores: num(),
   MemoryMB: num(),
@@ -85,7 +85,7 @@ export const ResourcesSchema = z.looseObject({
 });
 
 /** A predefined action of a task (`action` block). */
-export const TaskActionSchema = z.looseObject({ Name: str(), Command: str(), Args: list(z.string()) });
+const TaskActionSchema = z.looseObject({ Name: str(), Command: str(), Args: list(z.string()) });
 
 /** One task of a task group. */
 export const TaskSchema = z.looseObject({

@@ -12,7 +12,7 @@ import {
   TuneResponseSchema,
   WriteResponseSchema,
 } from "../../../provider/schemas/secrets";
-import { StringOrListSchema } from "../../../provider/schemas/lists";
+import { StringOrListSchema } from "../../../provider/values";
 
 const mount = {
   type: "cloud",

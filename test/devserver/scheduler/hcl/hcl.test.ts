@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JobspecError, canonicalizeJob, parseDuration, parseJobspec } from "../../../../devserver/scheduler/hcl";
+import { JobspecError, canonicalizeJob, parseJobspec } from "../../../../devserver/scheduler/hcl";
+import { parseDuration } from "../../../../devserver/scheduler/hcl/duration";
 import { outline } from "../../../../devserver/scheduler/hcl/outline";
 
 const S = 1_000_000_000;

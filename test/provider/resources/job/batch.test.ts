@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../../devserver";
 import { job } from "../../../../provider/resources/job";
-import { TRIGGERS_META } from "../../../../provider/resources/job/spec";
 import {
   applyJob,
   captureStderr,
@@ -171,7 +170,7 @@ describe("runOnce and triggers", () => {
     expect(next.outs.status).toBe("dead");
     expect((await allocations("nightly")).map((a) => a.ClientStatus)).toEqual(["complete"]);
     const meta = (await h.client.jobs.find("nightly"))?.value.Meta ?? {};
-    expect(meta[TRIGGERS_META]).toMatch(/^[0-9a-f]{16}$/);
+    expect(meta["pulumi-triggers"]).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.stringify(meta)).not.toContain("2026-11-25");
   });
 

@@ -4,22 +4,19 @@ import {
   SERVER_MANAGED_JOB_FIELDS,
   stripServerManagedFields,
 } from "../../../../provider/clients/scheduler";
-import { UNKNOWN } from "../../../../provider/resources/common";
+import { UNKNOWN, canonicalJson } from "../../../../provider/resources/common";
 import {
   checkJobInputs,
   deploymentTimeoutMs,
   parseDurationMs,
-  renderVarFile,
   submissionOf,
   variablesText,
 } from "../../../../provider/resources/job/inputs";
-import {
-  canonicalJobText,
-  hasNoDeployment,
-  identityOf,
-  normalizeJob,
-  replaceReasons,
-} from "../../../../provider/resources/job/spec";
+import { renderVarFile } from "../../../../provider/resources/job/varfile";
+import { hasNoDeployment, identityOf, normalizeJob, replaceReasons } from "../../../../provider/resources/job/spec";
+
+/** The canonical text of a job's normal form: equal texts mean equal specs. */
+const canonicalText = (job: Record<string, unknown>): string => canonicalJson(normalizeJob(job));
 
 describe("checkJobInputs", () => {
   it("accepts a jobspec alone", () => {
@@ -182,16 +179,14 @@ describe("normalizeJob", () => {
   it("treats empty lists, null and absence alike, but keeps empty blocks", () => {
     const a = { ID: "a", Constraints: [], Affinities: null, TaskGroups: [{ Name: "g", Spreads: [], Update: {} }] };
     const b = { TaskGroups: [{ Update: {}, Name: "g" }], ID: "a" };
-    expect(canonicalJobText(a)).toBe(canonicalJobText(b));
-    expect(canonicalJobText({ ID: "a", Update: {} })).not.toBe(canonicalJobText({ ID: "a" }));
+    expect(canonicalText(a)).toBe(canonicalText(b));
+    expect(canonicalText({ ID: "a", Update: {} })).not.toBe(canonicalText({ ID: "a" }));
   });
 
   it("keeps list order: reordered groups are a different job", () => {
     const g1 = { Name: "one" };
     const g2 = { Name: "two" };
-    expect(canonicalJobText({ ID: "a", TaskGroups: [g1, g2] })).not.toBe(
-      canonicalJobText({ ID: "a", TaskGroups: [g2, g1] }),
-    );
+    expect(canonicalText({ ID: "a", TaskGroups: [g1, g2] })).not.toBe(canonicalText({ ID: "a", TaskGroups: [g2, g1] }));
   });
 
   it("is idempotent", () => {

@@ -9,7 +9,6 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../../devserver";
 import { job } from "../../../../provider/resources/job";
-import { TRIGGERS_META } from "../../../../provider/resources/job/spec";
 import { applyJob, captureStderr, checked, createJob, registers, startHarness, type Harness } from "./harness";
 
 const SPEC = (id: string): string => `
@@ -104,7 +103,7 @@ function plainHash(triggers: Record<string, string>): string {
 }
 
 async function triggersMeta(id: string): Promise<unknown> {
-  return ((await h.client.jobs.find(id))?.value.Meta ?? {})[TRIGGERS_META];
+  return ((await h.client.jobs.find(id))?.value.Meta ?? {})["pulumi-triggers"];
 }
 
 describe("a secret trigger on the scheduler", () => {
