@@ -9,7 +9,7 @@ import type { Job, PlanResponse, WriteResult } from "../../schemas/scheduler";
 import { ResourceInitError, backoff } from "../common";
 import { JOB_DEFAULTS, deploymentTimeoutMs, preserveOf, promotionPolicy } from "./inputs";
 import { Deadline, CanaryPromoter, followRollout, recoverFromFailure, waitForCompletion } from "./follow";
-import { maskText } from "./secrets";
+import { maskText } from "./mask-text";
 import {
   hasNoDeployment,
   inputsHashMatches,

@@ -24,10 +24,9 @@ import {
   type Registered,
 } from "./apply";
 import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { SECRET_SHOWN, maskText } from "./mask-text";
 import {
   NO_SECRETS,
-  SECRET_SHOWN,
-  maskText,
   masksAnything,
   mergeMasks,
   mergeRecords,

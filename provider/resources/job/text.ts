@@ -13,7 +13,8 @@ import type {
   PlanResponse,
   TaskDiff,
 } from "../../schemas/scheduler";
-import { NO_SECRETS, SECRET_SHOWN, maskFieldName, maskName, maskText, masksField, type SecretMask } from "./secrets";
+import { SECRET_SHOWN, maskFieldName, maskName, maskText, masksField } from "./mask-text";
+import { NO_SECRETS, type SecretMask } from "./secrets";
 import type { Preserve } from "./inputs";
 import type { PlanFacts, ShownPlan } from "./memo";
 import type { ReplaceReason } from "./spec";
