@@ -8,7 +8,10 @@ import { show, showOnce } from "../../log";
 import type { Job, PlanResponse, WriteResult } from "../../schemas/scheduler";
 import { ResourceInitError, backoff } from "../common";
 import { JOB_DEFAULTS, deploymentTimeoutMs, preserveOf, promotionPolicy } from "./inputs";
-import { Deadline, CanaryPromoter, followRollout, recoverFromFailure, waitForCompletion } from "./follow";
+import { CanaryPromoter } from "./canaries";
+import { waitForCompletion } from "./completion";
+import { Deadline, followRollout } from "./follow";
+import { recoverFromFailure } from "./recovery";
 import { maskText } from "./mask-text";
 import {
   hasNoDeployment,
