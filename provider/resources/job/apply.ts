@@ -36,16 +36,8 @@ import {
   type JobOutputs,
   type Kept,
 } from "./state";
-import {
-  alreadyExistsMessage,
-  changedOutsideMessage,
-  describeShown,
-  formatPlan,
-  formatRolloutFailure,
-  planDrift,
-  planFacts,
-  type Rollback,
-} from "./text";
+import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, type Rollback } from "./messages";
+import { describeShown, formatPlan, planDrift, planFacts } from "./text";
 import { shownPlanOf } from "./memo";
 
 /** A register the server applied. */

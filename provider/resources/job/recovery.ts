@@ -8,7 +8,7 @@ import { FEATURE_RELEASES } from "../../clients/scheduler/releases";
 import { isApiError } from "../../errors";
 import { Deadline, followRollout, waitForVersionDeployment, type RolloutResult } from "./follow";
 import { placeOf, type JobAt, type JobRef } from "./state";
-import { autoRevertTarget, type Rollback } from "./text";
+import { autoRevertTarget, type Rollback } from "./messages";
 
 /** What recovery needs besides the failure. */
 export interface RecoverContext {
