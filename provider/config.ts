@@ -5,18 +5,11 @@
  */
 import { createHash } from "node:crypto";
 import type { ServiceName } from "./errors";
-import {
-  CONFIG_NAMESPACE,
-  ENV,
-  SETTINGS,
-  optionsFromSettings,
-  setFromStackConfig,
-  type ConnectionOptions,
-  type ConnectionSettings,
-} from "./http/settings";
+import { CONFIG_NAMESPACE, ENV, SETTINGS, type ConnectionSettings } from "./http/setting-table";
+import { optionsFromSettings, setFromStackConfig, type ConnectionOptions } from "./http/settings";
 
-// The settings table (http/settings.ts) names every key; these stay exported from here for users' code.
-export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./http/settings";
+// The settings table (http/setting-table.ts) names every key; these stay exported from here for users' code.
+export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./http/setting-table";
 
 /** The part of Pulumi's ConfigureRequest this module reads. */
 export interface ConfigSource {

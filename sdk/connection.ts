@@ -1,13 +1,13 @@
 /**
  * Connections as values: `schedulerConnection({...})` and `secretsConnection({...})` take the settings of
- * the settings table (provider/http/settings.ts) for their service, and every resource takes one as its
+ * the settings table (provider/http/setting-table.ts) for their service, and every resource takes one as its
  * `connection` input, as another provider's resources take a provider instance. The resource keeps it in
  * its state, so refresh and destroy reach the cluster it lives on; moving it to another address replaces
  * it. A resource without one uses stack config, then the environment.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ServiceName } from "../provider/errors";
-import type { ConnectionSettings, SecretSettingName } from "../provider/http/settings";
+import type { ConnectionSettings, SecretSettingName } from "../provider/http/setting-table";
 
 /** The settings of a connection, each an input: a plain value or another resource's output. */
 export type ConnectionArgs<S extends ServiceName> = {

@@ -13,7 +13,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { hclToJson } from "../devserver/scheduler/hcl/engine";
 import type { ApiErrorCode, ResourceErrorCode } from "../provider/errors";
-import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/settings";
+import { CONFIG_NAMESPACE, SETTINGS } from "../provider/http/setting-table";
 import { authMountDefinition } from "../provider/resources/definitions/auth-mount";
 
 const ROOT = resolve(__dirname, "..");

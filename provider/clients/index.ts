@@ -17,13 +17,7 @@ export {
   type ServiceName,
 } from "../errors";
 export { closeConnections, type ApiResponse, type ResponseMeta } from "../http/core";
-export {
-  ENV,
-  REAL_HEADERS,
-  SPEC_HEADERS,
-  type ConnectionOptions,
-  type HeaderNames,
-  type HeaderStyle,
-  type HttpHooks,
-} from "../http/settings";
+export { ENV } from "../http/setting-table";
+export { REAL_HEADERS, SPEC_HEADERS, type HeaderNames, type HeaderStyle } from "../http/header-names";
+export { type ConnectionOptions, type HttpHooks } from "../http/settings";
 export { DEFAULT_RETRY, type RetryPolicy } from "../http/retry";

@@ -1,184 +1,24 @@
 /**
  * Connection settings for both services, resolved in one order: explicit options first, then the
  * environment. Everything is parsed into locals and returned whole, so a bad value never leaves a
- * half-resolved connection behind.
+ * half-resolved connection behind. The settings themselves (one row each, with its stack config key and
+ * variable) are the table in ./setting-table.ts; the header names of each style, ./header-names.ts.
  */
 import { readFileSync } from "node:fs";
 import { definedDeep } from "../defined";
 import { ConfigError, type ServiceName } from "../errors";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry";
-
-/** Namespace of this library's stack config keys, e.g. `pulumi-secrets-scheduler:schedulerAddress`. */
-export const CONFIG_NAMESPACE = "pulumi-secrets-scheduler";
-
-/**
- * How a setting's text (a stack config value or an environment variable) is read: `url` an http(s) base URL,
- * `text` as is, `pem` PEM text or else a file path, `header-style` "spec" or "real", `header-name` an HTTP
- * header name, `ms` a positive number of milliseconds, `flag` a boolean (stack config "true"; the
- * environment "1" or "true").
- */
-type SettingKind = "url" | "text" | "pem" | "header-style" | "header-name" | "ms" | "flag";
-
-interface SettingSpec {
-  kind: SettingKind;
-  /** The connection option it sets, when not the setting's name. */
-  option?: string;
-  /** What messages call it after the service's name ("the scheduler CA bundle"), when not the setting's name. */
-  label?: string;
-  /** Its environment variable in each service that reads one; none for settings set only by option or stack config. */
-  env?: Partial<Record<ServiceName, string>>;
-  /** The one service that has the setting; both when absent. */
-  only?: ServiceName;
-  /** A credential: never printed, marked "(secret)" in the README's table, set with `pulumi config set --secret`. */
-  secret?: true;
-  /** A control character is refused (the value goes into a header or query). */
-  refuseControl?: true;
-}
-
-/**
- * The connection settings: one row per setting, with its variable per service. Everything else is derived
- * from it: the stack config keys (`<service><Setting>`, e.g. `schedulerCaCert`, see {@link CONFIG_KEYS}),
- * the variables ({@link ENV}), the keys `configure` reads, how stack config text becomes options, and the
- * names messages give a setting.
- */
-const TABLE = {
-  address: { kind: "url", env: { secrets: "SECRETS_ADDR", scheduler: "SCHEDULER_ADDR" } },
-  token: {
-    kind: "text",
-    env: { secrets: "SECRETS_TOKEN", scheduler: "SCHEDULER_TOKEN" },
-    secret: true,
-    refuseControl: true,
-  },
-  namespace: {
-    kind: "text",
-    env: { secrets: "SECRETS_NAMESPACE", scheduler: "SCHEDULER_NAMESPACE" },
-    refuseControl: true,
-  },
-  region: { kind: "text", env: { scheduler: "SCHEDULER_REGION" }, only: "scheduler", refuseControl: true },
-  caCert: { kind: "pem", label: "CA bundle", env: { secrets: "SECRETS_CACERT", scheduler: "SCHEDULER_CACERT" } },
-  clientCert: {
-    kind: "pem",
-    label: "client certificate",
-    env: { secrets: "SECRETS_CLIENT_CERT", scheduler: "SCHEDULER_CLIENT_CERT" },
-  },
-  clientKey: {
-    kind: "pem",
-    label: "client key",
-    env: { secrets: "SECRETS_CLIENT_KEY", scheduler: "SCHEDULER_CLIENT_KEY" },
-    secret: true,
-  },
-  tlsServerName: { kind: "text" },
-  headerStyle: {
-    kind: "header-style",
-    label: "header style",
-    env: { secrets: "SECRETS_HEADER_STYLE", scheduler: "SCHEDULER_HEADER_STYLE" },
-  },
-  tokenHeader: {
-    kind: "header-name",
-    option: "headerNames.token",
-    env: { secrets: "SECRETS_TOKEN_HEADER", scheduler: "SCHEDULER_TOKEN_HEADER" },
-  },
-  timeoutMs: { kind: "ms", label: "timeout" },
-  anonymous: { kind: "flag", env: { scheduler: "SCHEDULER_ANONYMOUS" }, only: "scheduler" },
-  dangerouslySkipTlsVerify: { kind: "flag" },
-} as const satisfies Record<string, SettingSpec>;
-
-type Table = typeof TABLE;
-
-/** A connection setting that messages can name. */
-export type SettingName = keyof Table;
-
-/** The settings a service has. */
-type SettingOf<S extends ServiceName> = {
-  [K in SettingName]: Table[K] extends { only: infer O } ? (O extends S ? K : never) : K;
-}[SettingName];
-
-/** The value a setting of each kind takes in a resource's `connection` input. */
-interface KindValue {
-  url: string;
-  text: string;
-  pem: string;
-  "header-style": HeaderStyle;
-  "header-name": string;
-  ms: number;
-  flag: boolean;
-}
-
-/** The settings of one service as a value (a resource's `connection`), each optional, typed by its kind. */
-export type ConnectionSettings<S extends ServiceName> = {
-  [K in SettingOf<S>]?: KindValue[Table[K]["kind"]];
-};
-
-/** The settings the table marks as credentials (kept as Pulumi secrets wherever they are stored). */
-export type SecretSettingName = { [K in SettingName]: Table[K] extends { secret: true } ? K : never }[SettingName];
-
-const SERVICES: readonly ServiceName[] = ["secrets", "scheduler"];
-
-/** One setting of one service: the table's row, with its option, label, stack config key and variable. */
-export type Setting = ReturnType<typeof row>;
-
-function row(name: SettingName, service: ServiceName) {
-  const r: SettingSpec = TABLE[name];
-  return Object.freeze({
-    service,
-    name,
-    kind: r.kind,
-    option: r.option ?? name,
-    label: r.label ?? name,
-    /** The service, then the setting's capitalized name; without the namespace, e.g. `schedulerToken`. */
-    configKey: `${service}${name.charAt(0).toUpperCase()}${name.slice(1)}`,
-    env: r.env?.[service],
-    only: r.only,
-    secret: r.secret === true,
-    refuseControl: r.refuseControl === true,
-  });
-}
-
-/** Every setting of every service, one row each (secrets first). */
-export const SETTINGS: readonly Setting[] = Object.freeze(
-  SERVICES.flatMap((service) =>
-    (Object.keys(TABLE) as SettingName[])
-      .map((name) => row(name, service))
-      .filter((s) => s.only === undefined || s.only === service),
-  ),
-);
-
-/** The row of a setting, or undefined when the service has no such setting. */
-function settingOf(service: ServiceName, name: SettingName): Setting | undefined {
-  return SETTINGS.find((s) => s.service === service && s.name === name);
-}
-
-/** A view of the table: per service, one value per setting that has one. */
-function view(
-  value: (s: Setting) => string | undefined,
-): Readonly<Record<ServiceName, Readonly<Record<string, string>>>> {
-  const out = {} as Record<ServiceName, Readonly<Record<string, string>>>;
-  for (const service of SERVICES) {
-    const o: Record<string, string> = {};
-    for (const s of SETTINGS) {
-      const v = s.service === service ? value(s) : undefined;
-      if (v !== undefined) o[s.name] = v;
-    }
-    out[service] = Object.freeze(o);
-  }
-  return Object.freeze(out);
-}
-
-/** Stack config keys (without the namespace) per service, and the setting each one sets. A view of the table. */
-export const CONFIG_KEYS = view((s) => s.configKey) as {
-  readonly [S in ServiceName]: { readonly [K in SettingOf<S>]: `${S}${Capitalize<K>}` };
-};
-
-/** Environment variables read by the core, by service. A view of the table. */
-export const ENV = view((s) => s.env) as {
-  readonly [S in ServiceName]: {
-    readonly [K in SettingOf<S> as Table[K] extends { env: Record<S, string> } ? K : never]: Table[K] extends {
-      env: Record<S, infer E>;
-    }
-      ? E
-      : never;
-  };
-};
+import { REAL_HEADERS, SPEC_HEADERS, type HeaderNames, type HeaderStyle } from "./header-names";
+import {
+  CONFIG_NAMESPACE,
+  SETTINGS,
+  row,
+  settingOf,
+  type ConnectionSettings,
+  type Setting,
+  type SettingName,
+  type Table,
+} from "./setting-table";
 
 /**
  * Who built the connection options: a program using the typed clients directly (`client`, the default), or
@@ -239,59 +79,6 @@ export function setFromStackConfig(opts: ConnectionOptions, s: Setting, text: st
   else if (s.kind === "header-name") opts.headerNames = { token: text };
   else opts[s.name as TextOption] = text;
 }
-
-/** Names of the headers the core sends and reads; each can be overridden to talk to a real cluster. */
-export interface HeaderNames {
-  /** Carries the service token. */
-  token: string;
-  /** Carries the secrets-service namespace, when one is set. */
-  namespace: string;
-  /** Paging continuation token of list responses. */
-  nextToken: string;
-  /** Blocking-query index of read responses. */
-  index: string;
-  knownLeader: string;
-  lastContact: string;
-  /** Secrets service: marks a request as coming from a client library (`true`); empty for none. */
-  requestMarker: string;
-}
-
-/** The spec's header names, the default for both services. */
-export const SPEC_HEADERS: Readonly<HeaderNames> = Object.freeze({
-  token: "X-Svc-Token",
-  namespace: "X-Svc-Namespace",
-  nextToken: "X-Svc-NextToken",
-  index: "X-Svc-Index",
-  knownLeader: "X-Svc-KnownLeader",
-  lastContact: "X-Svc-LastContact",
-  requestMarker: "X-Svc-Request",
-});
-
-/** The real services' header names (headerStyle "real"). */
-export const REAL_HEADERS: Readonly<Record<ServiceName, Readonly<HeaderNames>>> = Object.freeze({
-  secrets: Object.freeze({
-    token: "X-Vault-Token",
-    namespace: "X-Vault-Namespace",
-    nextToken: "X-Vault-NextToken",
-    index: "X-Vault-Index",
-    knownLeader: "X-Vault-KnownLeader",
-    lastContact: "X-Vault-LastContact",
-    // The real CLI and SDK always send it, and a proxy configured with require_request_header demands it.
-    requestMarker: "X-Vault-Request",
-  }),
-  scheduler: Object.freeze({
-    token: "X-Nomad-Token",
-    namespace: "X-Nomad-Namespace",
-    nextToken: "X-Nomad-NextToken",
-    index: "X-Nomad-Index",
-    knownLeader: "X-Nomad-KnownLeader",
-    lastContact: "X-Nomad-LastContact",
-    requestMarker: "",
-  }),
-});
-
-/** Which set of header names to start from. */
-export type HeaderStyle = "spec" | "real";
 
 /** Counts what the core does on the wire; used by tests and benchmarks. */
 export interface HttpHooks {
@@ -536,7 +323,6 @@ export function hasControlCharacter(text: string): boolean {
   return /[\u0000-\u001f\u007f]/.test(text);
 }
 
-/** Throws a ConfigError naming `what` (never the value) when `value` holds a control character. */
 /** The refusal of an address with a user name or password (never repeats either). */
 export const CREDENTIALS_IN_ADDRESS =
   "must not hold a user name or password (`https://user:password@host`): they are never sent, and a resource's " +
@@ -552,6 +338,7 @@ export function addressHasCredentials(address: string): boolean {
   }
 }
 
+/** Throws a ConfigError naming `what` (never the value) when `value` holds a control character. */
 function refuseControlCharacters(value: string, what: string): void {
   if (!hasControlCharacter(value)) return;
   throw new ConfigError(

@@ -1,5 +1,5 @@
 /**
- * A resource's `connection` input: the settings of the settings table (http/settings.ts) for one service,
+ * A resource's `connection` input: the settings of the settings table (http/setting-table.ts) for one service,
  * as a value the program passes (the SDK's `schedulerConnection` / `secretsConnection`). Kept in the
  * resource's state, so refresh and destroy reach the cluster the resource lives on; a resource without one
  * uses stack config, then the environment. Moving a resource to another address is a replacement.
@@ -8,15 +8,13 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
 import { ConfigError, type ServiceName } from "../errors";
 import { connectionOptions } from "../config";
+import { SETTINGS, type ConnectionSettings, type Setting } from "../http/setting-table";
 import {
   CREDENTIALS_IN_ADDRESS,
-  SETTINGS,
   addressHasCredentials,
   optionsFromSettings,
   resolveConnection,
   type ConnectionOptions,
-  type ConnectionSettings,
-  type Setting,
 } from "../http/settings";
 import { containsUnknown, requestName } from "./common";
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { SchedulerClient } from "../../provider/clients/scheduler";
 import { ConfigError, isApiError, type ApiError } from "../../provider/errors";
-import { ENV } from "../../provider/http/settings";
+import { ENV } from "../../provider/http/setting-table";
 import { schedulerSide, serviceJob, type SchedulerSide } from "./scheduler-fixture";
 import { devserverOr, openTarget, requestRecord, type ConformanceTarget } from "./target";
 

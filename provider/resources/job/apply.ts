@@ -8,8 +8,11 @@ import { show, showOnce } from "../../log";
 import type { Job, PlanResponse, WriteResult } from "../../schemas/scheduler";
 import { ResourceInitError, backoff } from "../common";
 import { JOB_DEFAULTS, deploymentTimeoutMs, preserveOf, promotionPolicy } from "./inputs";
-import { Deadline, CanaryPromoter, followRollout, recoverFromFailure, waitForCompletion } from "./follow";
-import { maskText } from "./secrets";
+import { CanaryPromoter } from "./canaries";
+import { waitForCompletion } from "./completion";
+import { Deadline, followRollout } from "./follow";
+import { recoverFromFailure } from "./recovery";
+import { maskText } from "./mask-text";
 import {
   hasNoDeployment,
   inputsHashMatches,
@@ -33,16 +36,8 @@ import {
   type JobOutputs,
   type Kept,
 } from "./state";
-import {
-  alreadyExistsMessage,
-  changedOutsideMessage,
-  describeShown,
-  formatPlan,
-  formatRolloutFailure,
-  planDrift,
-  planFacts,
-  type Rollback,
-} from "./text";
+import { alreadyExistsMessage, changedOutsideMessage, formatRolloutFailure, type Rollback } from "./messages";
+import { describeShown, formatPlan, planDrift, planFacts } from "./text";
 import { shownPlanOf } from "./memo";
 
 /** A register the server applied. */

@@ -24,10 +24,9 @@ import {
   type Registered,
 } from "./apply";
 import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { SECRET_SHOWN, maskText } from "./mask-text";
 import {
   NO_SECRETS,
-  SECRET_SHOWN,
-  maskText,
   masksAnything,
   mergeMasks,
   mergeRecords,
@@ -76,7 +75,8 @@ import { listedJob } from "./listing";
 import { rememberShownPlan } from "./memo";
 import { deleteJob } from "./destroy";
 import { currentMask, masked } from "./masking";
-import { alreadyExistsMessage, replaceNeededMessage, scaledNote, shownPlan } from "./text";
+import { alreadyExistsMessage, replaceNeededMessage, scaledNote } from "./messages";
+import { shownPlan } from "./text";
 
 /** The Job provider but its `delete` (./destroy.ts), before secret values are masked out of its errors. */
 const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {

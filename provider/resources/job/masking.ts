@@ -6,7 +6,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { show } from "../../log";
 import { ResourceInitError } from "../common";
-import { SECRET_SHOWN, maskError, maskText, masksAnything, type SecretMask } from "./secrets";
+import { SECRET_SHOWN, maskError, maskText } from "./mask-text";
+import { masksAnything, type SecretMask } from "./secrets";
 
 /** The mask of the running operation: set from the inputs, completed once the job is parsed (`maskOf`). */
 export const currentMask = new AsyncLocalStorage<{ mask: SecretMask }>();

@@ -26,9 +26,8 @@
  *   the second parse fails, everything counts as secret.
  * - a `__secretInputs` unknown at preview, or one this version does not understand: as a secret jobspec.
  *
- * In free text a masked text of 4 or more characters is replaced wherever it appears; a shorter one only
- * where it stands as a whole word (no letter or digit right before or after it), so that a one-letter secret does not wipe
- * every message while a short value a message quotes is still masked.
+ * How a mask is applied to what is shown (plan fields, names, free text, errors) is ./mask-text.ts; the
+ * swapped values and the literals of an HCL text, ./swap.ts.
  *
  * Nothing of this costs anything when nothing is secret: the mask is then {@link NO_SECRETS} and every
  * function here returns at once.
@@ -38,10 +37,8 @@
  */
 import { containsUnknown, isRecord } from "../common";
 import type { JobInputs } from "./inputs";
+import { hclLiterals, swappedValue, swappedVarFile } from "./swap";
 import { renderVarFile, type JobVariableValue } from "./varfile";
-
-/** How Pulumi shows a secret value. */
-export const SECRET_SHOWN = "[secret]";
 
 /** What of a Job's text must be masked. */
 export interface SecretMask {
@@ -68,25 +65,6 @@ export const NO_SECRETS: SecretMask = Object.freeze({
 export function masksAnything(mask: SecretMask): boolean {
   return mask !== NO_SECRETS && (mask.everything || mask.sensitiveFields || mask.values.length > 0);
 }
-
-/** Plan field names (or name parts) whose values carry a task's configuration, where secrets usually go. */
-const SENSITIVE_PARTS = new Set([
-  "Env",
-  "Meta",
-  "Template",
-  "Templates",
-  "Config",
-  "Artifact",
-  "Artifacts",
-  "GetterOptions",
-  "GetterHeaders",
-  "GetterSource",
-  "EmbeddedTmpl",
-  "Vars",
-]);
-
-/** The shortest masked text replaced wherever it appears in a text (shorter ones only as whole words). */
-const MIN_TEXT_MASK = 4;
 
 /** Which variables are secret: all of them, or those of the given keys; undefined when none is. */
 type SecretVariables = { all: true } | { all: false; keys: ReadonlySet<string> };
@@ -422,69 +400,7 @@ function collectLeaves(v: unknown, out: Set<string>): void {
 }
 
 /**
- * Returns the character that replaces `c` in a swapped value: another of the same kind (letter of the same
- * case, digit, punctuation), never a character that would change how HCL reads the text.
- */
-function swapChar(c: string): string {
-  const code = c.charCodeAt(0);
-  if (c >= "a" && c <= "z") return c === "z" ? "a" : String.fromCharCode(code + 1);
-  if (c >= "A" && c <= "Z") return c === "Z" ? "A" : String.fromCharCode(code + 1);
-  if (c >= "0" && c <= "9") return c === "9" ? "0" : String.fromCharCode(code + 1);
-  if (c === "\n" || c === "\r") return c;
-  return PUNCT_SWAP[c] ?? (c === "x" ? "y" : "x");
-}
-
-const PUNCT_SWAP: Readonly<Record<string, string>> = Object.freeze({
-  "-": "_",
-  _: "-",
-  ".": ",",
-  ",": ".",
-  " ": "_",
-  ":": ";",
-  ";": ":",
-  "/": "|",
-  "|": "/",
-  "=": "+",
-  "+": "=",
-  "@": "#",
-  "#": "@",
-  "!": "?",
-  "?": "!",
-  "\t": " ",
-});
-
-/** Returns `s` with every character replaced by a different one of the same kind (same length). */
-function swapped(s: string): string {
-  let out = "";
-  for (const c of s) out += swapChar(c);
-  return out;
-}
-
-function swappedValue(v: JobVariableValue): JobVariableValue {
-  if (typeof v === "boolean") return !v;
-  if (typeof v === "number") {
-    const t = swappedNumber(String(v));
-    const n = Number(t);
-    return Number.isFinite(n) && n !== v ? n : v + 1;
-  }
-  return swapped(v);
-}
-
-/** Swaps the digits of a number literal; its first digit never becomes 0 (9 becomes 1). */
-function swappedNumber(t: string): string {
-  let first = true;
-  let out = "";
-  for (const c of t) {
-    if (c >= "0" && c <= "9") {
-      out += first && c === "9" ? "1" : swapChar(c);
-      first = false;
-    } else out += c;
-  }
-  return out;
-}
-
-/**
- * Returns the variables text with every secret variable's value swapped (see {@link swapped}); undefined
+ * Returns the variables text with every secret variable's value swapped (see `swapped`, ./swap.ts); undefined
  * when the variables are not known.
  */
 function swappedVariables(variables: JobInputs["variables"] | undefined, secret: SecretVariables): string | undefined {
@@ -494,147 +410,6 @@ function swappedVariables(variables: JobInputs["variables"] | undefined, secret:
   for (const [k, v] of Object.entries(variables))
     out[k] = secret.all || secret.keys.has(k) ? swappedValue(v as JobVariableValue) : (v as JobVariableValue);
   return renderVarFile(out);
-}
-
-/** One literal value of an HCL text: where it is, its text as written, and its value. */
-interface Literal {
-  start: number;
-  end: number;
-  kind: "string" | "heredoc" | "number" | "bool";
-  value: string;
-}
-
-/**
- * Finds the literal values of an HCL text (a var-file, or a jobspec's string literals): quoted strings
- * (escapes and `$${`/`%%{` read), heredocs, numbers and booleans; comments are skipped, names are not values.
- */
-function scanLiterals(text: string): Literal[] {
-  const out: Literal[] = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text[i] ?? "";
-    if (c === "#" || (c === "/" && text[i + 1] === "/")) {
-      const nl = text.indexOf("\n", i);
-      i = nl < 0 ? n : nl + 1;
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? n : end + 2;
-    } else if (c === '"') {
-      let j = i + 1;
-      let value = "";
-      while (j < n && text[j] !== '"' && text[j] !== "\n") {
-        if (text[j] === "\\" && j + 1 < n) {
-          value += unescapeChar(text[j + 1] ?? "");
-          j += 2;
-        } else if ((text[j] === "$" || text[j] === "%") && text[j + 1] === text[j] && text[j + 2] === "{") {
-          value += `${text[j]}{`;
-          j += 3;
-        } else {
-          value += text[j];
-          j++;
-        }
-      }
-      out.push({ start: i + 1, end: j, kind: "string", value });
-      i = j + 1;
-    } else if (c === "<" && text[i + 1] === "<") {
-      const m = /^<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n/.exec(text.slice(i, i + 200));
-      if (m === null) {
-        i += 2;
-        continue;
-      }
-      const bodyStart = i + m[0].length;
-      const marker = m[1] ?? "";
-      let j = bodyStart;
-      let end = n;
-      while (j < n) {
-        const nl = text.indexOf("\n", j);
-        const lineEnd = nl < 0 ? n : nl;
-        if (text.slice(j, lineEnd).trim() === marker) {
-          end = j;
-          break;
-        }
-        j = lineEnd + 1;
-      }
-      out.push({ start: bodyStart, end, kind: "heredoc", value: text.slice(bodyStart, end) });
-      i = end >= n ? n : end + marker.length;
-    } else if (c >= "0" && c <= "9" && !/[A-Za-z0-9_-]/.test(text[i - 1] ?? "")) {
-      const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i));
-      const len = m?.[0].length ?? 1;
-      out.push({ start: i, end: i + len, kind: "number", value: text.slice(i, i + len) });
-      i += len;
-    } else if (/[A-Za-z_]/.test(c) && !/[A-Za-z0-9_-]/.test(text[i - 1] ?? "")) {
-      const m = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(text.slice(i));
-      const word = m?.[0] ?? c;
-      if (word === "true" || word === "false") out.push({ start: i, end: i + word.length, kind: "bool", value: word });
-      i += word.length;
-    } else i++;
-  }
-  return out;
-}
-
-function unescapeChar(c: string): string {
-  switch (c) {
-    case "n":
-      return "\n";
-    case "t":
-      return "\t";
-    case "r":
-      return "\r";
-    default:
-      return c;
-  }
-}
-
-/** Returns the string literals and heredoc bodies (and their lines) of an HCL text: what may quote a secret. */
-function hclLiterals(text: string): string[] {
-  const out = new Set<string>();
-  for (const lit of scanLiterals(text)) {
-    if (lit.kind === "bool") continue;
-    out.add(lit.value);
-    const raw = text.slice(lit.start, lit.end);
-    if (raw !== lit.value) out.add(raw);
-    if (lit.kind === "heredoc") for (const line of lit.value.split(/\r?\n/)) out.add(line.trim());
-  }
-  out.delete("");
-  return [...out];
-}
-
-/** Returns a var-file text with every literal value swapped: strings and heredocs character by character (escapes kept), numbers digit by digit, booleans flipped. */
-function swappedVarFile(text: string): string {
-  let out = "";
-  let at = 0;
-  for (const lit of scanLiterals(text)) {
-    out += text.slice(at, lit.start);
-    const raw = text.slice(lit.start, lit.end);
-    if (lit.kind === "bool") out += raw === "true" ? "false" : "true";
-    else if (lit.kind === "number") out += swappedNumber(raw);
-    else out += swappedRaw(raw);
-    at = lit.end;
-  }
-  return out + text.slice(at);
-}
-
-/** Swaps the characters of a string or heredoc as written, keeping escapes and `$${`/`%%{` as they are. */
-function swappedRaw(raw: string): string {
-  let out = "";
-  for (let j = 0; j < raw.length;) {
-    const c = raw[j] ?? "";
-    if (c === "\\" && j + 1 < raw.length) {
-      out += raw.slice(j, j + 2);
-      j += 2;
-    } else if ((c === "$" || c === "%") && raw[j + 1] === c && raw[j + 2] === "{") {
-      out += raw.slice(j, j + 3);
-      j += 3;
-    } else if (c === "$" || c === "%" || c === "{" || c === "}") {
-      out += c;
-      j++;
-    } else {
-      out += swapChar(c);
-      j++;
-    }
-  }
-  return out;
 }
 
 /**
@@ -666,79 +441,4 @@ export function variableValues(
     }
   }
   return sortedTexts(out);
-}
-
-/** True when a plan field (its full name, e.g. `Env[DB_PASSWORD]`, `Config.args[0]`) carries configuration. */
-export function isSensitiveField(name: string): boolean {
-  for (const part of name.split(".")) {
-    const base = part.replace(/\[.*$/, "");
-    if (SENSITIVE_PARTS.has(base)) return true;
-  }
-  return false;
-}
-
-/** True when a field's value must be shown as `[secret]`. */
-export function masksField(mask: SecretMask, name: string, value: string): boolean {
-  if (mask.everything) return true;
-  if (mask.sensitiveFields && isSensitiveField(name)) return true;
-  return mask.values.some((s) => (s.length >= MIN_TEXT_MASK ? value.includes(s) : wordRegex(s).test(value)));
-}
-
-/** Returns a name from the job (a group's, a task's), or `[secret]` when the whole job is secret. */
-export function maskName(name: string, mask: SecretMask): string {
-  return mask.everything ? SECRET_SHOWN : name;
-}
-
-/** Returns a plan field's name with the map keys in it (`Env[KEY]`) masked when the whole job is secret. */
-export function maskFieldName(name: string, mask: SecretMask): string {
-  return mask.everything ? name.replace(/\[[^\]]*\]/g, `[${SECRET_SHOWN}]`) : name;
-}
-
-const PLACEHOLDER = "\u0000";
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * A short masked text is masked where no letter or digit (of any script) touches it on either side: every
- * other character is a word edge, `=`, `/`, `-`, `@`, `_` and `+` included (`PW=ab1`, `user:ab1@host`).
- */
-const WORD_CHAR = "\\p{L}\\p{N}";
-
-function wordRegex(s: string): RegExp {
-  return new RegExp(`(?<![${WORD_CHAR}])${escapeRegex(s)}(?![${WORD_CHAR}])`, "gu");
-}
-
-/**
- * Returns `text` with every masked text replaced by `[secret]`: those of 4 or more characters wherever they
- * appear, shorter ones where they stand as a whole word; with `quoted`, every quoted text but the job's identity.
- */
-export function maskText(text: string, mask: SecretMask): string {
-  if (!masksAnything(mask) || text === "") return text;
-  let out = text;
-  if (mask.quoted === true) {
-    const shown = new Set(mask.shown ?? []);
-    out = out.replace(/"((?:[^"\\\n]|\\.)*)"/g, (all, inner: string) => (shown.has(inner) ? all : `"${PLACEHOLDER}"`));
-  }
-  for (const s of mask.values) {
-    if (s.length >= MIN_TEXT_MASK) out = out.split(s).join(PLACEHOLDER);
-    else if (out.includes(s)) out = out.replace(wordRegex(s), PLACEHOLDER);
-  }
-  return out.split(PLACEHOLDER).join(SECRET_SHOWN);
-}
-
-/** Masks an error's message, stack and reasons in place (the host prints the stack); returns it. */
-export function maskError(e: unknown, mask: SecretMask): unknown {
-  if (!masksAnything(mask) || e === null || typeof e !== "object") return e;
-  const err = e as { message?: unknown; stack?: unknown; reasons?: unknown };
-  try {
-    if (typeof err.message === "string") err.message = maskText(err.message, mask);
-    if (typeof err.stack === "string") err.stack = maskText(err.stack, mask);
-    if (Array.isArray(err.reasons))
-      err.reasons = err.reasons.map((r: unknown) => (typeof r === "string" ? maskText(r, mask) : r));
-  } catch {
-    // a read-only property: leave it
-  }
-  return e;
 }

@@ -10,7 +10,8 @@ import { startDevServer } from "../../../devserver";
 import { connectionOptions, setStackConfig } from "../../../provider/config";
 import { ApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
-import { ENV, type ConnectionOptions } from "../../../provider/http/settings";
+import { ENV } from "../../../provider/http/setting-table";
+import type { ConnectionOptions } from "../../../provider/http/settings";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { makePki, type TestPki } from "../../helpers/tls";
 

@@ -1,19 +1,19 @@
 /**
- * Connection settings (provider/http/settings.ts): the stack config key and environment variable of every
- * setting, the order in which options and the environment are read, and the messages naming a bad setting.
+ * Connection settings (provider/http/settings.ts and its table, setting-table.ts): the stack config key and
+ * environment variable of every setting, the order in which options and the environment are read, and the
+ * messages naming a bad setting.
  */
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions, setStackConfig } from "../../../provider/config";
 import { ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
+import { ENV, type SettingName } from "../../../provider/http/setting-table";
 import {
-  ENV,
   howToSet,
   resolveConnection,
   settingSource,
   stackConfigKey,
   type ConnectionOptions,
-  type SettingName,
 } from "../../../provider/http/settings";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";

@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SECRET_SHOWN, masksField, maskText, secretMaskOf } from "../../../../provider/resources/job/secrets";
+import { SECRET_SHOWN, masksField, maskText } from "../../../../provider/resources/job/mask-text";
+import { secretMaskOf } from "../../../../provider/resources/job/secrets";
 
 const maskOf = (value: string) => secretMaskOf({ variables: { pw: value }, __secretInputs: ["variables"] });
 

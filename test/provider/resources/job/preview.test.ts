@@ -4,7 +4,7 @@ import {
   changedOutsideMessage,
   failedGroups,
   formatRolloutFailure,
-} from "../../../../provider/resources/job/text";
+} from "../../../../provider/resources/job/messages";
 import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../../provider/resources/job/text";
 import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService } from "../../../../devserver";
 import { job } from "../../../../provider/resources/job";
-import { recoverFromFailure } from "../../../../provider/resources/job/follow";
+import { recoverFromFailure } from "../../../../provider/resources/job/recovery";
 import {
   applyJob,
   captureStderr,

@@ -5,14 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../../../provider/resources/common";
 import { formatPlan } from "../../../../provider/resources/job/text";
-import {
-  NO_SECRETS,
-  isSensitiveField,
-  maskError,
-  maskText,
-  secretMaskOf,
-  variableValues,
-} from "../../../../provider/resources/job/secrets";
+import { isSensitiveField, maskError, maskText } from "../../../../provider/resources/job/mask-text";
+import { NO_SECRETS, secretMaskOf, variableValues } from "../../../../provider/resources/job/secrets";
 import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 
 const plan = (
