@@ -20,6 +20,7 @@ const tuneList = (doc: string, wire: string) =>
 export const authMountDefinition = defineResource({
   name: "AuthMount",
   module: "auth-mount",
+  sdkArgsOptional: true,
   doc: "An auth method mount of the secrets service.",
   argsDoc: "Arguments of an {@link AuthMount}.",
   id: "<path>",
