@@ -5,23 +5,25 @@
 import { PssError, UsageError } from "./errors";
 import { deferZodLocales } from "./lazy-zod-locales";
 import type { ProviderImpl } from "./resources/common";
-import { migrating, type MigratedKind } from "./resources/migrate";
+import type { ResourceKind } from "./resources/definitions";
+import { migrating } from "./resources/migrate";
 
 export { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
 export type { ProviderImpl } from "./resources/common";
 
-/** The five resource kinds (each has its state migrations in ./resources/migrate.ts). */
-export type ProviderKind = MigratedKind;
+/** The resource kinds: those of the registry (./resources/definitions/index.ts). */
+export type ProviderKind = ResourceKind;
 
 // Each a literal require, so that the bundle of this entry (scripts/bundle-host.js) holds every resource's
-// code; a module still runs only when its kind is first used.
-const MODULES: Readonly<Record<ProviderKind, () => unknown>> = Object.freeze({
+// code; a module still runs only when its kind is first used. Typed by the registry: a kind missing here, or
+// one the registry does not have, fails the typecheck.
+const MODULES = Object.freeze({
   authMount: () => require("./resources/auth-mount"),
   authConfig: () => require("./resources/auth-config"),
   authRole: () => require("./resources/auth-role"),
-  job: () => require("./resources/job/entry"),
   jobVersionTag: () => require("./resources/job-version-tag"),
-});
+  job: () => require("./resources/job/entry"),
+} satisfies { readonly [K in ProviderKind]: () => unknown });
 
 const loaded = new Map<ProviderKind, ProviderImpl>();
 
@@ -73,21 +75,12 @@ function keepProviderOnInitErrors(impl: ProviderImpl): ProviderImpl {
   };
 }
 
-/** The five providers' objects, to drive a resource's CRUD directly (tests, scripts). */
-export const providers: Readonly<Record<ProviderKind, ProviderImpl>> = Object.freeze({
-  get authMount() {
-    return provider("authMount");
-  },
-  get authConfig() {
-    return provider("authConfig");
-  },
-  get authRole() {
-    return provider("authRole");
-  },
-  get job() {
-    return provider("job");
-  },
-  get jobVersionTag() {
-    return provider("jobVersionTag");
-  },
-});
+/** The providers' objects by kind, to drive a resource's CRUD directly (tests, scripts); each loads on first use. */
+export const providers: Readonly<Record<ProviderKind, ProviderImpl>> = Object.freeze(
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      (Object.keys(MODULES) as ProviderKind[]).map((kind) => [kind, { get: () => provider(kind), enumerable: true }]),
+    ),
+  ) as Record<ProviderKind, ProviderImpl>,
+);

@@ -1,11 +1,8 @@
 /**
- * The program side: the five resource classes and their argument types, and the connections they take.
+ * The program side: the resource classes and their argument types (generated from the registry into
+ * ./generated), and the connections they take.
  */
-export { AuthMount, type AuthMountArgs, type AuthMountTuneArgs } from "./auth-mount";
-export { AuthConfig, type AuthConfigArgs } from "./auth-config";
-export { AuthRole, type AuthRoleArgs } from "./auth-role";
-export { Job, type JobArgs, type JobDefinition } from "./job";
-export { JobVersionTag, type JobVersionTagArgs } from "./job-version-tag";
+export * from "./generated";
 export {
   schedulerConnection,
   secretsConnection,

@@ -1,7 +1,7 @@
 /**
  * The replace rules the reference pages (docs/reference/*.md) and the SDK's `connection` docs say come from
  * each resource definition's `replaceOrder` and its connection field's `newSettings`
- * (test/helpers/render-definitions.ts renders them). This holds those data to what each provider really does,
+ * (codegen/render.ts renders them). This holds those data to what each provider really does,
  * against a devserver over loopback HTTP:
  * - a change of every key the page says replaces: the diff replaces, deleting first exactly when
  *   `replaceOrder` is `delete-first` (the engine's `deleteBeforeReplace`);
@@ -22,7 +22,7 @@ import { definitions } from "../provider/resources/definitions";
 import { authConfigDefinition } from "../provider/resources/definitions/auth-config";
 import { job } from "../provider/resources/job";
 import { jobVersionTag } from "../provider/resources/job-version-tag";
-import { renderReference } from "./helpers/render-definitions";
+import { renderReference } from "../codegen/render";
 
 let dev: DevServer;
 const saved = { ...process.env };

@@ -4,9 +4,9 @@
  * - on the provider side (here): the `check` schema ({@link inputsSchema}), the diff's key tables
  *   ({@link replaceKeys}, {@link settingKeys}) and comparisons ({@link sameValue}), the write body
  *   ({@link wireBody}) and the refresh mapping ({@link refreshedSetting});
- * - by `npm run generate` (test/generated.test.ts renders, test/helpers/render-definitions.ts): the SDK's
- *   `*Args` interface, its class's output declarations and the props the constructor copies
- *   (`sdk/generated/<module>.ts`), and the reference page (`docs/reference/<module>.md`).
+ * - by `npm run generate` (codegen/; test/generated.test.ts fails while a file is stale): the SDK's `*Args`
+ *   interface and its resource class (`sdk/generated/<module>.ts`), the shim (`sdk/shim/<module>.ts`) and its
+ *   package export, and the reference page (`docs/reference/<module>.md`).
  *
  * Adding a field to a resource: one line in its definition under ./definitions/, such as
  *   `tokenFoo: field.duration({ doc: "What it does.", wire: "token_foo" }),`
@@ -15,11 +15,11 @@
  * wire name is checked, diffed, written and refreshed with no further code; a field without one (an alias, a
  * provider option) only needs the code that gives it its meaning.
  *
- * Adding a resource: write ./definitions/<module>.ts with {@link defineResource}, list it in
- * ./definitions/index.ts (the generator renders every definition listed there), run `npm run generate`,
- * make the SDK class extend the generated `<Name>Resource` and pass `<name>Props(args)` to `super`, and
- * build the provider from the derived pieces: a resource that is one record on a service gives its own rules
- * to `recordProvider` (./record.ts), which owns the lifecycle.
+ * Adding a resource: write ./definitions/<module>.ts with {@link defineResource}, register it in
+ * ./definitions/index.ts (the registry), build the provider from the derived pieces and add its `require` to
+ * the provider entry's table (../index.ts; the typecheck asks for it), then run `npm run generate`, which
+ * writes its SDK class, shim, package export and reference page. A resource that is one record on a service
+ * gives its own rules to `recordProvider` (./record.ts), which owns the lifecycle.
  *
  * Kinds: a `source` says which object the resource is or where it lives (a change usually replaces), a
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
@@ -324,8 +324,18 @@ export interface ResourceDefinition<F extends Record<string, Field> = Record<str
   readonly replaceOrder: "delete-first" | "create-first";
   /** What else replaces it, or how an update is made, in a sentence or two for the reference page. */
   readonly notes?: string;
-  /** Import lines the generated SDK file needs for the types `sdkType`/`sdkOutputType` name (paths from sdk/generated/). */
+  /**
+   * Import lines the generated SDK file needs for the types `sdkType`/`sdkOutputType` name and the functions
+   * `sdkComputed` calls (paths from sdk/generated/).
+   */
   readonly sdkImports?: readonly string[];
+  /**
+   * The inputs the SDK class computes itself (exactly the fields with `sdkArg: false`): per key, a TypeScript
+   * expression of the class's `args`. What it calls is hand-written SDK code, imported by `sdkImports`.
+   */
+  readonly sdkComputed?: Readonly<Record<string, string>>;
+  /** The SDK class's `args` may be left out (every argument optional, and none needed). */
+  readonly sdkArgsOptional?: boolean;
   readonly fields: F;
 }
 

@@ -10,10 +10,11 @@
  * so they name stored keys literally and never change afterwards; a new layout is a new step and a bump of
  * {@link SCHEMA_VERSION}. Outputs of a version this code does not know (written by a newer release) fail with
  * a message to upgrade the library. This module imports no schema library: the provider host wraps a kind
- * with it before that kind's code loads.
+ * with it before that kind's code loads (the registry of kinds, ./definitions, is imported for its type only).
  */
 import { UsageError } from "../errors";
 import type { ProviderImpl } from "./common";
+import type { ResourceKind } from "./definitions";
 
 /** The version of the outputs' layout this code writes; a bump comes with a step below. */
 export const SCHEMA_VERSION = 2;
@@ -64,19 +65,16 @@ const V1_TO_V2 = {
       return { ...without(i, ["clientSecretHash"]), clientSecretKept: true };
     },
   },
-} satisfies Record<string, Step>;
+} satisfies Partial<Record<ResourceKind, Step>>;
 
-/** Per kind, the steps in order: the step at index n - 1 brings version n to n + 1. */
-const STEPS = {
-  authMount: [{}],
-  authConfig: [V1_TO_V2.authConfig],
-  authRole: [{}],
-  job: [V1_TO_V2.job],
-  jobVersionTag: [{}],
-} satisfies Record<string, readonly Step[]>;
+/**
+ * Every layout change, in order: the one at index n - 1 brings version n to n + 1, by kind (a kind it does
+ * not name kept its layout). A new kind needs nothing here.
+ */
+const VERSIONS: readonly Partial<Record<ResourceKind, Step>>[] = [V1_TO_V2];
 
-/** The resource kinds state migrations know. */
-export type MigratedKind = keyof typeof STEPS;
+/** The resource kinds state migrations know: every kind of the registry. */
+export type MigratedKind = ResourceKind;
 
 /**
  * The `secretMask` of a version 1 Job's outputs, from the names of its secret sources and its echoed
@@ -120,8 +118,7 @@ export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
     throw new UsageError(
       `${what} has layout version ${version}, written by a newer release of pulumi-secrets-scheduler than this one (which knows versions up to ${SCHEMA_VERSION}). Upgrade pulumi-secrets-scheduler in this project (\`npm install pulumi-secrets-scheduler@latest\`) and run the command again.`,
     );
-  const steps: readonly Step[] = STEPS[kind];
-  for (let v = version; v < SCHEMA_VERSION; v++) o = steps[v - 1]?.outputs?.(o) ?? o;
+  for (let v = version; v < SCHEMA_VERSION; v++) o = VERSIONS[v - 1]?.[kind]?.outputs?.(o) ?? o;
   return { ...o, schemaVersion: SCHEMA_VERSION } as O;
 }
 
@@ -129,7 +126,7 @@ export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
 export function migrateInputs<I>(kind: MigratedKind, inputs: I): I {
   if (inputs === null || typeof inputs !== "object") return inputs;
   let i = inputs as Props;
-  for (const step of STEPS[kind] as readonly Step[]) i = step.inputs?.(i) ?? i;
+  for (const changes of VERSIONS) i = changes[kind]?.inputs?.(i) ?? i;
   return i as I;
 }
 

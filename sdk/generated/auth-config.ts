@@ -1,6 +1,9 @@
 // Generated from provider/resources/definitions/auth-config.ts by `npm run generate`: do not edit.
 import * as pulumi from "@pulumi/pulumi";
 import type { SecretsConnection } from "../connection";
+// A default import of the shim's `export =` object: the same object as `require("../shim/auth-config")` once compiled.
+import shim from "../shim/auth-config";
+import { pauseStackTraces, resumeStackTraces } from "../stacks";
 
 /** Arguments of an {@link AuthConfig}. */
 export interface AuthConfigArgs {
@@ -78,8 +81,8 @@ export interface AuthConfigArgs {
   connection?: pulumi.Input<SecretsConnection>;
 }
 
-/** The output properties of an {@link AuthConfig}: the configuration of an auth method mount of the secrets service. */
-export abstract class AuthConfigResource extends pulumi.dynamic.Resource {
+/** The configuration of an auth method mount of the secrets service. */
+export class AuthConfig extends pulumi.dynamic.Resource {
   /**
    * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the config, unless
    * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
@@ -145,16 +148,34 @@ export abstract class AuthConfigResource extends pulumi.dynamic.Resource {
   declare readonly clientSecretHash: pulumi.Output<string | undefined>;
   /** The version of the state's shape. */
   declare readonly schemaVersion: pulumi.Output<number>;
+
+  /**
+   * Declares the AuthConfig `name` of the stack; `pulumi up` makes the service match `args`. A key of `args` the
+   * AuthConfig does not have (a typo in JavaScript) is refused by the provider's `check`, which names it.
+   */
+  constructor(name: string, args: AuthConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    // Registered with stack capture off: see ../stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, authConfigProps(args), authConfigOptions(opts), "pulumi-secrets-scheduler", "AuthConfig");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthConfig);
+    } finally {
+      resumeStackTraces(limit);
+    }
+  }
 }
 
 /**
- * The props an {@link AuthConfig} registers: every input, and every output property seeded (only keys present in props
- * become outputs).
+ * The props an {@link AuthConfig} registers: every output property seeded (only keys present in props become outputs),
+ * every key of `args` (one the resource does not have reaches `check`, which refuses it by name), then every input as
+ * the provider takes it (a secret one wrapped with `pulumi.secret`).
  */
-export function authConfigProps(args: AuthConfigArgs): Record<string, unknown> {
+function authConfigProps(args: AuthConfigArgs): Record<string, unknown> {
   return {
     clientSecretHash: undefined,
     schemaVersion: undefined,
+    ...args,
     mount: args.mount,
     mountAccessor: args.mountAccessor,
     tenantId: args.tenantId,
@@ -180,7 +201,7 @@ export function authConfigProps(args: AuthConfigArgs): Record<string, unknown> {
  * The options an {@link AuthConfig} registers with: the caller's, and every secret field ("clientSecret",
  * "clientSecretHash") among the additional secret outputs.
  */
-export function authConfigOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
+function authConfigOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
   return {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret", "clientSecretHash"],

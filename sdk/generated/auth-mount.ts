@@ -1,6 +1,9 @@
 // Generated from provider/resources/definitions/auth-mount.ts by `npm run generate`: do not edit.
 import * as pulumi from "@pulumi/pulumi";
 import type { SecretsConnection } from "../connection";
+// A default import of the shim's `export =` object: the same object as `require("../shim/auth-mount")` once compiled.
+import shim from "../shim/auth-mount";
+import { pauseStackTraces, resumeStackTraces } from "../stacks";
 
 /** Tune settings of an {@link AuthMount}; only the ones set are managed and compared. */
 export interface AuthMountTuneArgs {
@@ -84,8 +87,8 @@ export interface AuthMountArgs {
   connection?: pulumi.Input<SecretsConnection>;
 }
 
-/** The output properties of an {@link AuthMount}: an auth method mount of the secrets service. */
-export abstract class AuthMountResource extends pulumi.dynamic.Resource {
+/** An auth method mount of the secrets service. */
+export class AuthMount extends pulumi.dynamic.Resource {
   /** Path of the mount, without slashes. */
   declare readonly path: pulumi.Output<string>;
   /** Method type. */
@@ -115,16 +118,34 @@ export abstract class AuthMountResource extends pulumi.dynamic.Resource {
   declare readonly accessor: pulumi.Output<string>;
   /** The version of the state's shape. */
   declare readonly schemaVersion: pulumi.Output<number>;
+
+  /**
+   * Declares the AuthMount `name` of the stack; `pulumi up` makes the service match `args`. A key of `args` the
+   * AuthMount does not have (a typo in JavaScript) is refused by the provider's `check`, which names it.
+   */
+  constructor(name: string, args: AuthMountArgs = {}, opts?: pulumi.CustomResourceOptions) {
+    // Registered with stack capture off: see ../stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, authMountProps(args), opts, "pulumi-secrets-scheduler", "AuthMount");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthMount);
+    } finally {
+      resumeStackTraces(limit);
+    }
+  }
 }
 
 /**
- * The props an {@link AuthMount} registers: every input, and every output property seeded (only keys present in props
- * become outputs).
+ * The props an {@link AuthMount} registers: every output property seeded (only keys present in props become outputs),
+ * every key of `args` (one the resource does not have reaches `check`, which refuses it by name), then every input as
+ * the provider takes it (a secret one wrapped with `pulumi.secret`).
  */
-export function authMountProps(args: AuthMountArgs): Record<string, unknown> {
+function authMountProps(args: AuthMountArgs): Record<string, unknown> {
   return {
     accessor: undefined,
     schemaVersion: undefined,
+    ...args,
     path: args.path,
     type: args.type,
     description: args.description,

@@ -1,6 +1,9 @@
 // Generated from provider/resources/definitions/auth-role.ts by `npm run generate`: do not edit.
 import * as pulumi from "@pulumi/pulumi";
 import type { SecretsConnection } from "../connection";
+// A default import of the shim's `export =` object: the same object as `require("../shim/auth-role")` once compiled.
+import shim from "../shim/auth-role";
+import { pauseStackTraces, resumeStackTraces } from "../stacks";
 import type { ListInput } from "../types";
 
 /** Arguments of an {@link AuthRole}. Every list is sent on every write, so removing one clears it. */
@@ -62,11 +65,8 @@ export interface AuthRoleArgs {
   connection?: pulumi.Input<SecretsConnection>;
 }
 
-/**
- * The output properties of an {@link AuthRole}: a role of an auth method mount of the secrets service: cloud identities
- * and constraints tied to token policies.
- */
-export abstract class AuthRoleResource extends pulumi.dynamic.Resource {
+/** A role of an auth method mount of the secrets service: cloud identities and constraints tied to token policies. */
+export class AuthRole extends pulumi.dynamic.Resource {
   /**
    * Path of the auth mount (default `cloud`); pass `mount.path` of the AuthMount. A change replaces the role, unless
    * `mountAccessor` shows the mount moved with it (`sys/remount`): then it is an update that writes nothing.
@@ -117,15 +117,33 @@ export abstract class AuthRoleResource extends pulumi.dynamic.Resource {
   declare readonly adopt: pulumi.Output<boolean | undefined>;
   /** The version of the state's shape. */
   declare readonly schemaVersion: pulumi.Output<number>;
+
+  /**
+   * Declares the AuthRole `name` of the stack; `pulumi up` makes the service match `args`. A key of `args` the AuthRole
+   * does not have (a typo in JavaScript) is refused by the provider's `check`, which names it.
+   */
+  constructor(name: string, args: AuthRoleArgs, opts?: pulumi.CustomResourceOptions) {
+    // Registered with stack capture off: see ../stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, authRoleProps(args), opts, "pulumi-secrets-scheduler", "AuthRole");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, AuthRole);
+    } finally {
+      resumeStackTraces(limit);
+    }
+  }
 }
 
 /**
- * The props an {@link AuthRole} registers: every input, and every output property seeded (only keys present in props
- * become outputs).
+ * The props an {@link AuthRole} registers: every output property seeded (only keys present in props become outputs),
+ * every key of `args` (one the resource does not have reaches `check`, which refuses it by name), then every input as
+ * the provider takes it (a secret one wrapped with `pulumi.secret`).
  */
-export function authRoleProps(args: AuthRoleArgs): Record<string, unknown> {
+function authRoleProps(args: AuthRoleArgs): Record<string, unknown> {
   return {
     schemaVersion: undefined,
+    ...args,
     mount: args.mount,
     mountAccessor: args.mountAccessor,
     name: args.name,

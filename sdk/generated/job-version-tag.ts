@@ -1,6 +1,9 @@
 // Generated from provider/resources/definitions/job-version-tag.ts by `npm run generate`: do not edit.
 import * as pulumi from "@pulumi/pulumi";
 import type { SchedulerConnection } from "../connection";
+// A default import of the shim's `export =` object: the same object as `require("../shim/job-version-tag")` once compiled.
+import shim from "../shim/job-version-tag";
+import { pauseStackTraces, resumeStackTraces } from "../stacks";
 
 /** Arguments of a {@link JobVersionTag}. */
 export interface JobVersionTagArgs {
@@ -28,11 +31,8 @@ export interface JobVersionTagArgs {
   connection?: pulumi.Input<SchedulerConnection>;
 }
 
-/**
- * The output properties of an {@link JobVersionTag}: a tag on one version of a scheduler job, which also keeps that
- * version from garbage collection.
- */
-export abstract class JobVersionTagResource extends pulumi.dynamic.Resource {
+/** A tag on one version of a scheduler job, which also keeps that version from garbage collection. */
+export class JobVersionTag extends pulumi.dynamic.Resource {
   /** ID of the job. A change replaces the tag. */
   declare readonly jobId: pulumi.Output<string>;
   /** Namespace of the job. */
@@ -52,16 +52,34 @@ export abstract class JobVersionTagResource extends pulumi.dynamic.Resource {
   declare readonly adopt: pulumi.Output<boolean | undefined>;
   /** The version of the state's shape. */
   declare readonly schemaVersion: pulumi.Output<number>;
+
+  /**
+   * Declares the JobVersionTag `name` of the stack; `pulumi up` makes the service match `args`. A key of `args` the
+   * JobVersionTag does not have (a typo in JavaScript) is refused by the provider's `check`, which names it.
+   */
+  constructor(name: string, args: JobVersionTagArgs, opts?: pulumi.CustomResourceOptions) {
+    // Registered with stack capture off: see ../stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, jobVersionTagProps(args), opts, "pulumi-secrets-scheduler", "JobVersionTag");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, JobVersionTag);
+    } finally {
+      resumeStackTraces(limit);
+    }
+  }
 }
 
 /**
- * The props an {@link JobVersionTag} registers: every input, and every output property seeded (only keys present in
- * props become outputs).
+ * The props an {@link JobVersionTag} registers: every output property seeded (only keys present in props become
+ * outputs), every key of `args` (one the resource does not have reaches `check`, which refuses it by name), then every
+ * input as the provider takes it (a secret one wrapped with `pulumi.secret`).
  */
-export function jobVersionTagProps(args: JobVersionTagArgs): Record<string, unknown> {
+function jobVersionTagProps(args: JobVersionTagArgs): Record<string, unknown> {
   return {
     taggedTime: undefined,
     schemaVersion: undefined,
+    ...args,
     jobId: args.jobId,
     namespace: args.namespace,
     name: args.name,

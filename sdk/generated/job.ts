@@ -1,7 +1,13 @@
 // Generated from provider/resources/definitions/job.ts by `npm run generate`: do not edit.
 import * as pulumi from "@pulumi/pulumi";
 import type { SchedulerConnection } from "../connection";
+// A default import of the shim's `export =` object: the same object as `require("../shim/job")` once compiled.
+import shim from "../shim/job";
+import { pauseStackTraces, resumeStackTraces } from "../stacks";
 import type { Job as JobDefinition } from "../../provider/schemas/scheduler";
+import { secretInputsOf } from "../job-secrets";
+
+export type { JobDefinition };
 
 /** Arguments of a {@link Job}. Set exactly one of `jobspec` and `job`. */
 export interface JobArgs {
@@ -86,8 +92,8 @@ export interface JobArgs {
   connection?: pulumi.Input<SchedulerConnection>;
 }
 
-/** The output properties of an {@link Job}: a scheduler job. */
-export abstract class JobResource extends pulumi.dynamic.Resource {
+/** A scheduler job. */
+export class Job extends pulumi.dynamic.Resource {
   /** Namespace the job lives in. */
   declare readonly namespace: pulumi.Output<string>;
   /** Region the job lives in. */
@@ -126,13 +132,30 @@ export abstract class JobResource extends pulumi.dynamic.Resource {
   declare readonly normalizedJob: pulumi.Output<string>;
   /** The version of the state's shape. */
   declare readonly schemaVersion: pulumi.Output<number>;
+
+  /**
+   * Declares the Job `name` of the stack; `pulumi up` makes the service match `args`. A key of `args` the Job does not
+   * have (a typo in JavaScript) is refused by the provider's `check`, which names it.
+   */
+  constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
+    // Registered with stack capture off: see ../stacks.
+    const limit = pauseStackTraces();
+    try {
+      super(shim, name, jobProps(args), jobOptions(opts), "pulumi-secrets-scheduler", "Job");
+    } catch (e) {
+      throw resumeStackTraces(limit, e, Job);
+    } finally {
+      resumeStackTraces(limit);
+    }
+  }
 }
 
 /**
- * The props an {@link Job} registers: every input, and every output property seeded (only keys present in props become
- * outputs).
+ * The props an {@link Job} registers: every output property seeded (only keys present in props become outputs), every
+ * key of `args` (one the resource does not have reaches `check`, which refuses it by name), then every input as the
+ * provider takes it (a secret one wrapped with `pulumi.secret`) and the inputs the SDK computes itself.
  */
-export function jobProps(args: JobArgs): Record<string, unknown> {
+function jobProps(args: JobArgs): Record<string, unknown> {
   return {
     jobId: undefined,
     type: undefined,
@@ -149,6 +172,7 @@ export function jobProps(args: JobArgs): Record<string, unknown> {
     collected: undefined,
     normalizedJob: undefined,
     schemaVersion: undefined,
+    ...args,
     jobspec: args.jobspec,
     job: args.job,
     variables: args.variables,
@@ -169,6 +193,7 @@ export function jobProps(args: JobArgs): Record<string, unknown> {
     purgeOnDestroy: args.purgeOnDestroy,
     adopt: args.adopt,
     connection: args.connection,
+    __secretInputs: secretInputsOf(args),
   };
 }
 
@@ -176,7 +201,7 @@ export function jobProps(args: JobArgs): Record<string, unknown> {
  * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash",
  * "secretMask") among the additional secret outputs.
  */
-export function jobOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
+function jobOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
   return {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash", "secretMask"],

@@ -2,7 +2,8 @@
  * The thin provider shims passed to Pulumi. A shim captures nothing but a kind name and loads the real
  * implementation with `require` when the engine calls it, so the text Pulumi serializes into state stays tiny
  * and stable across releases, and fixes reach old state. Each kind's shim is the `module.exports` of its own
- * file under `shim/`, which Pulumi serializes as a bare `require("pulumi-secrets-scheduler/shim/<kind>")`.
+ * file under `shim/` (generated from the registry by `npm run generate`), which Pulumi serializes as a bare
+ * `require("pulumi-secrets-scheduler/shim/<module>")`.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type * as ProviderModule from "../../provider";

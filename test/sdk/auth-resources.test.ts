@@ -4,9 +4,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AuthConfig } from "../../sdk/auth-config";
-import { AuthMount } from "../../sdk/auth-mount";
-import { AuthRole } from "../../sdk/auth-role";
+import { AuthConfig } from "../../sdk/generated/auth-config";
+import { AuthMount } from "../../sdk/generated/auth-mount";
+import { AuthRole } from "../../sdk/generated/auth-role";
 import { installMocks, outputValue, type MockRecorder } from "../helpers/mocks";
 
 const SECRET = "planted-client-secret-8c1f";

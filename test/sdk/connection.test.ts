@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AuthMount } from "../../sdk/auth-mount";
-import { AuthRole } from "../../sdk/auth-role";
+import { AuthMount } from "../../sdk/generated/auth-mount";
+import { AuthRole } from "../../sdk/generated/auth-role";
 import { schedulerConnection, secretsConnection } from "../../sdk/connection";
-import { Job } from "../../sdk/job";
-import { JobVersionTag } from "../../sdk/job-version-tag";
+import { Job } from "../../sdk/generated/job";
+import { JobVersionTag } from "../../sdk/generated/job-version-tag";
 import { installMocks, outputValue, type MockRecorder } from "../helpers/mocks";
 
 const SIG = "4dabf18193072939515e22adb298388d";

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Job } from "../../sdk/job";
-import { JobVersionTag } from "../../sdk/job-version-tag";
+import { Job } from "../../sdk/generated/job";
+import { JobVersionTag } from "../../sdk/generated/job-version-tag";
 import { installMocks, outputValue, type MockRecorder } from "../helpers/mocks";
 
 let rec: MockRecorder;

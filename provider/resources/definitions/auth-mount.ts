@@ -27,6 +27,7 @@ const tuneList = <const W extends string>(doc: string, wire: W) =>
 export const authMountDefinition = defineResource({
   name: "AuthMount",
   module: "auth-mount",
+  sdkArgsOptional: true,
   doc: "An auth method mount of the secrets service.",
   argsDoc: "Arguments of an {@link AuthMount}.",
   id: "<path>",

@@ -21,7 +21,11 @@ export const jobDefinition = defineResource({
   replaceOrder: "delete-first",
   notes:
     "The job is also replaced (stopped, then registered anew) when its ID or type changes, or when periodic or parameterized is switched on or off. Any other change of `jobspec`, `job` or `variables` updates it through the scheduler's plan, which the preview shows, with check-and-set on the job's modify index. State keeps `normalizedJob` and `inputsHash` in place of the sources.",
-  sdkImports: ['import type { Job as JobDefinition } from "../../provider/schemas/scheduler";'],
+  sdkImports: [
+    'import type { Job as JobDefinition } from "../../provider/schemas/scheduler";',
+    'import { secretInputsOf } from "../job-secrets";',
+  ],
+  sdkComputed: { __secretInputs: "secretInputsOf(args)" },
   fields: {
     jobspec: field.string({
       doc: "The job as HCL2 jobspec text; the scheduler parses (and canonicalizes) it, so formatting never shows as a change.",

@@ -1,15 +1,10 @@
 /**
- * Renders, from each resource definition (provider/resources/definition.ts): the SDK file
- * `sdk/generated/<module>.ts` (the `*Args` interface, a base class declaring the output properties, the
- * props the constructor registers) and the reference page `docs/reference/<module>.md`. The text is plain
- * here; test/generated.test.ts formats the TypeScript with prettier before comparing or writing it.
+ * Renders, from the registry and each resource definition (provider/resources/definitions/): the SDK file
+ * `sdk/generated/<module>.ts` (the `*Args` interface and the resource class), their index, the shim
+ * `sdk/shim/<module>.ts`, the shims' entries of package.json's `exports`, and the reference page
+ * `docs/reference/<module>.md`. The text is plain here; ./files.ts formats the TypeScript with prettier.
  */
-import {
-  NEW_SETTINGS_DOC,
-  shownDefault,
-  type Field,
-  type ResourceDefinition,
-} from "../../provider/resources/definition";
+import { NEW_SETTINGS_DOC, shownDefault, type Field, type ResourceDefinition } from "../provider/resources/definition";
 
 const CONNECTION_TYPE = { secrets: "SecretsConnection", scheduler: "SchedulerConnection" } as const;
 
@@ -100,22 +95,80 @@ function renderObjectTypes(f: Field): string {
   return `${out}}\n\n`;
 }
 
-/** The SDK file of one resource. */
+/** A name's first letter uppercased. */
+function upperFirst(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A class name in kebab case: `JobVersionTag` -> `job-version-tag`. */
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c, i: number) => `${i === 0 ? "" : "-"}${c.toLowerCase()}`);
+}
+
+/**
+ * Checks a registry entry against the naming rule every generated path relies on: the kind is the class
+ * name with a lowercase first letter, the module the class name in kebab case.
+ */
+export function checkNames(kind: string, def: ResourceDefinition): void {
+  if (def.name !== upperFirst(kind) || def.module !== kebab(def.name))
+    throw new Error(
+      `the registry's "${kind}" has name "${def.name}" and module "${def.module}": expected "${upperFirst(kind)}" and "${kebab(upperFirst(kind))}"`,
+    );
+}
+
+/** The SDK inputs of a definition: `[key, field]` of every field the `*Args` interface has. */
+function sdkInputs(def: ResourceDefinition): [string, Field][] {
+  return Object.entries(def.fields).filter(([, f]) => f.kind !== "output" && f.sdkArg);
+}
+
+/**
+ * The types the SDK exports with a resource class: its `*Args`, the input interface of each object
+ * argument, and each type an argument is declared with by name (`sdkType` a bare type name).
+ */
+export function sdkTypeExports(def: ResourceDefinition): string[] {
+  const inputs = sdkInputs(def).map(([, f]) => f);
+  const objects = inputs.flatMap((f) => (f.object === undefined ? [] : [f.object.input.name]));
+  const named = inputs.flatMap((f) => (f.sdkType !== undefined && /^[A-Z]\w*$/.test(f.sdkType) ? [f.sdkType] : []));
+  return [`${def.name}Args`, ...objects, ...named];
+}
+
+/**
+ * The SDK file of one resource (`sdk/generated/<module>.ts`): the `*Args` interface and the class, which
+ * declares the output properties and registers every key of its `args` (a key the resource does not have
+ * reaches `check`, which refuses it by name), the secret inputs wrapped, with its shim.
+ */
 export function renderSdk(def: ResourceDefinition): string {
   const fields = Object.entries(def.fields);
-  const inputs = fields.filter(([, f]) => f.kind !== "output" && f.sdkArg);
+  const inputs = sdkInputs(def);
   const outputs = fields.filter(([, f]) => f.sdkOutput);
+  const computed = Object.entries(def.sdkComputed ?? {});
+  const bySdk = fields.filter(([, f]) => f.kind !== "output" && !f.sdkArg).map(([k]) => k);
+  if (bySdk.join() !== computed.map(([k]) => k).join())
+    throw new Error(
+      `${def.name}: the inputs with sdkArg false (${bySdk.join(", ")}) and the keys of sdkComputed (${computed.map(([k]) => k).join(", ")}) must be the same, in definition order`,
+    );
   const types = new Set(inputs.flatMap(([, f]) => [f, ...Object.values(f.object?.fields ?? {})]));
   const connections = [...types]
     .filter((f) => f.type === "connection")
     .map((f) => CONNECTION_TYPE[f.service ?? "secrets"]);
+  const required = inputs.filter(([, f]) => f.required && f.default === undefined).map(([k]) => k);
+  if (def.sdkArgsOptional === true && required.length > 0)
+    throw new Error(`${def.name}: sdkArgsOptional, but ${required.join(", ")} must be set`);
+  const lower = lowerFirst(def.name);
   let out = `// ${header(def)}\n`;
   out += `import * as pulumi from "@pulumi/pulumi";\n`;
   if (connections.length > 0)
     out += `import type { ${[...new Set(connections)].sort().join(", ")} } from "../connection";\n`;
+  out += `// A default import of the shim's \`export =\` object: the same object as \`require("../shim/${def.module}")\` once compiled.\n`;
+  out += `import shim from "../shim/${def.module}";\n`;
+  out += `import { pauseStackTraces, resumeStackTraces } from "../stacks";\n`;
   if ([...types].some((f) => inputType(f) === "ListInput")) out += `import type { ListInput } from "../types";\n`;
   for (const line of def.sdkImports ?? []) out += `${line}\n`;
   out += "\n";
+  // The named types of arguments come from sdkImports: exported again with the class.
+  const declared = new Set([`${def.name}Args`, ...inputs.flatMap(([, f]) => (f.object ? [f.object.input.name] : []))]);
+  const imported = sdkTypeExports(def).filter((t) => !declared.has(t));
+  if (imported.length > 0) out += `export type { ${imported.join(", ")} };\n\n`;
   for (const [, f] of inputs) out += renderObjectTypes(f);
   out += jsdoc(def.argsDoc, "");
   out += `export interface ${def.name}Args {\n`;
@@ -125,35 +178,111 @@ export function renderSdk(def: ResourceDefinition): string {
     out += `  ${k}${optional ? "?" : ""}: ${inputType(f)};\n`;
   }
   out += "}\n\n";
-  out += jsdoc(`The output properties of an {@link ${def.name}}: ${lowerFirst(def.doc)}`, "");
-  out += `export abstract class ${def.name}Resource extends pulumi.dynamic.Resource {\n`;
+  out += jsdoc(def.doc, "");
+  out += `export class ${def.name} extends pulumi.dynamic.Resource {\n`;
   for (const [k, f] of outputs) {
     out += jsdoc(f.outputDoc ?? f.doc, "  ");
     out += `  declare readonly ${k}: pulumi.Output<${outputType(f)}>;\n`;
   }
+  out += "\n";
+  out += jsdoc(
+    `Declares the ${def.name} \`name\` of the stack; \`pulumi up\` makes the service match \`args\`. A key of \`args\` the ${def.name} does not have (a typo in JavaScript) is refused by the provider's \`check\`, which names it.`,
+    "  ",
+  );
+  const argsParam = def.sdkArgsOptional === true ? `args: ${def.name}Args = {}` : `args: ${def.name}Args`;
+  out += `  constructor(name: string, ${argsParam}, opts?: pulumi.CustomResourceOptions) {\n`;
+  out += "    // Registered with stack capture off: see ../stacks.\n";
+  out += "    const limit = pauseStackTraces();\n";
+  out += "    try {\n";
+  const secrets = fields.filter(([, f]) => f.secret).map(([k]) => JSON.stringify(k));
+  const options = secrets.length > 0 ? `${lower}Options(opts)` : "opts";
+  out += `      super(shim, name, ${lower}Props(args), ${options}, "pulumi-secrets-scheduler", ${JSON.stringify(def.name)});\n`;
+  out += "    } catch (e) {\n";
+  out += `      throw resumeStackTraces(limit, e, ${def.name});\n`;
+  out += "    } finally {\n";
+  out += "      resumeStackTraces(limit);\n";
+  out += "    }\n";
+  out += "  }\n";
   out += "}\n\n";
   out += jsdoc(
-    `The props an {@link ${def.name}} registers: every input, and every output property seeded (only keys present in props become outputs).`,
+    `The props an {@link ${def.name}} registers: every output property seeded (only keys present in props become outputs), every key of \`args\` (one the resource does not have reaches \`check\`, which refuses it by name), then every input as the provider takes it (a secret one wrapped with \`pulumi.secret\`)${computed.length > 0 ? " and the inputs the SDK computes itself" : ""}.`,
     "",
   );
-  out += `export function ${lowerFirst(def.name)}Props(args: ${def.name}Args): Record<string, unknown> {\n  return {\n`;
+  out += `function ${lower}Props(args: ${def.name}Args): Record<string, unknown> {\n  return {\n`;
   for (const [k, f] of outputs) if (f.kind === "output") out += `    ${k}: undefined,\n`;
+  out += "    ...args,\n";
   for (const [k, f] of inputs)
     out += f.secret
       ? `    ${k}: args.${k} === undefined ? undefined : pulumi.secret(args.${k}),\n`
       : `    ${k}: args.${k},\n`;
+  for (const [k, expr] of computed) out += `    ${k}: ${expr},\n`;
   out += "  };\n}\n";
-  const secrets = fields.filter(([, f]) => f.secret).map(([k]) => JSON.stringify(k));
   if (secrets.length > 0) {
     out += "\n";
     out += jsdoc(
       `The options an {@link ${def.name}} registers with: the caller's, and every secret field (${secrets.join(", ")}) among the additional secret outputs.`,
       "",
     );
-    out += `export function ${lowerFirst(def.name)}Options(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {\n`;
+    out += `function ${lower}Options(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {\n`;
     out += `  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ${secrets.join(", ")}] };\n}\n`;
   }
   return out;
+}
+
+const REGISTRY_HEADER =
+  "Generated from the registry (provider/resources/definitions/index.ts) by `npm run generate`: do not edit.";
+
+/** `sdk/generated/index.ts`: every resource class and the types exported with it, in the registry's order. */
+export function renderSdkIndex(defs: readonly ResourceDefinition[]): string {
+  let out = `// ${REGISTRY_HEADER}\n`;
+  out += "/** The resource classes and the types of their arguments. */\n";
+  for (const def of defs)
+    out += `export { ${[def.name, ...sdkTypeExports(def).map((t) => `type ${t}`)].join(", ")} } from "./${def.module}";\n`;
+  return out;
+}
+
+/**
+ * `sdk/shim/<module>.ts`: the shim of one kind. Its path is stored in every stack that uses the resource
+ * (`pulumi-secrets-scheduler/shim/<module>`), so a module never changes once released.
+ */
+export function renderShim(kind: string): string {
+  return (
+    `// ${REGISTRY_HEADER}\n` +
+    `// The ${kind} shim. Its path is stored in every stack that uses the resource: never rename or move it.\n` +
+    `import { makeShim } from "./make";\n\n` +
+    `export = makeShim(${JSON.stringify(kind)});\n`
+  );
+}
+
+/**
+ * package.json with its `exports` holding one `./shim/<module>` entry per resource, in the registry's order,
+ * where the shims' entries were (else before `./package.json`); everything else as it was.
+ */
+export function renderPackageJson(text: string, defs: readonly ResourceDefinition[]): string {
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  const old = (pkg["exports"] ?? {}) as Record<string, unknown>;
+  const shims = Object.fromEntries(
+    defs.map((def) => [
+      `./shim/${def.module}`,
+      { types: `./dist/sdk/shim/${def.module}.d.ts`, default: `./dist/sdk/shim/${def.module}.js` },
+    ]),
+  );
+  const exports: Record<string, unknown> = {};
+  let placed = false;
+  const place = (): void => {
+    if (!placed) Object.assign(exports, shims);
+    placed = true;
+  };
+  for (const [k, v] of Object.entries(old)) {
+    if (k.startsWith("./shim/")) place();
+    else {
+      if (k === "./package.json") place();
+      exports[k] = v;
+    }
+  }
+  place();
+  pkg["exports"] = exports;
+  return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
 /** Markdown table cell text: pipes escaped, newlines folded. */

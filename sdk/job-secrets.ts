@@ -1,44 +1,12 @@
 /**
- * The Job resource class: a scheduler job registered from an HCL2 jobspec or a job object, followed to the
- * end of its deployment, and rolled back when that deployment fails. Its arguments and output properties are
- * generated from the provider's definition (provider/resources/definitions/job.ts) into ./generated/job.ts.
+ * The hand-written part of the Job class (its class is generated into ./generated/job.ts): which of a Job's
+ * sources are secret. The provider host gets secrets unwrapped and needs this to keep their values out of the
+ * plan it shows (provider/resources/job/secrets.ts); the class sends it as the input `__secretInputs`
+ * (`sdkComputed` in provider/resources/definitions/job.ts), left out when nothing is secret. Its name starts
+ * with `__`, so the engine leaves it out of previews and diffs (the user never wrote it).
  */
 import * as pulumi from "@pulumi/pulumi";
-import shim from "./shim/job";
-import type { Job as JobDefinition } from "../provider/schemas/scheduler";
-import { JobResource, jobOptions, jobProps, type JobArgs } from "./generated/job";
-import { pauseStackTraces, resumeStackTraces } from "./stacks";
-
-export type { JobArgs, JobDefinition };
-
-/** A scheduler job. */
-export class Job extends JobResource {
-  /** Declares a job; `up` registers it and, for service jobs, waits for its deployment. */
-  constructor(name: string, args: JobArgs, opts?: pulumi.CustomResourceOptions) {
-    const props: Record<string, unknown> = {
-      // Keys the definition does not know (a typo in JavaScript) still reach `check`, which refuses them by name.
-      ...args,
-      ...jobProps(args),
-      // Which sources are secret: the provider host gets secrets unwrapped, and needs this to keep their values
-      // out of the plan it shows (provider/resources/job/secrets.ts). Left out when nothing is secret. Its name
-      // starts with `__`, so the engine leaves it out of previews and diffs (the user never wrote it).
-      __secretInputs: secretInputsOf(args),
-    };
-    // normalizedJob and inputsHash are derived from jobspec, job and variables, which may hold secrets; they are
-    // internal, so they are always kept secret rather than only when an input is (the engine re-marks only
-    // outputs named like inputs).
-    const secretOpts = jobOptions(opts);
-    // Registered with stack capture off: see ./stacks.
-    const limit = pauseStackTraces();
-    try {
-      super(shim, name, props, secretOpts, "pulumi-secrets-scheduler", "Job");
-    } catch (e) {
-      throw resumeStackTraces(limit, e, Job);
-    } finally {
-      resumeStackTraces(limit);
-    }
-  }
-}
+import type { JobArgs } from "./generated/job";
 
 /**
  * Resolves to the names of the secret sources of a Job (`jobspec`, `job`, `variables`, `variables.<name>`
