@@ -12,7 +12,8 @@
 // The floor registers its job on create (and on update), purges it on delete, sends one plan per changed
 // diff and nothing else: nothing on refresh (it has no read) or on an unchanged diff. Its jobs are its own
 // (IDs `floor-<stack>-<i>`), so that its plans and purges are of jobs it registered.
-// BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules> adds that release's
+// BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules; the tree
+// scripts/previous-release.js builds will do> adds that release's
 // library as a third project, taking its turn in every round, so both releases see the same machine load.
 // Each round's line carries the load average (the machine may be shared).
 //
@@ -460,6 +461,21 @@ function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER
   }
 }
 
+/**
+ * Names a baseline checkout: its commit, or, for a tree that is no git checkout (the build
+ * scripts/previous-release.js makes from `git archive`), its package's version.
+ */
+function baselineName(dir) {
+  try {
+    return execFileSync("git", ["-C", dir, "log", "-1", "--format=%h"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return `${JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version} (not a git checkout)`;
+  }
+}
+
 async function run(report) {
   const bin = findCli();
   if (bin === undefined) {
@@ -502,10 +518,7 @@ async function run(report) {
       );
     }
     const version = pulumi(ctx, ours, ["version"]).stdout.trim();
-    const baselineNote =
-      baseline === undefined
-        ? ""
-        : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
+    const baselineNote = baseline === undefined ? "" : `; baseline: ${baselineName(baseline)}`;
     const rounds = [
       ...(n > 0
         ? [
