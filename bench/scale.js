@@ -5,12 +5,15 @@
 // the way a user's project has it. Repetitions are interleaved (the projects take turns, each taking every
 // place in the order once per cycle) and the table prints medians and ratios. Each command starts with the
 // devserver idle (it simulates the deployments of the jobs a project registered: a real cluster's work,
-// done on this machine's cores). Timing is reported, never asserted.
+// done on this machine's cores). Timing is reported, never asserted: wall time, and (on Linux, from /proc) the
+// CPU time of each command's whole process tree, the engine's and the hosts', which a shared machine moves
+// less than wall time.
 //
 // The floor registers its job on create (and on update), purges it on delete, sends one plan per changed
 // diff and nothing else: nothing on refresh (it has no read) or on an unchanged diff. Its jobs are its own
 // (IDs `floor-<stack>-<i>`), so that its plans and purges are of jobs it registered.
-// BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules> adds that release's
+// BENCH_SCALE_BASELINE=<checkout of another release, built and with its node_modules; the tree
+// scripts/previous-release.js builds will do> adds that release's
 // library as a third project, taking its turn in every round, so both releases see the same machine load.
 // Each round's line carries the load average (the machine may be shared).
 //
@@ -250,8 +253,29 @@ function pulumiEnv(bin, tmp) {
   };
 }
 
-/** Runs one pulumi command in a project; resolves to wall seconds; throws with its output on failure. */
+/**
+ * CPU seconds (user + system) of this process's waited-for children so far, from /proc (Linux); undefined
+ * elsewhere. A pulumi command's children (the language host, the provider hosts) are waited for by pulumi,
+ * so the difference around one command is the CPU of its whole process tree: the engine's and the hosts'.
+ */
+function childrenCpu() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[13]) + Number(f[14])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** The kernel's clock ticks per second (USER_HZ), 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Runs one pulumi command in a project; resolves to wall seconds and the CPU seconds of its process tree
+ * (undefined where /proc is not there); throws with its output on failure.
+ */
 function pulumi(ctx, project, args) {
+  const cpu0 = childrenCpu();
   const t0 = process.hrtime.bigint();
   const r = spawnSync("pulumi", [...args, "--non-interactive", "--color", "never"], {
     cwd: project.dir,
@@ -260,6 +284,8 @@ function pulumi(ctx, project, args) {
     maxBuffer: 256 * 1024 * 1024,
   });
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu1 = childrenCpu();
+  const cpu = cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0;
   if (r.status !== 0) {
     const how = r.error
       ? `failed to run (${r.error.message})`
@@ -270,7 +296,7 @@ function pulumi(ctx, project, args) {
       `pulumi ${args.join(" ")} (${project.name}) ${how}:\n${(r.stdout ?? "").slice(-3000)}\n${(r.stderr ?? "").slice(-3000)}`,
     );
   }
-  return { secs, stdout: r.stdout };
+  return { secs, cpu, stdout: r.stdout };
 }
 
 function initStack(ctx, project, stack, n, dev) {
@@ -294,17 +320,17 @@ const COMMANDS = [
   {
     key: "up",
     label: "`up`, N creates (floor: N registers)",
-    run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]).secs,
+    run: (ctx, p, s) => pulumi(ctx, p, ["up", "--yes", "--skip-preview", "--stack", s]),
   },
   {
     key: "preview",
     label: "`preview`, nothing changed (floor: no request)",
-    run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]).secs,
+    run: (ctx, p, s) => pulumi(ctx, p, ["preview", "--stack", s]),
   },
   {
     key: "refresh",
     label: "`refresh` (floor: no request)",
-    run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]).secs,
+    run: (ctx, p, s) => pulumi(ctx, p, ["refresh", "--yes", "--skip-preview", "--stack", s]),
   },
   {
     key: "previewChanged",
@@ -312,7 +338,7 @@ const COMMANDS = [
     run: (ctx, p, s) => {
       pulumi(ctx, p, ["config", "set", "image", "nginx:1.28", "--plaintext", "--stack", s]);
       try {
-        return pulumi(ctx, p, ["preview", "--stack", s]).secs;
+        return pulumi(ctx, p, ["preview", "--stack", s]);
       } finally {
         pulumi(ctx, p, ["config", "set", "image", "nginx:1.27", "--plaintext", "--stack", s]);
       }
@@ -321,7 +347,7 @@ const COMMANDS = [
   {
     key: "destroy",
     label: "`destroy` (floor: N purges)",
-    run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]).secs,
+    run: (ctx, p, s) => pulumi(ctx, p, ["destroy", "--yes", "--skip-preview", "--stack", s]),
   },
 ];
 const TABLE_ORDER = ["preview", "refresh", "previewChanged", "up", "destroy"];
@@ -366,13 +392,16 @@ function waitIdle(pid) {
 }
 
 /**
- * Runs the rounds for one size; resolves to {key: {<project>: [secs]}} and, with `recordState`, the state
- * sizes after the first up (a stack export: only the table's size reports them).
+ * Runs the rounds for one size; resolves to {key: {<project>: [secs]}}, the same of CPU seconds (`cpus`,
+ * undefined where /proc is not there) and, with `recordState`, the state sizes after the first up (a stack
+ * export: only the table's size reports them).
  */
 function measure(ctx, n, stack, reps, report, commands = COMMANDS, recordState = false) {
-  const times = Object.fromEntries(
-    commands.map((c) => [c.key, Object.fromEntries(ctx.projects.map((p) => [p.name, []]))]),
-  );
+  const empty = () =>
+    Object.fromEntries(commands.map((c) => [c.key, Object.fromEntries(ctx.projects.map((p) => [p.name, []]))]));
+  const times = empty();
+  const cpus = empty();
+  let withCpu = true;
   let state;
   let floorState;
   for (let rep = 0; rep < reps; rep++) {
@@ -383,22 +412,26 @@ function measure(ctx, n, stack, reps, report, commands = COMMANDS, recordState =
     for (const c of commands) {
       for (const p of order) {
         waitIdle(ctx.devPid);
-        times[c.key][p.name].push(c.run(ctx, p, stack));
+        const r = c.run(ctx, p, stack);
+        times[c.key][p.name].push(r.secs);
+        if (r.cpu === undefined) withCpu = false;
+        else cpus[c.key][p.name].push(r.cpu);
         if (recordState && c.key === "up" && rep === 0) {
           if (p.name === "ours") state = stateBytes(ctx, p, stack, ":Job");
           else if (p.name === "floor") floorState = stateBytes(ctx, p, stack, ":Floor");
         }
       }
     }
+    const of = (t, unit) =>
+      commands.map((c) => `${c.key} ${ctx.projects.map((p) => fmt(t[c.key][p.name][rep], 2)).join("/")}${unit}`);
     report(
       `  round ${rep + 1}/${reps} at N=${n} (load ${fmt(load, 1)} to ${fmt(loadavg()[0], 1)}): ` +
-        commands
-          .map((c) => `${c.key} ${ctx.projects.map((p) => fmt(times[c.key][p.name][rep], 2)).join("/")} s`)
-          .join(", ") +
+        of(times, " s").join(", ") +
+        (withCpu ? `; CPU ${of(cpus, " s").join(", ")}` : "") +
         ` (${ctx.projects.map((p) => p.name).join("/")})`,
     );
   }
-  return { times, state, floorState };
+  return { times, cpus: withCpu ? cpus : undefined, state, floorState };
 }
 
 /**
@@ -406,12 +439,12 @@ function measure(ctx, n, stack, reps, report, commands = COMMANDS, recordState =
  * `op` over the rounds (ours and the floor ran back to back in each round, so that one cancels what drifts
  * between rounds; at N=2 a command's time varies by a few tenths from round to round).
  */
-function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER, commands = COMMANDS) {
+function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER, commands = COMMANDS, what = "") {
   const others = projects.filter((p) => p.name !== "floor");
   const pairedLabel = `median of paired ${label === "ratio" ? "ratios" : "differences"}`;
   report("");
   report(
-    `| command (N = ${n}) | floor | ${others.map((p) => `${p.name} | ${p.name}: ${label} | ${p.name}: ${pairedLabel}`).join(" | ")} |`,
+    `| command (N = ${n})${what} | floor | ${others.map((p) => `${p.name} | ${p.name}: ${label} | ${p.name}: ${pairedLabel}`).join(" | ")} |`,
   );
   report(`|---|---|${others.map(() => "---|---|---|").join("")}`);
   for (const key of keys) {
@@ -425,6 +458,21 @@ function table(report, times, n, label, op, format, projects, keys = TABLE_ORDER
       return `${fmt(o, 2)} s | ${format(op(o, f))} | ${format(paired)}`;
     });
     report(`| ${c.label.replace(/\bN\b/g, String(n))} | ${fmt(f, 2)} s | ${cells.join(" | ")} |`);
+  }
+}
+
+/**
+ * Names a baseline checkout: its commit, or, for a tree that is no git checkout (the build
+ * scripts/previous-release.js makes from `git archive`), its package's version.
+ */
+function baselineName(dir) {
+  try {
+    return execFileSync("git", ["-C", dir, "log", "-1", "--format=%h"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return `${JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version} (not a git checkout)`;
   }
 }
 
@@ -470,10 +518,7 @@ async function run(report) {
       );
     }
     const version = pulumi(ctx, ours, ["version"]).stdout.trim();
-    const baselineNote =
-      baseline === undefined
-        ? ""
-        : `; baseline: ${execFileSync("git", ["-C", baseline, "log", "-1", "--format=%h"], { encoding: "utf8" }).trim()}`;
+    const baselineNote = baseline === undefined ? "" : `; baseline: ${baselineName(baseline)}`;
     const rounds = [
       ...(n > 0
         ? [
@@ -509,39 +554,51 @@ async function run(report) {
         : undefined;
     const huge = large > 0 ? measure(ctx, large, `n${large}`, largeReps, report, largeCommands) : undefined;
     const little = small > 0 ? measure(ctx, small, `n${small}`, smallReps, report) : undefined;
-    if (big) table(report, big.times, n, "ratio", ...ratio, projects);
-    if (grow)
-      table(
-        report,
-        grow.times,
-        n,
-        "ratio",
-        ...ratio,
-        projects,
-        growthCommands.map((c) => c.key),
-        growthCommands,
-      );
-    if (huge)
-      table(
-        report,
-        huge.times,
-        large,
-        "ratio",
-        ...ratio,
-        projects,
-        ["preview", "refresh", "up", "destroy"],
-        largeCommands,
-      );
-    if (little)
-      table(
-        report,
-        little.times,
-        small,
-        "minus floor",
-        (a, b) => a - b,
-        (v) => `${fmt(v, 2)} s`,
-        projects,
-      );
+    // Wall time, then the CPU time of each command's process tree (the engine's and the hosts'), which a busy
+    // machine moves less: a command that waits on the cores others use takes longer, not more CPU.
+    for (const [what, key] of [
+      ["", "times"],
+      [", CPU", "cpus"],
+    ]) {
+      if (big?.[key]) table(report, big[key], n, "ratio", ...ratio, projects, TABLE_ORDER, COMMANDS, what);
+      if (grow?.[key])
+        table(
+          report,
+          grow[key],
+          n,
+          "ratio",
+          ...ratio,
+          projects,
+          growthCommands.map((c) => c.key),
+          growthCommands,
+          what,
+        );
+      if (huge?.[key])
+        table(
+          report,
+          huge[key],
+          large,
+          "ratio",
+          ...ratio,
+          projects,
+          ["preview", "refresh", "up", "destroy"],
+          largeCommands,
+          what,
+        );
+      if (little?.[key])
+        table(
+          report,
+          little[key],
+          small,
+          "minus floor",
+          (a, b) => a - b,
+          (v) => `${fmt(v, 2)} s`,
+          projects,
+          TABLE_ORDER,
+          COMMANDS,
+          what,
+        );
+    }
     if (big?.state) {
       report("");
       report(

@@ -1,14 +1,16 @@
 /**
  * The provider host loads a resource's code on its first call, and only what that resource uses: a stack
  * of Jobs does not load the secrets service's wire records or client (about 13 ms of CPU per command), and a
- * `destroy` of Jobs loads only their delete (about 10 ms less of a fresh host's first call).
+ * `destroy` of Jobs loads only their delete (about 10 ms less of a fresh host's first call), and a refresh of
+ * unchanged Jobs (reads the job list answers, diffs that find the inputs' hash unchanged) loads only those.
  * Checked in Node's own module cache, in a plain Node process that compiles the sources in memory.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createJob, startHarness } from "./resources/job/harness";
+import type { StartedDevServer } from "../../devserver";
+import { countRequests, createJob, refreshJob, startHarness } from "./resources/job/harness";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -96,6 +98,74 @@ describe("module loading in the provider host", () => {
         ])
           expect(loaded).not.toContain(heavy);
         expect(await h.client.jobs.find("modules-delete")).toBeUndefined();
+      } finally {
+        await h.close();
+      }
+    },
+  );
+
+  it(
+    "a refresh of unchanged Jobs loads neither the rest of the Job code nor the client's other areas, and sends one list",
+    { timeout: 60_000 },
+    async () => {
+      const h = await startHarness();
+      try {
+        const made = [];
+        for (const id of ["modules-read-a", "modules-read-b"])
+          made.push(
+            await createJob({
+              job: { ID: id, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] },
+              waitForDeployment: false,
+            }),
+          );
+        // What state holds after a first refresh, once the scheduler placed the jobs (pending, then running).
+        await (h.server as StartedDevServer).schedulerControl?.idle();
+        for (const m of made) m.outs = (await refreshJob(m))!.outs;
+        const from = h.server.requestLog.length;
+        // In the child, as the engine calls them: each read returns exactly what state holds (nothing moved),
+        // and the diff of those outputs against the stored inputs finds no change.
+        const calls = made
+          .map(
+            (m) => `{
+              const r = await p.read(${JSON.stringify(m.id)}, ${JSON.stringify(m.outs)});
+              if (JSON.stringify(r.props) !== ${JSON.stringify(JSON.stringify(m.outs))}) throw new Error("read moved: " + JSON.stringify(r.props));
+              const d = await p.diff(${JSON.stringify(m.id)}, r.props, ${JSON.stringify(m.inputs)});
+              if (d.changes !== false) throw new Error("diff found a change: " + JSON.stringify(d));
+            }`,
+          )
+          .join("\n");
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          ["--no-experimental-strip-types", "-e", modulesScript("job", calls)],
+          {
+            cwd: ROOT,
+            encoding: "utf8",
+            env: {
+              ...process.env,
+              SCHEDULER_ADDR: h.server.urls.scheduler,
+              SCHEDULER_TOKEN: h.server.rootTokens.scheduler,
+            },
+          },
+        );
+        const loaded = JSON.parse(stdout) as string[];
+        expect(loaded).toContain("provider/resources/job/refresh.ts");
+        expect(loaded).toContain("provider/clients/scheduler/jobs.ts");
+        for (const unused of [
+          "provider/resources/job/index.ts",
+          "provider/resources/job/apply.ts",
+          "provider/resources/job/follow.ts",
+          "provider/resources/job/text.ts",
+          "provider/clients/scheduler/index.ts",
+          "provider/clients/scheduler/actions.ts",
+          "provider/clients/scheduler/action-ws.ts",
+          "provider/clients/scheduler/deployments.ts",
+          "provider/clients/scheduler/versions.ts",
+          "provider/clients/scheduler/records.ts",
+        ])
+          expect(loaded).not.toContain(unused);
+        // Both reads came from one job list, and the diffs sent nothing.
+        expect(h.server.requestLog.length - from).toBe(1);
+        expect(countRequests(h.server, "GET", "/v1/jobs", from)).toBe(1);
       } finally {
         await h.close();
       }

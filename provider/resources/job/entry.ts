@@ -1,17 +1,29 @@
 /**
  * The Job provider as the provider host loads it. `delete`, all a `destroy` calls, is ./destroy.ts alone;
- * the other methods load the rest of the Job code (./index.ts) on their first call.
+ * a `read` the job list answers and a `diff` that finds the inputs unchanged, all a refresh of unchanged
+ * Jobs calls, are ./refresh.ts alone; the other methods, and what those two cannot answer, load the rest of
+ * the Job code (./index.ts) on first use.
  */
 import type { ProviderImpl } from "../common";
 import { deleteJob } from "./destroy";
 import type { JobInputs } from "./inputs";
+import { masked } from "./masking";
+import { storedMaskOf } from "./secrets";
 import type { JobOutputs } from "./state";
 
-let full: ProviderImpl<JobInputs, JobOutputs> | undefined;
+type Refresh = typeof import("./refresh");
+type Full = typeof import("./index");
+let refresh: Refresh | undefined;
+let full: Full | undefined;
 
-/** The Job provider of ./index.ts, loaded on first use. */
-function loaded(): ProviderImpl<JobInputs, JobOutputs> {
-  return (full ??= (require("./index") as typeof import("./index")).job);
+/** What a refresh of unchanged Jobs calls, ./refresh.ts, loaded on first use (a `destroy` never loads it). */
+function light(): Refresh {
+  return (refresh ??= require("./refresh") as Refresh);
+}
+
+/** The rest of the Job code, ./index.ts, loaded on first use. */
+function loaded(): Full {
+  return (full ??= require("./index") as Full);
 }
 
 /**
@@ -19,10 +31,19 @@ function loaded(): ProviderImpl<JobInputs, JobOutputs> {
  * @public
  */
 export const job: ProviderImpl<JobInputs, JobOutputs> = {
-  check: (olds, news) => loaded().check(olds, news),
-  diff: (id, olds, news) => loaded().diff(id, olds, news),
-  create: (inputs) => loaded().create(inputs),
-  read: (id, props) => loaded().read(id, props),
-  update: (id, olds, news) => loaded().update(id, olds, news),
+  check: (olds, news) => loaded().job.check(olds, news),
+  // As ./index.ts's `job` does: what either part throws is masked with the secrets of the state and inputs.
+  diff: (_id, olds, news) =>
+    masked(
+      light().changeMask(olds, news),
+      async () => (await light().diffWithoutJob(olds, news)) ?? loaded().diffJob(olds, news),
+    ),
+  create: (inputs) => loaded().job.create(inputs),
+  read: (id, props) =>
+    masked(storedMaskOf(props), async () => {
+      const first = await light().readFromList(id, props);
+      return "done" in first ? first.done : loaded().readJob(id, props, first.listed);
+    }),
+  update: (id, olds, news) => loaded().job.update(id, olds, news),
   delete: (id, props) => deleteJob(id, props),
 };

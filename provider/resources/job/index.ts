@@ -8,9 +8,9 @@ import type { SchedulerClient } from "../../clients/scheduler";
 import { ResourceError } from "../../errors";
 import { show, showOnce } from "../../log";
 import type { Job, PlanResponse } from "../../schemas/scheduler";
-import { ResourceInitError, canonicalJson, containsUnknown, type ProviderImpl } from "../common";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { ResourceInitError, type ProviderImpl } from "../common";
 import { schedulerClient as newClient } from "../scheduler-client";
-import { MOVED, connectionChange } from "../connection";
 import {
   evalOfRegister,
   finishIncomplete,
@@ -23,7 +23,7 @@ import {
   unfinishedMessage,
   type Registered,
 } from "./apply";
-import { SETTING_KEYS, SOURCE_KEYS, checkJobInputs, preserveOf, type JobInputs } from "./inputs";
+import { checkJobInputs, preserveOf, type JobInputs } from "./inputs";
 import { SECRET_SHOWN, maskText } from "./mask-text";
 import {
   NO_SECRETS,
@@ -43,7 +43,6 @@ import {
   inputsHashMatches,
   jobMask,
   parseStoredJob,
-  storedObjectText,
   replaceReasons,
   resolveDesired,
   serverJobText,
@@ -51,7 +50,6 @@ import {
   userInputs,
   withIdentity,
   type DesiredJob,
-  type JobIdentity,
   type ReplaceReason,
 } from "./spec";
 import {
@@ -71,7 +69,8 @@ import {
   type JobRef,
   type Kept,
 } from "./state";
-import { listedJob } from "./listing";
+import type { Listed } from "./listing";
+import { changeMask, diffWithoutJob, noteAfterFailure, readFromList, settingsChanged, storedIdentity } from "./refresh";
 import { rememberShownPlan } from "./memo";
 import { deleteJob } from "./destroy";
 import { currentMask, masked } from "./masking";
@@ -94,47 +93,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   },
 
   async diff(_id, olds, checked) {
-    // Another cluster: the job is registered there, then deregistered here (never an update of the wrong one).
-    const connection = connectionChange("scheduler", olds.connection, checked.connection);
-    if (connection === "moved") return MOVED;
-    // An earlier create or update did not finish (its register unconfirmed, or its rollout not followed to
-    // the end): the next `up` must run update to finish it.
-    if (olds.incomplete !== undefined) return { changes: true };
-    const news = userInputs(checked);
-    // Canonical text: a map setting (triggers) may come back from state with its keys in another order.
-    const settingsChanged = SETTING_KEYS.some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
-    // Unknown sources: the engine asks again with the real values during `up`.
-    if (SOURCE_KEYS.some((k) => containsUnknown(news[k])) || containsUnknown(news.connection)) return { changes: true };
-    const client = newClient(news.connection);
-    // The stored text is parsed only where it is read: an unchanged job needs its hash alone.
-    if (storedObjectText(olds.normalizedJob) && inputsHashMatches(olds.inputsHash, news, client)) {
-      // Same job: a batch-only setting turned on for a job of another kind is refused here (no request).
-      if (settingsChanged) assertBatchSettings(storedIdentity(olds, parseStoredJob(olds.normalizedJob)), news);
-      return noteAfterFailure(olds, { changes: settingsChanged });
-    }
-    const stored = parseStoredJob(olds.normalizedJob);
-    const desired = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
-    assertBatchSettings(desired.identity, news);
-    const op = await opOf(client, news, desired, olds);
-    const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
-    if (reasons.length > 0) {
-      const { mask } = op;
-      const what = reasons
-        .map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`)
-        .join(", ");
-      await show(maskText(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${what}.`, mask));
-      return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
-    }
-    if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
-    const base = await scaleBase(op, olds);
-    const how = preserveOf(news);
-    if (base.scaledFrom !== undefined && how !== undefined)
-      await showOnce(scaledNote(op.ref.jobId, how, base.scaledFrom));
-    if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: settingsChanged });
-    const planned = await planChange({ ...op, desired: base.desired }, base.index, true, (shown) =>
-      rememberShownPlan(op.ref, base.desired.text, shownPlan(shown)),
-    );
-    return { changes: planned !== "none" || settingsChanged };
+    return (await diffWithoutJob(olds, checked)) ?? diffJob(olds, checked);
   },
 
   async create(checked) {
@@ -212,34 +171,8 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   },
 
   async read(id, props) {
-    const client = newClient(props.connection);
-    const ref = refOf(id, props);
-    const follow = followsDeployments(props);
-    // The job list of this host's refresh shows most jobs unchanged: those are not read (listing.ts).
-    const listed = await listedJob(client, ref);
-    const server =
-      (typeof listed === "object" ? await listedServerState({ client, ref }, listed, props, follow) : undefined) ??
-      (await readServerState({ client, ref }, { follow, kept: props }));
-    // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
-    // unless runOnce keeps a finished batch job as done (`keptAsCollected` in state.ts).
-    if (server === undefined)
-      return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
-    let kept: Kept = {
-      evalId: props.evalId ?? "",
-      normalizedJob: props.normalizedJob ?? "",
-      inputsHash: props.inputsHash ?? "",
-      incomplete: props.incomplete,
-      secretMask: storedRecordOf(props),
-    };
-    const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
-    // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
-    // the server's own additions to a job must never look like drift. (The server's normal form is only
-    // computed then: a refresh that finds nothing moved skips that work.)
-    if (moved || server.job.Stop === true || kept.normalizedJob === "") {
-      const serverText = serverJobText(server.job);
-      if (serverText !== kept.normalizedJob) kept = { ...kept, normalizedJob: serverText, inputsHash: "" };
-    }
-    return { id, props: buildOutputs(props, ref, server, kept) };
+    const first = await readFromList(id, props);
+    return "done" in first ? first.done : readJob(id, props, first.listed);
   },
 
   async update(id, olds, checked) {
@@ -324,6 +257,72 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
 };
 
 /**
+ * A Job's read the job list did not answer (./refresh.ts, `readFromList`): the job read in full, unless the
+ * list's entry (`listed`) shows it unchanged and only its deployment is to be read.
+ */
+export async function readJob(id: string, props: JobOutputs, listed: Listed): Promise<dynamic.ReadResult<JobOutputs>> {
+  const client = newClient(props.connection);
+  const ref = refOf(id, props);
+  const follow = followsDeployments(props);
+  const server =
+    (typeof listed === "object" ? await listedServerState({ client, ref }, listed, props, follow) : undefined) ??
+    (await readServerState({ client, ref }, { follow, kept: props }));
+  // A blank ID tells the engine the job is gone (purged or collected): refresh drops it from state,
+  // unless runOnce keeps a finished batch job as done (`keptAsCollected` in state.ts).
+  if (server === undefined)
+    return keptAsCollected(props) ? { id, props: collectedOutputs(props as JobInputs, ref, props) } : { id: "" };
+  let kept: Kept = {
+    evalId: props.evalId ?? "",
+    normalizedJob: props.normalizedJob ?? "",
+    inputsHash: props.inputsHash ?? "",
+    incomplete: props.incomplete,
+    secretMask: storedRecordOf(props),
+  };
+  const moved = (server.job.JobModifyIndex ?? 0) !== props.jobModifyIndex;
+  // Only a spec change made elsewhere (a new JobModifyIndex, or a stop) replaces the kept normal form:
+  // the server's own additions to a job must never look like drift. (The server's normal form is only
+  // computed then: a refresh that finds nothing moved skips that work.)
+  if (moved || server.job.Stop === true || kept.normalizedJob === "") {
+    const serverText = serverJobText(server.job);
+    if (serverText !== kept.normalizedJob) kept = { ...kept, normalizedJob: serverText, inputsHash: "" };
+  }
+  return { id, props: buildOutputs(props, ref, server, kept) };
+}
+
+/**
+ * A Job's diff once ./refresh.ts (`diffWithoutJob`) found the job itself must be compared (the inputs' hash
+ * differs, or state keeps none): the desired job against the one state holds, then the scheduler's plan.
+ */
+export async function diffJob(olds: Partial<JobOutputs>, checked: JobInputs): Promise<dynamic.DiffResult> {
+  const news = userInputs(checked);
+  const changed = settingsChanged(olds, news);
+  const client = newClient(news.connection);
+  const stored = parseStoredJob(olds.normalizedJob);
+  const desired = await resolveDesired(client, news, false, triggersKeyOf(news, olds));
+  assertBatchSettings(desired.identity, news);
+  const op = await opOf(client, news, desired, olds);
+  const reasons = replaceReasons(storedIdentity(olds, stored), desired.identity);
+  if (reasons.length > 0) {
+    const { mask } = op;
+    const what = reasons
+      .map((r) => `${r.field} ${mask.everything ? SECRET_SHOWN : r.old} -> ${mask.everything ? SECRET_SHOWN : r.new}`)
+      .join(", ");
+    await show(maskText(`Job "${olds.jobId}" will be replaced (stopped, then registered anew): ${what}.`, mask));
+    return { changes: true, replaces: replacedProperties(reasons, news), deleteBeforeReplace: true };
+  }
+  if (desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: changed });
+  const base = await scaleBase(op, olds);
+  const how = preserveOf(news);
+  if (base.scaledFrom !== undefined && how !== undefined)
+    await showOnce(scaledNote(op.ref.jobId, how, base.scaledFrom));
+  if (base.desired.text === olds.normalizedJob) return noteAfterFailure(olds, { changes: changed });
+  const planned = await planChange({ ...op, desired: base.desired }, base.index, true, (shown) =>
+    rememberShownPlan(op.ref, base.desired.text, shownPlan(shown)),
+  );
+  return { changes: planned !== "none" || changed };
+}
+
+/**
  * The Job provider. No error it throws holds a secret value or anything computed from one (secrets.ts): the
  * engine prints errors, and the host prints the stacks of failed `check`s and `diff`s. An init error (the job
  * exists but its create or update did not finish) is kept by Pulumi as the resource's `initErrors`, in
@@ -338,14 +337,6 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
   update: (id, olds, news) => masked(changeMask(olds, news), () => jobImpl.update(id, olds, news)),
   delete: (id, props) => deleteJob(id, props),
 };
-
-/**
- * What a change from `olds` to `news` shows: the old values next to the new ones, so the secrets of both
- * (those of the job state holds as its `secretMask` says, even when the new inputs hold no secret).
- */
-function changeMask(olds: Partial<JobOutputs>, news: Partial<JobInputs>): SecretMask {
-  return mergeMasks(secretMaskOf(news), storedMaskOf(olds));
-}
 
 /**
  * Returns the full mask of an operation on the job `desired` describes (and on the job state holds, `olds`),
@@ -371,25 +362,6 @@ async function maskOf(
     record,
     recordWithOld: mergeRecords(mergeRecords(record, storedRecordOf(olds)), recordOf(fromOlder)),
   };
-}
-
-/**
- * After a failed rollout the engine keeps the failure as the resource's init errors, and it plans an update
- * for such a resource even when `diff` finds no change: the preview shows `~ Job (update)` with no changed
- * property. Says why, when that is the case; the update only reads the job back (nothing is registered).
- */
-async function noteAfterFailure(
-  olds: Partial<JobOutputs>,
-  result: { changes: boolean },
-): Promise<{ changes: boolean }> {
-  if (!result.changes && olds.rolloutFailed === true) {
-    await show(
-      `Job "${olds.jobId ?? ""}": its last update failed (the rollout was reported, and reverted where asked), so Pulumi shows ` +
-        "an update although nothing changed: Pulumi retries a resource whose last operation failed. That update only " +
-        "reads the job back and registers nothing; `pulumi refresh` clears the failure too.",
-    );
-  }
-  return result;
 }
 
 /**
@@ -441,10 +413,6 @@ async function opOf(
     region: desired.identity.region,
   };
   return { client, ref, inputs, desired, ...(await maskOf(client, inputs, desired, olds)) };
-}
-
-function storedIdentity(olds: Partial<JobOutputs>, stored: Record<string, unknown> | undefined): JobIdentity {
-  return identityOf(stored ?? { ID: olds.jobId, Namespace: olds.namespace, Region: olds.region, Type: olds.type });
 }
 
 function replacedProperties(reasons: ReplaceReason[], news: JobInputs): string[] {

@@ -24,6 +24,7 @@
  */
 import { z } from "zod";
 import type { SchedulerClient } from "../../clients/scheduler";
+import type { HttpCore } from "../../http/core";
 import { PARSE_OPTIONS } from "../../schemas/parse-options";
 import { JobStubSchema } from "../../schemas/scheduler";
 import type { JobRef } from "./state";
@@ -89,13 +90,20 @@ interface Place {
   failed: boolean;
 }
 
-const places = new WeakMap<SchedulerClient, Map<string, Place>>();
+/**
+ * What the list needs of a client: its HTTP core and its job requests. A refresh's reads list through the
+ * job requests alone (./refresh.ts), other calls through the whole client: the lists are kept by HTTP core,
+ * so both share them.
+ */
+export type JobLister = Pick<SchedulerClient, "core" | "jobs">;
+
+const places = new WeakMap<HttpCore, Map<string, Place>>();
 
 /** Returns what the job list of the job's namespace and region says of it, taking that list when needed. */
-export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<Listed> {
+export async function listedJob(client: JobLister, ref: JobRef): Promise<Listed> {
   const key = `${ref.namespace}\0${ref.region}`;
-  let byPlace = places.get(client);
-  if (byPlace === undefined) places.set(client, (byPlace = new Map()));
+  let byPlace = places.get(client.core);
+  if (byPlace === undefined) places.set(client.core, (byPlace = new Map()));
   let place = byPlace.get(key);
   if (place === undefined) byPlace.set(key, (place = { failed: false }));
   if (place.failed) return undefined;
@@ -128,7 +136,7 @@ export async function listedJob(client: SchedulerClient, ref: JobRef): Promise<L
 }
 
 /** Takes up to `count` pages of the namespace list, after those `from` holds. */
-async function pages(client: SchedulerClient, ref: JobRef, from: Pages | undefined, count: number): Promise<Pages> {
+async function pages(client: JobLister, ref: JobRef, from: Pages | undefined, count: number): Promise<Pages> {
   const stubs = new Map(from?.stubs);
   let next = from?.next;
   try {
@@ -153,7 +161,7 @@ async function pages(client: SchedulerClient, ref: JobRef, from: Pages | undefin
  * Joins the filtered list of this batch of reads, or starts one. It is sent once a turn of the event loop
  * passes with no read joining it (the engine's reads arrive together), or after {@link GATHER_MS}.
  */
-function gather(client: SchedulerClient, ref: JobRef, snapshot: Snapshot): Promise<Stubs> {
+function gather(client: JobLister, ref: JobRef, snapshot: Snapshot): Promise<Stubs> {
   const joining = snapshot.gathering;
   if (joining !== undefined) {
     joining.ids.add(ref.jobId);
@@ -178,7 +186,7 @@ function gather(client: SchedulerClient, ref: JobRef, snapshot: Snapshot): Promi
   return stubs;
 }
 
-async function filtered(client: SchedulerClient, ref: JobRef, ids: ReadonlySet<string>): Promise<Stubs> {
+async function filtered(client: JobLister, ref: JobRef, ids: ReadonlySet<string>): Promise<Stubs> {
   try {
     const out = new Map<string, unknown>();
     let nextToken: string | undefined;

@@ -52,7 +52,7 @@ export interface DesiredJob {
 }
 
 /** What a desired job is derived from: the source inputs and the connection's default namespace and region. */
-function hashMaterial(inputs: JobInputs, client: SchedulerClient): Record<string, unknown> {
+function hashMaterial(inputs: JobInputs, client: Pick<SchedulerClient, "core">): Record<string, unknown> {
   return {
     v: 1,
     jobspec: inputs.jobspec ?? null,
@@ -74,7 +74,11 @@ const SALTED = /^hmac-sha256\$([A-Za-z0-9_-]{22})\$([0-9a-f]{64})$/;
  * random salt is the HMAC key, so equal inputs give unrelated values across resources and stacks, and a
  * guess at a secret variable cannot be checked against a precomputed table. (State also keeps it secret.)
  */
-export function desiredInputsHash(inputs: JobInputs, client: SchedulerClient, salt: Buffer = randomBytes(16)): string {
+export function desiredInputsHash(
+  inputs: JobInputs,
+  client: Pick<SchedulerClient, "core">,
+  salt: Buffer = randomBytes(16),
+): string {
   const mac = hmacSha256Hex(salt, canonicalJson(hashMaterial(inputs, client)));
   return `hmac-sha256$${salt.toString("base64url")}$${mac}`;
 }
@@ -102,7 +106,11 @@ export function hmacSha256Hex(key: Buffer, message: string): string {
 }
 
 /** True when `stored` is the hash of these inputs (see {@link desiredInputsHash}). */
-export function inputsHashMatches(stored: string | undefined, inputs: JobInputs, client: SchedulerClient): boolean {
+export function inputsHashMatches(
+  stored: string | undefined,
+  inputs: JobInputs,
+  client: Pick<SchedulerClient, "core">,
+): boolean {
   const m = SALTED.exec(stored ?? "");
   if (stored === undefined || !m) return false;
   const again = desiredInputsHash(inputs, client, Buffer.from(m[1] ?? "", "base64url"));

@@ -135,7 +135,7 @@ function latestDeployment({ client, ref }: JobAt): Promise<DeploymentView> {
 }
 
 /** The deployment state last recorded, as a view. */
-function keptDeployment(kept: Partial<JobOutputs>): DeploymentView {
+export function keptDeployment(kept: Partial<JobOutputs>): DeploymentView {
   return viewOf({
     ID: kept.deploymentId,
     Status: kept.deploymentStatus,
@@ -143,23 +143,24 @@ function keptDeployment(kept: Partial<JobOutputs>): DeploymentView {
   });
 }
 
+/** The fields of a job's list entry (its stub) that a refresh reads. */
+export type ListedStub = Pick<
+  JobStub,
+  "Type" | "Status" | "StatusDescription" | "Stop" | "ModifyIndex" | "JobModifyIndex"
+>;
+
 /**
- * The server state of a job the job list shows unchanged since state was written (the same JobModifyIndex,
- * not stopped, as state has it), made from its list entry and state without reading the job; undefined
- * when the job must be read in full. A spec change, a stop, a revert or a scale moves JobModifyIndex, and
- * the version with it, so state's version still holds. The deployment is read as `readServerState` would.
+ * The job a list entry shows unchanged since state was written (the same JobModifyIndex, not stopped, as
+ * state has it), made from the entry and state without reading the job; undefined when the job must be read
+ * in full. A spec change, a stop, a revert or a scale moves JobModifyIndex, and the version with it, so
+ * state's version still holds.
  */
-export async function listedServerState(
-  { client, ref }: JobAt,
-  stub: Pick<JobStub, "Type" | "Status" | "StatusDescription" | "Stop" | "ModifyIndex" | "JobModifyIndex">,
-  kept: Partial<JobOutputs>,
-  follow: boolean,
-): Promise<JobServerState | undefined> {
+export function listedJobOf(ref: JobRef, stub: ListedStub, kept: Partial<JobOutputs>): Job | undefined {
   const index = stub.JobModifyIndex ?? undefined;
   if (index === undefined || index !== kept.jobModifyIndex || stub.Stop === true || kept.stopped === true)
     return undefined;
   if (kept.version === undefined || kept.normalizedJob === undefined || kept.normalizedJob === "") return undefined;
-  const job: Job = {
+  return {
     ID: ref.jobId,
     Namespace: ref.namespace,
     Region: ref.region,
@@ -171,12 +172,26 @@ export async function listedServerState(
     StatusDescription: stub.StatusDescription ?? "",
     Stop: false,
   };
+}
+
+/**
+ * The server state of a job the job list shows unchanged (see {@link listedJobOf}); undefined when the job
+ * must be read in full. The deployment is read as `readServerState` would.
+ */
+export async function listedServerState(
+  { client, ref }: JobAt,
+  stub: ListedStub,
+  kept: Partial<JobOutputs>,
+  follow: boolean,
+): Promise<JobServerState | undefined> {
+  const job = listedJobOf(ref, stub, kept);
+  if (job === undefined) return undefined;
   if (!follow) return { job, deployment: NO_DEPLOYMENT };
   return { job, deployment: deploymentSettled(kept) ? keptDeployment(kept) : await latestDeployment({ client, ref }) };
 }
 
 /** True when state holds no deployment to chase: none was recorded, or the one recorded has finished. */
-function deploymentSettled(kept: Partial<JobOutputs>): boolean {
+export function deploymentSettled(kept: Partial<JobOutputs>): boolean {
   if (kept.deploymentId === undefined || kept.deploymentStatus === undefined) return false; // none recorded
   return kept.deploymentId === "" || FINISHED_DEPLOYMENT.has(kept.deploymentStatus);
 }
