@@ -4,7 +4,8 @@
  * leader is killed (SIGKILL) at seeded random moments, a new one is waited for and the old node restarted on
  * its data dir. After each command: every Job in state is on the cluster with the state's version, index and
  * spec; nothing of this run's prefix is on the cluster that state does not hold; no Job has more versions
- * than its changes; and a preview expects no changes.
+ * or more applied registers (its `job-register` evaluations) than its changes; and a preview expects no
+ * changes.
  *
  * Opt-in: `npm run test:clusters` (REAL_CLUSTERS=1) with NOMAD_BIN naming the Nomad 1.6.5 binary.
  * FAULT_SEED reruns a seed (printed at the start); FAULTS=0 runs the same commands without faults (the
@@ -66,8 +67,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** Kills the leader at random moments until `done()`: each time waits for a new one, restarts the old node. */
 async function chaos(cluster: NomadCluster, next: () => number, done: () => boolean, t0: number, faults: Fault[]) {
   while (!done()) {
-    // 2 to 12 s between the cluster being whole again and the next kill.
-    const wait = 2_000 + Math.floor(next() * 10_000);
+    // 1 to 8 s between the cluster being whole again and the next kill.
+    const wait = 1_000 + Math.floor(next() * 7_000);
     const until = Date.now() + wait;
     while (Date.now() < until && !done()) await sleep(50);
     if (done()) return;
@@ -179,6 +180,11 @@ describe("the scheduler's leader changes through the Pulumi CLI (real three-serv
             problems.push(
               `${label}: ${id} has ${versions.body.Versions.length} versions, its changes make ${want} (registered twice?)`,
             );
+          // An applied register makes one evaluation (an unchanged spec too, which adds no version).
+          const evals = await api<{ TriggeredBy: string }[]>(`/v1/job/${id}/evaluations`);
+          const registered = evals.body.filter((e) => e.TriggeredBy === "job-register").length;
+          if (registered !== want)
+            problems.push(`${label}: ${id} was registered ${registered} times, its changes make ${want}`);
           if (outs.deploymentStatus !== "successful")
             problems.push(`${label}: ${id} deployment ${String(outs.deploymentStatus)} in state`);
         }
