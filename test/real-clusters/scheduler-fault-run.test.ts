@@ -83,7 +83,9 @@ async function chaos(cluster: NomadCluster, next: () => number, done: () => bool
     } finally {
       await cluster.restart(leader);
     }
-    faults.push({ atMs, killed: leader.name, newLeader: fresh.name, electionMs: Date.now() - killedAt });
+    const fault = { atMs, killed: leader.name, newLeader: fresh.name, electionMs: Date.now() - killedAt };
+    faults.push(fault);
+    console.log(`leader ${fault.killed} killed at +${atMs} ms; ${fault.newLeader} leads ${fault.electionMs} ms later`);
     await cluster.waitForPeers(120_000);
   }
 }
@@ -193,6 +195,21 @@ describe("the scheduler's leader changes through the Pulumi CLI (real three-serv
 
       const records: CommandRecord[] = [];
       const problems: string[] = [];
+      /** Writes what the run saw so far (after each command too, so a run cut short keeps its record). */
+      const writeReport = (): { leaderKills: number } => {
+        const record = {
+          seed,
+          jobs: JOBS,
+          faults: FAULTS,
+          commands: records,
+          leaderKills: records.reduce((n, r) => n + r.faults.length, 0),
+          problems,
+          requests: Object.fromEntries(recorder.counts),
+          answers: recorder.answers,
+        };
+        if (process.env.FAULT_REPORT) writeFileSync(process.env.FAULT_REPORT, JSON.stringify(record, null, 2));
+        return record;
+      };
       const run = async (
         command: string,
         op: (o: {
@@ -258,6 +275,7 @@ describe("the scheduler's leader changes through the Pulumi CLI (real three-serv
           }
         }
         records.push(rec);
+        writeReport();
         console.log(
           `${command}: ${rec.ok ? "ok" : "FAILED"} in ${(rec.durationMs / 1000).toFixed(1)} s, ${faults.length} leader kill(s), changes ${JSON.stringify(rec.changes)}, ${rec.leaderLineCount} election line(s)`,
         );
@@ -299,21 +317,9 @@ describe("the scheduler's leader changes through the Pulumi CLI (real three-serv
         problems.push(...(await check("after destroy", expected)));
         await stack.workspace.removeStack("dev");
       } finally {
-        {
-          const record = {
-            seed,
-            jobs: JOBS,
-            faults: FAULTS,
-            commands: records,
-            leaderKills: records.reduce((n, r) => n + r.faults.length, 0),
-            problems,
-            requests: Object.fromEntries(recorder.counts),
-            answers: recorder.answers,
-          };
-          if (process.env.FAULT_REPORT) writeFileSync(process.env.FAULT_REPORT, JSON.stringify(record, null, 2));
-          console.log(`fault run seed ${seed}: ${record.leaderKills} leader kill(s), ${problems.length} problem(s)`);
-          for (const p of problems) console.log(`  ${p}`);
-        }
+        const { leaderKills } = writeReport();
+        console.log(`fault run seed ${seed}: ${leaderKills} leader kill(s), ${problems.length} problem(s)`);
+        for (const p of problems) console.log(`  ${p}`);
         await recorder.close();
       }
       expect(problems).toEqual([]);
