@@ -9,7 +9,7 @@
  * `kill(node)` sends SIGKILL; `restart(node)` starts it again on its data dir; `waitForLeader` waits until
  * the live servers agree on a live leader.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import {
   closeSync,
   existsSync,
@@ -177,6 +177,21 @@ function descendants(root: number): number[] {
 }
 
 /**
+ * The client mounts each task's `secrets` and `private` directories (tmpfs) under its data dir and, killed,
+ * leaves them mounted: unmount those under `dir` (deepest first) so the directory can be removed.
+ */
+function unmountUnder(dir: string): void {
+  if (!existsSync("/proc/mounts")) return;
+  const mounts = readFileSync("/proc/mounts", "utf8")
+    .split("\n")
+    .map((l) => l.split(" ")[1] ?? "")
+    .filter((m) => m.startsWith(dir + "/"))
+    .sort()
+    .reverse();
+  for (const m of mounts) spawnSync("umount", [m]);
+}
+
+/**
  * Starts the cluster. `NOMAD_BIN` (or `bin`) is the nomad 1.6.5 binary. `keep` leaves the directory (logs,
  * data) in place on close, for a look afterwards.
  */
@@ -337,7 +352,10 @@ export async function startNomadCluster(
     close: async () => {
       await stopAll();
       await balancer.close();
-      if (opts.keep !== true) rmSync(dir, { recursive: true, force: true });
+      if (opts.keep !== true) {
+        unmountUnder(dir);
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
