@@ -50,6 +50,14 @@ export const LEADER_CHANGE = Object.freeze({
     status: 500,
     body: "rpc error: failed to get conn: dial tcp 127.0.0.1:4647: connect: connection refused",
   }),
+  /**
+   * Scheduler: the RPC to the old leader waited on another caller's dial to it, which failed (recorded from
+   * a three-server Nomad 1.6.5 while its leader was killed). Nothing applied.
+   */
+  forwardNoConn: Object.freeze({
+    status: 500,
+    body: "rpc error: failed to get conn: rpc error: lead thread didn't get connection",
+  }),
   /** Scheduler: the old leader took the forwarded RPC and its answer was lost with it. Maybe applied. */
   forwardLost: Object.freeze({ status: 500, body: "rpc error: EOF" }),
   /** Secrets: a standby while no node is active (no leader address known). */

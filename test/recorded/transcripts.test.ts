@@ -16,7 +16,7 @@ const root = path.join(__dirname, "..", "fixtures", "recorded");
 
 /** Recorded transcripts of scheduler releases: `nomad-<release>/<scenario>.json`. */
 const recorded = readdirSync(root)
-  .filter((d) => d.startsWith("nomad-"))
+  .filter((d) => /^nomad-[\d.]+$/.test(d)) // nomad-<release>-cluster holds answers, not transcripts
   .flatMap((d) =>
     readdirSync(path.join(root, d))
       .filter((f) => f.endsWith(".json"))
