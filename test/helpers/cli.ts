@@ -28,7 +28,7 @@ export interface CliGate {
 }
 
 /** Reads the opt-in variable and, when opted in, looks for the CLI (once per test file, at load). */
-export function cliGate(variable: "EXAMPLES_CLI_RUN" | "UPGRADE_CLI_RUN"): CliGate {
+export function cliGate(variable: "EXAMPLES_CLI_RUN" | "UPGRADE_CLI_RUN" | "REAL_CLUSTERS"): CliGate {
   const optedIn = truthy(process.env[variable]);
   return { variable, optedIn, dir: optedIn ? findCli() : undefined };
 }
