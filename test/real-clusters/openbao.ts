@@ -189,7 +189,8 @@ export async function startBaoCluster(opts: BaoClusterOptions): Promise<BaoClust
     await waitFor(`${n.name} unsealed`, 60_000, async () => {
       const s = await state(n);
       if (s === "active" || s === "standby") return true;
-      if (s === "sealed") {
+      // A node joining through retry_join may still call itself uninitialised until it has the key.
+      if (s === "sealed" || s === "uninitialized") {
         try {
           await call(`${n.url}/v1/sys/unseal`, "PUT", { key: unsealKey });
         } catch {
