@@ -716,7 +716,7 @@ const LEADER_MAYBE_APPLIED: Record<ServiceName, RegExp> = {
 };
 
 /** What a failed answer says about a leader change (see LEADER_NOT_APPLIED), or undefined for none. */
-function leaderChangeOf(service: ServiceName, status: number, messages: string[]): LeaderChange | undefined {
+export function leaderChangeOf(service: ServiceName, status: number, messages: string[]): LeaderChange | undefined {
   if (status !== 500 && status !== 503) return undefined;
   if (messages.some((m) => LEADER_NOT_APPLIED[service].test(m))) return "not-applied";
   if (status === 500 && messages.some((m) => LEADER_MAYBE_APPLIED[service].test(m))) return "maybe-applied";
