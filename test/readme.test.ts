@@ -197,6 +197,14 @@ describe("README and docs code blocks", () => {
       for (const m of readFileSync(join(ROOT, "test/conformance", f), "utf8").matchAll(/\bCONFORMANCE_[A-Z_]+/g))
         conformanceVars.add(m[0]);
     }
+    // The real-cluster harness's variables: the ones its files read from process.env.
+    const clusterVars = new Set<string>();
+    for (const f of readdirSync(join(ROOT, "test/real-clusters")).filter((n) => n.endsWith(".ts"))) {
+      for (const m of readFileSync(join(ROOT, "test/real-clusters", f), "utf8").matchAll(
+        /process\.env(?:\.|\[")([A-Z_]+)|cliGate\("([A-Z_]+)"\)/g,
+      ))
+        clusterVars.add(m[1] ?? m[2] ?? "");
+    }
     const libraryVars = new Set(SETTINGS.flatMap((s) => (s.env === undefined ? [] : [s.env])));
     const configKeys = new Set(SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s.configKey}`));
     // The root project's own keys: the ones its program (examples/root/index.ts) reads.
@@ -232,6 +240,12 @@ describe("README and docs code blocks", () => {
       refresh: ["--run-program"],
       destroy: ["--run-program"],
     };
+    const knownVar = (name: string): boolean =>
+      libraryVars.has(name) ||
+      conformanceVars.has(name) ||
+      clusterVars.has(name) ||
+      name.startsWith("PULUMI_") ||
+      name === "PATH";
     const commands = ofLang("sh").flatMap((b) =>
       b.code
         .split("\n")
@@ -242,7 +256,11 @@ describe("README and docs code blocks", () => {
     expect(commands.length).toBeGreaterThan(5);
     for (const { file, line, cmd } of commands) {
       const at = `${file}:${line}: ${cmd}`;
-      const words = cmd.split(/\s+/);
+      const all = cmd.split(/\s+/);
+      // Leading `NAME=value` assignments: each a variable something here reads.
+      const lead = all.findIndex((w) => !/^[A-Z_]+=/.test(w));
+      for (const assignment of all.slice(0, lead)) expect(knownVar(assignment.split("=")[0] ?? ""), at).toBe(true);
+      const words = all.slice(lead);
       if (words[0] === "npm") {
         if (words[1] === "ci" || words[1] === "test") continue;
         expect(words[1], at).toBe("run");
@@ -250,9 +268,10 @@ describe("README and docs code blocks", () => {
       } else if (words[0] === "export") {
         for (const assignment of words.slice(1)) {
           const name = assignment.split("=")[0] ?? "";
-          const known =
-            libraryVars.has(name) || conformanceVars.has(name) || name.startsWith("PULUMI_") || name === "PATH";
-          expect(known, `${at}: ${name} is read by neither the library, the conformance suite nor Pulumi`).toBe(true);
+          expect(
+            knownVar(name),
+            `${at}: ${name} is read by neither the library, the conformance suite, the cluster harness nor Pulumi`,
+          ).toBe(true);
         }
       } else if (words[0] === "pulumi") {
         const sub = words[1] === "config" || words[1] === "stack" ? `${words[1]} ${words[2]}` : (words[1] ?? "");
@@ -267,6 +286,8 @@ describe("README and docs code blocks", () => {
             `${at}: ${key} is not a stack config key of this library or the root project`,
           ).toBe(true);
         }
+      } else if (words[0] === "npx" && words[1] === "vitest" && words[2] === "run") {
+        for (const f of words.slice(3)) expect(existsSync(join(ROOT, f)), `${at}: ${f} does not exist`).toBe(true);
       } else if (words[0] === "node" || /^(\.\/)?scripts\//.test(words[0] ?? "")) {
         const file = words[0] === "node" ? words[1] : words[0];
         expect(existsSync(join(ROOT, file ?? "")), `${at}: ${file} does not exist`).toBe(true);

@@ -211,7 +211,9 @@ export async function startServiceHost(options: ServiceHostOptions = {}): Promis
     await closeHosts();
     throw err;
   }
-  if (persister !== undefined && persisted === undefined) persister.markDirty();
+  // A new file is written at once; a restored one too, so a file of an older layout is written back in the
+  // current one (with the defaults of fields it lacked) whether or not anything changes afterwards.
+  persister?.markDirty();
 
   let closing: Promise<void> | undefined;
   return {
