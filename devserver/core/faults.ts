@@ -67,6 +67,8 @@ export const LEADER_CHANGE = Object.freeze({
     status: 500,
     body: Object.freeze({ errors: ["local node not active but active cluster node not found"] }),
   }),
+  /** Secrets: a node restarted after a crash, not unsealed yet (recorded from a three-node OpenBao 2.6.2). */
+  sealed: Object.freeze({ status: 503, body: Object.freeze({ errors: ["Vault is sealed"] }) }),
 });
 
 const READ_METHODS = new Set(["GET", "HEAD"]);

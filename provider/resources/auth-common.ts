@@ -9,7 +9,7 @@ import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
-import { checkInputs, containsUnknown } from "./common";
+import { checkInputs, containsUnknown, readUntil, type ReadYourWritePolicy } from "./common";
 import { settingsOf, type Connection } from "./connection";
 import { field } from "./definition";
 import { warn as showWarning } from "../log";
@@ -40,6 +40,31 @@ export function reportWarnings(resource: string, id: string, warnings: readonly 
 export function mountMissingHint(e: unknown, mount: string): unknown {
   if (!isApiError(e, "not_found")) return e;
   return e.with({ hint: `no auth method is enabled at "${mount}/"; create the AuthMount first` });
+}
+
+/**
+ * Sends a write under a mount, again while the node that took it does not route the mount yet: a standby
+ * whose mount table lags the active node answers 404 `no handler for route` for a mount enabled a moment ago
+ * (seen on a three-node OpenBao 2.6.2 after an active-node change). Nothing was applied, so the write goes
+ * again, bounded as a read of the provider's own write is (readUntil); a mount really missing fails after it.
+ */
+export async function sendWhenRouted(send: () => Promise<void>, policy: ReadYourWritePolicy): Promise<void> {
+  let last: unknown;
+  const sent = await readUntil(
+    async () => {
+      try {
+        await send();
+        return true;
+      } catch (e) {
+        if (!isApiError(e, "not_found") || !e.serverErrors.some((m) => /no handler for route/i.test(m))) throw e;
+        last = e;
+        return false;
+      }
+    },
+    (done) => done,
+    policy,
+  );
+  if (!sent) throw last;
 }
 
 /**

@@ -18,7 +18,14 @@ import type { MethodConfigRecord } from "../clients/secrets";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { stackConfigValue } from "../config";
 import type { ConfigWrite } from "../schemas/secrets";
-import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient } from "./auth-common";
+import {
+  checkObjectInputs,
+  mountFollow,
+  mountMissingHint,
+  reportWarnings,
+  secretsClient,
+  sendWhenRouted,
+} from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import { ResourceInitError, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
 import {
@@ -366,8 +373,10 @@ export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = rec
     const send = async () => {
       try {
         const body = configBody(news, from.was ?? {}, from.secret);
-        const res = await client.config.write(news.mount, body, { redact: [news.clientSecret] });
-        reportWarnings(RESOURCE, configId(news.mount), res.warnings);
+        await sendWhenRouted(async () => {
+          const res = await client.config.write(news.mount, body, { redact: [news.clientSecret] });
+          reportWarnings(RESOURCE, configId(news.mount), res.warnings);
+        }, client.http.connection.retry);
       } catch (e) {
         throw mountMissingHint(e, news.mount);
       }

@@ -10,7 +10,15 @@ import { UsageError } from "../errors";
 import { canonicalRoleName, trimMountPath } from "../clients/secrets/normalize";
 import { cleanList } from "../values";
 import type { RoleRead, RoleWrite } from "../schemas/secrets";
-import { checkObjectInputs, mountFollow, mountMissingHint, reportWarnings, secretsClient, warn } from "./auth-common";
+import {
+  checkObjectInputs,
+  mountFollow,
+  mountMissingHint,
+  reportWarnings,
+  secretsClient,
+  sendWhenRouted,
+  warn,
+} from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
 import {
   canonicalJson,
@@ -304,8 +312,10 @@ export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = recordPro
     const client = secretsClient(news.connection);
     const send = async () => {
       try {
-        const res = await client.roles.write(news.mount, news.name, roleBody(news));
-        reportWarnings(RESOURCE, roleId(news), res.warnings);
+        await sendWhenRouted(async () => {
+          const res = await client.roles.write(news.mount, news.name, roleBody(news));
+          reportWarnings(RESOURCE, roleId(news), res.warnings);
+        }, client.http.connection.retry);
       } catch (e) {
         throw mountMissingHint(e, news.mount);
       }

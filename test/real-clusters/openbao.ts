@@ -6,8 +6,8 @@
  *
  * The cluster is initialised once with one key share; the unseal key and root token stay in this process's
  * memory (never in a file, never printed). Standby reads stay on (the server's default). Functions: the
- * active node (each node's `sys/health`), SIGKILL a node, restart it on its data dir and unseal it, wait for
- * a new active node.
+ * active node (each node's `sys/health`), SIGKILL a node with its plugin processes, restart it on its data dir
+ * and unseal it, wait for a new active node.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -151,6 +151,8 @@ export async function startBaoCluster(opts: BaoClusterOptions): Promise<BaoClust
     const proc = spawn(opts.bin, ["server", `-config=${join(root, n.name, "config.hcl")}`], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root },
+      // Its own process group, which its plugin processes join: a kill takes them with it (see kill).
+      detached: true,
     });
     proc.stdout?.pipe(log);
     proc.stderr?.pipe(log);
@@ -212,7 +214,14 @@ export async function startBaoCluster(opts: BaoClusterOptions): Promise<BaoClust
     const p = n.proc;
     if (p === undefined) return;
     const exited = new Promise<void>((r) => p.once("exit", () => r()));
-    p.kill("SIGKILL");
+    // The whole group: a SIGKILLed server leaves its plugin processes running otherwise (seen: one azure
+    // plugin process per mount use outlived every killed node).
+    try {
+      if (p.pid !== undefined) process.kill(-p.pid, "SIGKILL");
+      else p.kill("SIGKILL");
+    } catch {
+      p.kill("SIGKILL");
+    }
     await exited;
   };
 

@@ -175,6 +175,14 @@ export async function recordStandbyReads(
   const active = await cluster.active();
   const standby = cluster.nodes.find((n) => n !== active && n.proc !== undefined);
   if (standby === undefined) throw new Error("no standby");
+  // A node just unsealed answers a forwarded write with 500 "active cluster node not found" until it knows the
+  // active node (the recording of a leader change shows it): the lag recorded here is the one after that.
+  for (let i = 0; ; i++) {
+    const leader = await send(standby, token, "GET", "/v1/sys/leader");
+    if ((leader.json as { leader_address?: string } | undefined)?.leader_address === active.url) break;
+    if (i >= 300) throw new Error(`${standby.name} does not name the active node`);
+    await sleep(100);
+  }
   const out: StandbyReadRecording["tries"] = [];
   for (let i = 0; i < tries; i++) {
     const policy = `q${i}`;

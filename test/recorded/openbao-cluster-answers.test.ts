@@ -28,6 +28,8 @@ const MOUNT = "rec";
 const ROLE = "r0";
 /** Where a recorded `<old-active>` redirect points on the devserver: a port nothing listens on. */
 const OLD_ACTIVE = "http://127.0.0.1:9";
+/** Where a recorded `<other>` redirect (a standby naming the new active node) points: another such port. */
+const OTHER_NODE = "http://127.0.0.1:7";
 
 let server: DevServer;
 let client: SecretsClient;
@@ -80,7 +82,12 @@ async function ask(a: RecordedAnswer, policy: string): Promise<RecordedAnswer> {
     status: res.status,
     ...(Array.isArray(json?.errors) ? { errors: json.errors.map(String) } : {}),
     ...(location !== undefined
-      ? { location: location.replace(OLD_ACTIVE, "<old-active>").replace(concrete(a.path), a.path) }
+      ? {
+          location: location
+            .replace(OLD_ACTIVE, "<old-active>")
+            .replace(OTHER_NODE, "<other>")
+            .replace(concrete(a.path), a.path),
+        }
       : {}),
     ...(a.showsWrite !== undefined && res.status === 200
       ? { showsWrite: json?.data?.token_policies?.[0] === policy }
@@ -90,8 +97,11 @@ async function ask(a: RecordedAnswer, policy: string): Promise<RecordedAnswer> {
 
 /** The devserver fault that stands for a recorded failure answer (undefined when the devserver has none). */
 function faultFor(a: RecordedAnswer): Omit<FaultSpec, "service" | "path"> | undefined {
-  if (a.status === 307)
-    return a.location?.startsWith("<old-active>") ? { status: 307, location: OLD_ACTIVE } : undefined;
+  if (a.status === 307) {
+    if (a.location?.startsWith("<old-active>")) return { status: 307, location: OLD_ACTIVE };
+    if (a.location?.startsWith("<other>")) return { status: 307, location: OTHER_NODE };
+    return undefined;
+  }
   const presets = Object.values(LEADER_CHANGE) as { status: number; body: unknown }[];
   const want = JSON.stringify(a.errors ?? []);
   const preset = presets.find(
@@ -117,6 +127,9 @@ describe.skipIf(!recordedYet)(
         if (a.status >= 300) expect(fault, `no devserver switch reproduces ${JSON.stringify(a)}`).toBeDefined();
         if (fault !== undefined)
           server.faults.add({ service: "secrets", method: a.method, path: concrete(a.path), times: 1, ...fault });
+        // A read that showed the write is asked after writing the policy it looks for.
+        if (a.showsWrite !== undefined)
+          await ask({ method: "POST", path: "/v1/auth/<mount>/role/<role>", status: 204 }, `p-${a.method}`);
         const got = await ask(a, `p-${a.method}`);
         const want = a.showsWrite === false ? { ...a, showsWrite: true } : a; // a stale read is the other test's case
         expect(got).toEqual(want);
@@ -154,13 +167,13 @@ describe.skipIf(!recordedYet)(
 describe.skipIf(reads === undefined)("a standby's read right after a write, as the devserver reproduces it", () => {
   const stale = reads?.tries.filter((t) => t.read.showsWrite === false) ?? [];
   it("the recorded stale reads (a standby that had not caught up) are answered alike with the `stale` switch", async () => {
-    for (const t of stale.slice(0, 3)) {
+    for (const [i, t] of stale.slice(0, 3).entries()) {
       server.faults.add({ service: "secrets", method: "GET", path: concrete(t.read.path), stale: true, times: 1 });
-      const w = await ask(t.write, "stale-next");
+      const w = await ask(t.write, `stale-${i}`);
       expect(w.status).toBe(t.write.status);
-      expect(await ask(t.read, "stale-next")).toEqual(t.read);
+      expect(await ask(t.read, `stale-${i}`)).toEqual(t.read);
       // Once caught up, the read shows the write.
-      expect(await ask(t.read, "stale-next")).toEqual({ ...t.read, showsWrite: true });
+      expect(await ask(t.read, `stale-${i}`)).toEqual({ ...t.read, showsWrite: true });
     }
   });
 });

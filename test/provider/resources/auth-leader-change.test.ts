@@ -127,3 +127,37 @@ describe("AuthRole write while no node is active", () => {
     expect(await env.client.roles.read("elect1", "r1")).toBeDefined();
   });
 });
+
+describe("AuthRole write through a standby whose mount table lags", () => {
+  it("a 404 `no handler for route` under a mount just enabled is sent again until the node routes it", async () => {
+    const m = await up(mount, undefined, { path: "route1", type });
+    expect(m.error).toBeUndefined();
+    env.dev.resetLog();
+    // As a three-node OpenBao 2.6.2 answered a config write right after an active-node change.
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/auth/route1/role/r1",
+      times: 3,
+      status: 404,
+      body: { errors: ['no handler for route "auth/route1/role/r1". route entry not found.'] },
+    });
+    const news = { mount: "route1", name: "r1", boundServicePrincipalIds: ["sp-1"], tokenTtl: "1h" };
+    const r = await up(role, undefined, news);
+    expect(r.error).toBeUndefined();
+    expect(env.requests().filter((x) => x === "POST /v1/auth/route1/role/r1")).toHaveLength(4);
+    expect(await env.client.roles.read("route1", "r1")).toBeDefined();
+  });
+
+  it("a mount that is really missing still fails, with the hint, once the bound is spent", async () => {
+    setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 300 } });
+    try {
+      const news = { mount: "route-none", name: "r1", boundServicePrincipalIds: ["sp-1"], tokenTtl: "1h" };
+      const r = await up(role, undefined, news);
+      expect(r.error?.message).toMatch(/no auth method is enabled at "route-none\/"; create the AuthMount first/);
+      expect(env.requests().filter((x) => x === "POST /v1/auth/route-none/role/r1").length).toBeGreaterThan(1);
+    } finally {
+      setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+    }
+  });
+});
