@@ -5,7 +5,7 @@
  */
 import type { DeploymentGroupState } from "../../schemas/scheduler";
 import type { Preserve } from "./inputs";
-import type { ReplaceReason } from "./spec";
+import type { ReplaceReason } from "./identity";
 import { count } from "./text";
 
 /** What happened after a rollout failed. */

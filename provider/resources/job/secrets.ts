@@ -228,7 +228,7 @@ export interface SecretRecord {
   config?: boolean;
   /** The texts that came from a secret (the secret values and what the job computed from them). */
   values?: string[];
-  /** The key of the hash of secret `triggers` in the job's meta (spec.ts, `withTriggers`). */
+  /** The key of the hash of secret `triggers` in the job's meta (hashes.ts, `withTriggers`). */
   key?: string;
 }
 
