@@ -28,15 +28,8 @@ import {
 } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import { ResourceInitError, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
-import {
-  inputsSchema,
-  refreshedSetting,
-  sameValue,
-  settingKeys,
-  wireBody,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { refreshedSetting, sameValue, wireBody } from "./setting-values";
 import { authConfigDefinition as DEF } from "./definitions/auth-config";
 import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 

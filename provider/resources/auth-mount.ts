@@ -11,7 +11,8 @@ import { trimMountPath } from "../clients/secrets/normalize";
 import { checkObjectInputs, secretsClient, warn } from "./auth-common";
 import { canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
-import { replaceKeys, sameValue, settingDiffers } from "./definition";
+import { replaceKeys } from "./definition";
+import { sameValue, settingDiffers } from "./setting-values";
 import { authMountDefinition as DEF } from "./definitions/auth-mount";
 import { observed, readMount, type MountRead } from "./auth-mount-read";
 import {

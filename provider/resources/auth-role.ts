@@ -28,17 +28,8 @@ import {
   hasForeignPrototype,
   type ProviderImpl,
 } from "./common";
-import {
-  inputsSchema,
-  refreshedSetting,
-  replaceKeys,
-  sameValue,
-  seconds as secs,
-  settingKeys,
-  wireBody,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, replaceKeys, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { refreshedSetting, sameValue, seconds as secs, wireBody } from "./setting-values";
 import { authRoleDefinition as DEF } from "./definitions/auth-role";
 import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 

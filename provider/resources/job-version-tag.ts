@@ -9,17 +9,8 @@ import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { checkInputs, containsUnknown, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
-import {
-  inputsSchema,
-  replaceKeys,
-  sameValue,
-  settingDiffers,
-  settingKeys,
-  wireBody,
-  wireValue,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, replaceKeys, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { sameValue, settingDiffers, wireBody, wireValue } from "./setting-values";
 import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
 import { recordProvider, stateOf } from "./record";
 
