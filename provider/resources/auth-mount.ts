@@ -26,8 +26,6 @@ import {
 import { enableAndRead, updateMount } from "./auth-mount-write";
 import { recordProvider } from "./record";
 
-export type { AuthMountInputs, AuthMountOutputs } from "./auth-mount-wire";
-
 const REPLACE_KEYS = replaceKeys(DEF);
 /** The settings that change in place, compared only where the program sets them (see `whenUnset`). */
 const UPDATE_KEYS = (Object.keys(AuthMountInputsSchema.shape) as (keyof AuthMountInputs)[]).filter(
@@ -88,7 +86,7 @@ async function accessorAt(i: AuthMountInputs, path: string): Promise<string | un
 }
 
 /** How a path change is carried out: moved by `sys/remount`, or replaced (and why). */
-export type PathChange = { how: "remount" } | { how: "replace"; why: string };
+type PathChange = { how: "remount" } | { how: "replace"; why: string };
 
 /**
  * Decides how a new path is applied: `disableRemount` replaces; otherwise the server is asked once whether
@@ -117,6 +115,8 @@ const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>()
  * one mount); a new path moves the mount (`sys/remount`) unless {@link pathChange} says it cannot, then it
  * replaces too; description, tune fields and the plugin version the user set update in place. `adopt`
  * only matters at create, `disableRemount` only when the path changes.
+ * @internal for tests: the diff as a pure function over inputs and state, with the remount decision given
+ *   (auth-diff.test.ts).
  */
 export async function diffAuthMount(
   olds: AuthMountOutputs,

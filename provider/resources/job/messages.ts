@@ -113,7 +113,10 @@ function rollbackSentence(r: Rollback): string {
   return "";
 }
 
-/** Lists the groups of a deployment that did not become healthy, with their counts. */
+/**
+ * Lists the groups of a deployment that did not become healthy, with their counts.
+ * @internal for tests: preview words over deployment records, without a server.
+ */
 export function failedGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
   const out: string[] = [];
   for (const [name, g] of Object.entries(groups ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
