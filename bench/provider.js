@@ -1,7 +1,7 @@
 // Library CPU per operation, without the network: input checks, job normalization and canonical text.
 "use strict";
 const { checkJobInputs } = require("../dist/provider/resources/job/inputs");
-const { canonicalJobText } = require("../dist/provider/resources/job/spec");
+const { serverJobText } = require("../dist/provider/resources/job/normal-form");
 const { JobSchema } = require("../dist/provider/schemas/scheduler");
 const { authRole } = require("../dist/provider/resources/auth-role");
 const { median, fmt } = require("./lib");
@@ -68,7 +68,7 @@ async function run(report) {
     rounds.stringify.push(timeIt(() => JSON.stringify(job), 5000));
     rounds.parse.push(timeIt(() => JobSchema.parse(job), 5000));
     rounds.check.push(timeIt(() => checkJobInputs({ job, waitForDeployment: true }), 5000));
-    rounds.canon.push(timeIt(() => canonicalJobText(job), 5000));
+    rounds.canon.push(timeIt(() => serverJobText(job), 5000));
   }
   const roleInputs = {
     name: "web",

@@ -4,7 +4,8 @@
  * `sdk/shim/<module>.ts`, the shims' entries of package.json's `exports`, and the reference page
  * `docs/reference/<module>.md`. The text is plain here; ./files.ts formats the TypeScript with prettier.
  */
-import { NEW_SETTINGS_DOC, shownDefault, type Field, type ResourceDefinition } from "../provider/resources/definition";
+import { NEW_SETTINGS_DOC, type Field, type ResourceDefinition } from "../provider/resources/definition";
+import { shownDefault } from "../provider/resources/setting-values";
 
 const CONNECTION_TYPE = { secrets: "SecretsConnection", scheduler: "SchedulerConnection" } as const;
 

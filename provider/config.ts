@@ -12,7 +12,7 @@ import { optionsFromSettings, setFromStackConfig, type ConnectionOptions } from 
 export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./http/setting-table";
 
 /** The part of Pulumi's ConfigureRequest this module reads. */
-export interface ConfigSource {
+interface ConfigSource {
   config: { get(key: string): string | undefined };
 }
 

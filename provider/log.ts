@@ -87,6 +87,7 @@ function engineOf(): EngineModules | null {
 /**
  * What goes to the engine for a text or a warning, and what goes to stderr instead: the engine labels a
  * WARNING itself, so only stderr gets the `warning: ` prefix.
+ * @internal for tests: what goes to the engine and what to stderr, without an engine.
  */
 export function messageOf(
   kind: keyof typeof SEVERITY,
@@ -444,6 +445,7 @@ function readNew(file: RunFile): void {
  * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
  * when this run's file, trusted (see {@link runFileTrusted}) and in a directory that still passes the
  * checks, lists it. True whenever that file cannot be had or trusted.
+ * @internal for tests: the run file's trust rules, in directories no CLI run sets up.
  */
 export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const dir = markerDir(env);

@@ -19,7 +19,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from "node:path";
 
 /** The directory under the cache home that holds this library's directories. */
-export const APP_DIR = "pulumi-secrets-scheduler";
+const APP_DIR = "pulumi-secrets-scheduler";
 
 /**
  * The user's cache home: `$XDG_CACHE_HOME` when it is an absolute path (as the XDG base directory

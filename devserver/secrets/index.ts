@@ -40,7 +40,6 @@ import {
 import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountLimits } from "./state/mounts";
 import { secretsRelease } from "./state/release";
 import { SecretsState } from "./state/state";
-import { registerRemountRoutes } from "./api/remount";
 import { registerSysRoutes } from "./api/sys-routes";
 
 export type { FakeInstance, FakeInstanceInput } from "./state/instance";
@@ -231,8 +230,7 @@ export function createSecretsService(options: SecretsServiceOptions = {}): Secre
       context = ctx;
       byContext.set(ctx, module);
       const deps = { state, ctx, limits };
-      registerSysRoutes(router, deps);
-      registerRemountRoutes(router, deps, { enabled: options.remount !== false, delayMs: options.remountDelayMs ?? 0 });
+      registerSysRoutes(router, deps, { enabled: options.remount !== false, delayMs: options.remountDelayMs ?? 0 });
       registerAuthRoutes(router, deps);
       const cloud = new CloudListener(
         {

@@ -117,6 +117,7 @@ let undici: UndiciParts | undefined;
  * WebSocket, caches, proxies and mocks, 110 modules that took about 110 ms in a provider host, where these
  * 30 modules take about 23 ms. The paths are those of the pinned undici release (the package has no
  * exports map); test/provider/http/undici-parts.test.ts checks them against the full package.
+ * @internal for tests: the module paths are checked against the full undici package.
  */
 export function undiciParts(): UndiciParts {
   if (undici === undefined) {
@@ -817,7 +818,10 @@ const LEADER_MAYBE_APPLIED: Record<ServiceName, RegExp> = {
   secrets: /(?!)/,
 };
 
-/** What a failed answer says about a leader change (see LEADER_NOT_APPLIED), or undefined for none. */
+/**
+ * What a failed answer says about a leader change (see LEADER_NOT_APPLIED), or undefined for none.
+ * @internal for tests: the recorded cluster answers are classified without a cluster.
+ */
 export function leaderChangeOf(service: ServiceName, status: number, messages: string[]): LeaderChange | undefined {
   if (status !== 500 && status !== 503) return undefined;
   if (messages.some((m) => LEADER_NOT_APPLIED[service].test(m))) return "not-applied";

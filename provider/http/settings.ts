@@ -30,7 +30,10 @@ export type OptionsOrigin = "client" | "stack-config" | "connection";
 /** Where one resolved setting came from. */
 type SettingOrigin = "option" | "stack-config" | "env" | "connection";
 
-/** The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`. */
+/**
+ * The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`.
+ * @internal for tests: each setting's key is checked against the documented table.
+ */
 export function stackConfigKey(service: ServiceName, setting: SettingName): string {
   return `${CONFIG_NAMESPACE}:${row(setting, service).configKey}`;
 }

@@ -28,15 +28,8 @@ import {
 } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import { ResourceInitError, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
-import {
-  inputsSchema,
-  refreshedSetting,
-  sameValue,
-  settingKeys,
-  wireBody,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { refreshedSetting, sameValue, wireBody } from "./setting-values";
 import { authConfigDefinition as DEF } from "./definitions/auth-config";
 import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 
@@ -79,14 +72,20 @@ function derive(
   });
 }
 
-/** Returns a salted scrypt hash of a client secret for the state. */
+/**
+ * Returns a salted scrypt hash of a client secret for the state.
+ * @internal for tests: the state's hash of a client secret, compared without a server.
+ */
 export async function hashClientSecret(mount: string, secret: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(mount, secret, salt, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
 }
 
-/** True when `secret` is the one hashed into `hash` (a hash of another format never matches). */
+/**
+ * True when `secret` is the one hashed into `hash` (a hash of another format never matches).
+ * @internal for tests: the state's hash of a client secret, compared without a server.
+ */
 export async function clientSecretMatches(mount: string, secret: string, hash: string): Promise<boolean> {
   const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(hash);
   if (!m) return false;
@@ -190,7 +189,10 @@ export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckRes
   return failures.length > 0 ? { failures } : res;
 }
 
-/** Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates. */
+/**
+ * Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates.
+ * @internal for tests: the diff as a pure function over inputs and state (auth-diff.test.ts).
+ */
 export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;

@@ -6,7 +6,7 @@
 import type { FoundMount, MountList, SecretsClient } from "../clients/secrets";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { definedDeep } from "./common";
-import { refreshedSetting } from "./definition";
+import { refreshedSetting } from "./setting-values";
 import {
   SETTINGS,
   TUNE,

@@ -9,16 +9,8 @@ import { durationWire } from "../values";
 import type { TuneRequest } from "../schemas/secrets";
 import { warn } from "./auth-common";
 import type { ResourceInitError } from "./common";
-import {
-  inputsSchema,
-  sameValue,
-  settingKeys,
-  subSettingKeys,
-  subWireBody,
-  wireBodyOf,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, settingKeys, subSettingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { sameValue, subWireBody, wireBodyOf } from "./setting-values";
 import { authMountDefinition as DEF } from "./definitions/auth-mount";
 import { stateOf, unfinished } from "./record";
 

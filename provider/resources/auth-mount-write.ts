@@ -7,7 +7,7 @@ import { isLeaderChange } from "../http/core";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { reportWarnings, secretsClient, warn } from "./auth-common";
 import { READ_YOUR_WRITE_MS, backoff, readUntil } from "./common";
-import { sameValue, wireBody } from "./definition";
+import { sameValue, wireBody } from "./setting-values";
 import { authMountDefinition as DEF } from "./definitions/auth-mount";
 import {
   RESOURCE,

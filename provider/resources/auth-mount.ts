@@ -11,7 +11,8 @@ import { trimMountPath } from "../clients/secrets/normalize";
 import { checkObjectInputs, secretsClient, warn } from "./auth-common";
 import { canonicalJson, containsUnknown, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
-import { replaceKeys, sameValue, settingDiffers } from "./definition";
+import { replaceKeys } from "./definition";
+import { sameValue, settingDiffers } from "./setting-values";
 import { authMountDefinition as DEF } from "./definitions/auth-mount";
 import { observed, readMount, type MountRead } from "./auth-mount-read";
 import {
@@ -24,8 +25,6 @@ import {
 } from "./auth-mount-wire";
 import { enableAndRead, updateMount } from "./auth-mount-write";
 import { recordProvider } from "./record";
-
-export type { AuthMountInputs, AuthMountOutputs } from "./auth-mount-wire";
 
 const REPLACE_KEYS = replaceKeys(DEF);
 /** The settings that change in place, compared only where the program sets them (see `whenUnset`). */
@@ -87,7 +86,7 @@ async function accessorAt(i: AuthMountInputs, path: string): Promise<string | un
 }
 
 /** How a path change is carried out: moved by `sys/remount`, or replaced (and why). */
-export type PathChange = { how: "remount" } | { how: "replace"; why: string };
+type PathChange = { how: "remount" } | { how: "replace"; why: string };
 
 /**
  * Decides how a new path is applied: `disableRemount` replaces; otherwise the server is asked once whether
@@ -116,6 +115,8 @@ const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>()
  * one mount); a new path moves the mount (`sys/remount`) unless {@link pathChange} says it cannot, then it
  * replaces too; description, tune fields and the plugin version the user set update in place. `adopt`
  * only matters at create, `disableRemount` only when the path changes.
+ * @internal for tests: the diff as a pure function over inputs and state, with the remount decision given
+ *   (auth-diff.test.ts).
  */
 export async function diffAuthMount(
   olds: AuthMountOutputs,

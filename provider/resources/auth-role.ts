@@ -28,17 +28,8 @@ import {
   hasForeignPrototype,
   type ProviderImpl,
 } from "./common";
-import {
-  inputsSchema,
-  refreshedSetting,
-  replaceKeys,
-  sameValue,
-  seconds as secs,
-  settingKeys,
-  wireBody,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, replaceKeys, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { refreshedSetting, sameValue, seconds as secs, wireBody } from "./setting-values";
 import { authRoleDefinition as DEF } from "./definitions/auth-role";
 import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnlessOwn, stateOf } from "./record";
 
@@ -140,7 +131,10 @@ export function loginRuleProblem(i: AuthRoleInputs): string | undefined {
   return undefined;
 }
 
-/** True when a plugin version (`v0.24.0+builtin`, `0.21.0`) is the release that enforces the login rule or later. */
+/**
+ * True when a plugin version (`v0.24.0+builtin`, `0.21.0`) is the release that enforces the login rule or later.
+ * @internal for tests: plugin version strings no devserver reports.
+ */
 export function enforcesLoginRule(version: string): boolean | undefined {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
   if (!m) return undefined;
@@ -202,7 +196,10 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
   return canonicalJson(rest) === canonicalJson(news);
 }
 
-/** Compares desired inputs with the state: a source field replaces; every setting updates. */
+/**
+ * Compares desired inputs with the state: a source field replaces; every setting updates.
+ * @internal for tests: the diff as a pure function over inputs and state (auth-diff.test.ts).
+ */
 export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
@@ -222,7 +219,10 @@ export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynam
   return { changes: differs };
 }
 
-/** Returns the full role: every list (`[]` when unset) and every token setting (its zero when unset). */
+/**
+ * Returns the full role: every list (`[]` when unset) and every token setting (its zero when unset).
+ * @internal for tests: the full write body compared with the wire schema's fields (auth-diff.test.ts).
+ */
 export function roleBody(i: AuthRoleInputs): RoleWrite {
   return wireBody(DEF, i) as RoleWrite;
 }

@@ -9,29 +9,24 @@ import { schedulerClient as newClient } from "./scheduler-client";
 import { ResourceError, isApiError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { checkInputs, containsUnknown, type ProviderImpl } from "./common";
 import { MOVED, connectionChange } from "./connection";
-import {
-  inputsSchema,
-  replaceKeys,
-  sameValue,
-  settingDiffers,
-  settingKeys,
-  wireBody,
-  wireValue,
-  type InputsOf,
-  type OutputsOf,
-} from "./definition";
+import { inputsSchema, replaceKeys, settingKeys, type InputsOf, type OutputsOf } from "./definition";
+import { sameValue, settingDiffers, wireBody, wireValue } from "./setting-values";
 import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
 import { recordProvider, stateOf } from "./record";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
 export const JobVersionTagInputsSchema = inputsSchema(DEF);
 
-/** The JobVersionTag inputs as the provider receives them. */
+/**
+ * The JobVersionTag inputs as the provider receives them.
+ * @internal for tests: the tests' name for the checked inputs the provider's methods take.
+ */
 export type JobVersionTagInputs = InputsOf<typeof DEF>;
 
 /**
  * Outputs of a JobVersionTag: its inputs as the tag is (the namespace resolved: the input, else the
  * connection's, else `default`; the version tagged; the description, "" when none) and `taggedTime`.
+ * @internal for tests: the tests' name for the state the provider's methods take.
  */
 export type JobVersionTagOutputs = Omit<OutputsOf<typeof DEF>, "namespace" | "version" | "description"> & {
   namespace: string;

@@ -104,6 +104,7 @@ function without(o: Props, keys: readonly string[]): Props {
  * Brings stored outputs of a kind to the current layout. Outputs without a version count as version 1 (the
  * steps leave what they do not name as it is); empty outputs (an import's read) stay empty. `id` names the
  * resource in the error about a layout this code does not know.
+ * @internal for tests: state of each older layout migrated without an engine.
  */
 export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
   if (outputs === null || typeof outputs !== "object" || Object.keys(outputs).length === 0) return outputs;
@@ -122,7 +123,10 @@ export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
   return { ...o, schemaVersion: SCHEMA_VERSION } as O;
 }
 
-/** Rewrites older forms in inputs the engine stored; current inputs come back unchanged. */
+/**
+ * Rewrites older forms in inputs the engine stored; current inputs come back unchanged.
+ * @internal for tests: inputs of each older layout migrated without an engine.
+ */
 export function migrateInputs<I>(kind: MigratedKind, inputs: I): I {
   if (inputs === null || typeof inputs !== "object") return inputs;
   let i = inputs as Props;

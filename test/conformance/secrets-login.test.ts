@@ -11,7 +11,8 @@ import { setStackConfig } from "../../provider/config";
 import { ApiError, UsageError, isApiError } from "../../provider/errors";
 import { HttpCore } from "../../provider/http/core";
 import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
-import { authMount, type AuthMountInputs } from "../../provider/resources/auth-mount";
+import { authMount } from "../../provider/resources/auth-mount";
+import type { AuthMountInputs } from "../../provider/resources/auth-mount-wire";
 import { authRole, type AuthRoleInputs } from "../../provider/resources/auth-role";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
 

@@ -7,7 +7,8 @@ import { SecretsClient } from "../../provider/clients/secrets";
 import { setStackConfig } from "../../provider/config";
 import { isApiError } from "../../provider/errors";
 import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
-import { authMount, type AuthMountInputs } from "../../provider/resources/auth-mount";
+import { authMount } from "../../provider/resources/auth-mount";
+import type { AuthMountInputs } from "../../provider/resources/auth-mount-wire";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
 
 const TENANT = "00000000-0000-4000-8000-000000000001";

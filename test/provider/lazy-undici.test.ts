@@ -28,9 +28,9 @@ describe("module loading in the provider host", () => {
       { job: { ID: "lazy", TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "docker" }] }] } },
     );
     const inputs = checked.inputs as Parameters<typeof job.diff>[2];
-    const hash = (await import("../../provider/resources/job/spec.js")).desiredInputsHash;
+    const hash = (await import("../../provider/resources/job/hashes.js")).desiredInputsHash;
     const { SchedulerClient } = await import("../../provider/clients/scheduler/index.js");
-    const { userInputs } = await import("../../provider/resources/job/spec.js");
+    const { userInputs } = await import("../../provider/resources/job/checked.js");
     const olds = {
       jobId: "lazy",
       namespace: "default",

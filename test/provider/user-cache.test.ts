@@ -19,7 +19,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimShowing } from "../../provider/log";
-import { APP_DIR, privateDir, stillPrivate } from "../../provider/user-cache";
+import { privateDir, stillPrivate } from "../../provider/user-cache";
+
+/** The directory of this library under the user's cache directory, as a user finds it. */
+const APP_DIR = "pulumi-secrets-scheduler";
 
 const isRoot = process.getuid?.() === 0;
 const OTHER = 4242;

@@ -15,7 +15,10 @@ export const CLOSE_POLICY_VIOLATION = 1008;
 export const CLOSE_TOO_BIG = 1009;
 export const CLOSE_INTERNAL_ERROR = 1011;
 
-/** Returns the Sec-WebSocket-Accept value for a client key. */
+/**
+ * Returns the Sec-WebSocket-Accept value for a client key.
+ * @internal for tests: checked against RFC 6455's example key, which no client here sends.
+ */
 export function acceptKey(key: string): string {
   return createHash("sha1")
     .update(key + GUID)

@@ -2,6 +2,8 @@
 // mappings follow the `hcl:"..."` tags of the scheduler's public Go client structs (api/jobs.go,
 // api/tasks.go, api/resources.go, api/services.go, api/constraint.go); field names use the spec's
 // neutral words (vault_token -> SecretsToken, consul_token -> DiscoveryToken, vault {} -> Secrets).
+// Here: the shape of a block's spec and the blocks the levels share or nest (placement, policies, networks,
+// services, resources, templates); the job, group and task bodies are in job-levels.ts.
 
 /** How an argument value is converted: mirrors the Go field type it decodes into. */
 export type Kind = "string" | "int" | "number" | "bool" | "duration" | "strings" | "stringMap" | "any";
@@ -49,16 +51,16 @@ export interface BlockSpec {
   readonly post?: PostStep;
 }
 
-const one = (field: string, target: BlockTarget): BlockRef => ({ field, target });
-const many = (field: string, target: BlockTarget): BlockRef => ({ field, target, many: true });
-const labelled = (field: string, target: BlockTarget, labelField: string): BlockRef => ({
+export const one = (field: string, target: BlockTarget): BlockRef => ({ field, target });
+export const many = (field: string, target: BlockTarget): BlockRef => ({ field, target, many: true });
+export const labelled = (field: string, target: BlockTarget, labelField: string): BlockRef => ({
   field,
   target,
   many: true,
   labelField,
 });
 
-const CONSTRAINT: BlockSpec = {
+export const CONSTRAINT: BlockSpec = {
   post: "constraint",
   attrs: {
     attribute: "attribute:string",
@@ -77,7 +79,7 @@ const CONSTRAINT: BlockSpec = {
   },
 };
 
-const AFFINITY: BlockSpec = {
+export const AFFINITY: BlockSpec = {
   post: "affinity",
   attrs: {
     attribute: "attribute:string",
@@ -93,12 +95,12 @@ const AFFINITY: BlockSpec = {
   },
 };
 
-const SPREAD: BlockSpec = {
+export const SPREAD: BlockSpec = {
   attrs: { attribute: "Attribute:string", weight: "Weight:int" },
   blocks: { target: labelled("SpreadTarget", { attrs: { percent: "Percent:int" } }, "Value") },
 };
 
-const UPDATE: BlockSpec = {
+export const UPDATE: BlockSpec = {
   attrs: {
     stagger: "Stagger:duration",
     max_parallel: "MaxParallel:int",
@@ -112,7 +114,7 @@ const UPDATE: BlockSpec = {
   },
 };
 
-const MIGRATE: BlockSpec = {
+export const MIGRATE: BlockSpec = {
   attrs: {
     max_parallel: "MaxParallel:int",
     health_check: "HealthCheck:string",
@@ -121,7 +123,7 @@ const MIGRATE: BlockSpec = {
   },
 };
 
-const RESTART: BlockSpec = {
+export const RESTART: BlockSpec = {
   attrs: {
     interval: "Interval:duration",
     attempts: "Attempts:int",
@@ -131,7 +133,7 @@ const RESTART: BlockSpec = {
   },
 };
 
-const RESCHEDULE: BlockSpec = {
+export const RESCHEDULE: BlockSpec = {
   attrs: {
     attempts: "Attempts:int",
     interval: "Interval:duration",
@@ -151,7 +153,7 @@ const PORT: BlockSpec = {
   },
 };
 
-const NETWORK: BlockSpec = {
+export const NETWORK: BlockSpec = {
   post: "network",
   attrs: {
     mode: "Mode:string",
@@ -205,7 +207,7 @@ const CHECK: BlockSpec = {
   blocks: { header: one("Header", "stringListMap"), check_restart: one("CheckRestart", CHECK_RESTART) },
 };
 
-const SERVICE: BlockSpec = {
+export const SERVICE: BlockSpec = {
   attrs: {
     name: "Name:string",
     tags: "Tags:strings",
@@ -237,7 +239,7 @@ const DEVICE: BlockSpec = {
   blocks: { constraint: many("Constraints", CONSTRAINT), affinity: many("Affinities", AFFINITY) },
 };
 
-const RESOURCES: BlockSpec = {
+export const RESOURCES: BlockSpec = {
   attrs: {
     cpu: "CPU:int",
     cores: "Cores:int",
@@ -254,7 +256,7 @@ const RESOURCES: BlockSpec = {
   },
 };
 
-const SECRETS: BlockSpec = {
+export const SECRETS: BlockSpec = {
   post: "secrets",
   attrs: {
     policies: "Policies:strings",
@@ -269,11 +271,11 @@ const SECRETS: BlockSpec = {
   },
 };
 
-const DISCOVERY: BlockSpec = {
+export const DISCOVERY: BlockSpec = {
   attrs: { namespace: "Namespace:string", cluster: "Cluster:string", partition: "Partition:string" },
 };
 
-const TEMPLATE: BlockSpec = {
+export const TEMPLATE: BlockSpec = {
   post: "template",
   attrs: {
     source: "SourcePath:string",
@@ -306,7 +308,7 @@ const TEMPLATE: BlockSpec = {
   },
 };
 
-const ARTIFACT: BlockSpec = {
+export const ARTIFACT: BlockSpec = {
   attrs: {
     source: "GetterSource:string",
     mode: "GetterMode:string",
@@ -317,200 +319,8 @@ const ARTIFACT: BlockSpec = {
   blocks: { options: one("GetterOptions", "stringMap"), headers: one("GetterHeaders", "stringMap") },
 };
 
-const SCALING: BlockSpec = {
+export const SCALING: BlockSpec = {
   post: "groupScaling",
   attrs: { min: "Min:int", max: "Max:int", enabled: "Enabled:bool", type: "Type:string" },
   blocks: { policy: one("Policy", "free") },
-};
-
-const TASK: BlockSpec = {
-  attrs: {
-    driver: "Driver:string",
-    user: "User:string",
-    kill_timeout: "KillTimeout:duration",
-    leader: "Leader:bool",
-    shutdown_delay: "ShutdownDelay:duration",
-    kill_signal: "KillSignal:string",
-    kind: "Kind:string",
-  },
-  blocks: {
-    lifecycle: one("Lifecycle", { attrs: { hook: "Hook:string", sidecar: "Sidecar:bool" } }),
-    config: one("Config", "free"),
-    constraint: many("Constraints", CONSTRAINT),
-    affinity: many("Affinities", AFFINITY),
-    env: one("Env", "stringMap"),
-    service: many("Services", SERVICE),
-    resources: one("Resources", RESOURCES),
-    restart: one("RestartPolicy", RESTART),
-    meta: one("Meta", "stringMap"),
-    logs: one("LogConfig", {
-      attrs: {
-        max_files: "MaxFiles:int",
-        max_file_size: "MaxFileSizeMB:int",
-        enabled: "Enabled:bool",
-        disabled: "Disabled:bool",
-      },
-    }),
-    artifact: many("Artifacts", ARTIFACT),
-    vault: one("Secrets", SECRETS),
-    consul: one("Discovery", DISCOVERY),
-    template: many("Templates", TEMPLATE),
-    dispatch_payload: one("DispatchPayload", { attrs: { file: "File:string" } }),
-    volume_mount: many("VolumeMounts", {
-      attrs: {
-        volume: "Volume:string",
-        destination: "Destination:string",
-        read_only: "ReadOnly:bool",
-        propagation_mode: "PropagationMode:string",
-        selinux_label: "SELinuxLabel:string",
-      },
-    }),
-    csi_plugin: one("CSIPluginConfig", {
-      attrs: {
-        id: "ID:string",
-        type: "Type:string",
-        mount_dir: "MountDir:string",
-        stage_publish_base_dir: "StagePublishBaseDir:string",
-        health_timeout: "HealthTimeout:duration",
-      },
-    }),
-    scaling: labelled("ScalingPolicies", { ...SCALING, post: "taskScaling" }, "Name"),
-    identity: many("Identities", {
-      attrs: {
-        name: "Name:string",
-        aud: "Audience:strings",
-        change_mode: "ChangeMode:string",
-        change_signal: "ChangeSignal:string",
-        env: "Env:bool",
-        file: "File:bool",
-        filepath: "Filepath:string",
-        service_name: "ServiceName:string",
-        ttl: "TTL:duration",
-      },
-    }),
-    action: labelled("Actions", { attrs: { command: "Command:string", args: "Args:strings" } }, "Name"),
-    schedule: one("Schedule", "generic"),
-  },
-};
-
-const GROUP: BlockSpec = {
-  post: "group",
-  attrs: {
-    count: "Count:int",
-    shutdown_delay: "ShutdownDelay:duration",
-    stop_after_client_disconnect: "StopAfterClientDisconnect:duration",
-    max_client_disconnect: "MaxClientDisconnect:duration",
-    prevent_reschedule_on_lost: "PreventRescheduleOnLost:bool",
-  },
-  blocks: {
-    constraint: many("Constraints", CONSTRAINT),
-    affinity: many("Affinities", AFFINITY),
-    task: labelled("Tasks", TASK, "Name"),
-    spread: many("Spreads", SPREAD),
-    volume: {
-      field: "Volumes",
-      many: true,
-      byLabel: true,
-      labelField: "Name",
-      target: {
-        attrs: {
-          type: "Type:string",
-          source: "Source:string",
-          read_only: "ReadOnly:bool",
-          sticky: "Sticky:bool",
-          access_mode: "AccessMode:string",
-          attachment_mode: "AttachmentMode:string",
-          per_alloc: "PerAlloc:bool",
-        },
-        blocks: {
-          mount_options: one("MountOptions", {
-            attrs: { fs_type: "FSType:string", mount_flags: "MountFlags:strings" },
-          }),
-        },
-      },
-    },
-    restart: one("RestartPolicy", RESTART),
-    disconnect: one("Disconnect", {
-      attrs: {
-        lost_after: "LostAfter:duration",
-        stop_on_client_after: "StopOnClientAfter:duration",
-        replace: "Replace:bool",
-        reconcile: "Reconcile:string",
-      },
-    }),
-    reschedule: one("ReschedulePolicy", RESCHEDULE),
-    ephemeral_disk: one("EphemeralDisk", {
-      attrs: { sticky: "Sticky:bool", migrate: "Migrate:bool", size: "SizeMB:int" },
-    }),
-    update: one("Update", UPDATE),
-    migrate: one("Migrate", MIGRATE),
-    network: many("Networks", NETWORK),
-    meta: one("Meta", "stringMap"),
-    service: many("Services", SERVICE),
-    scaling: one("Scaling", SCALING),
-    consul: one("Discovery", DISCOVERY),
-    vault: one("Secrets", SECRETS),
-  },
-};
-
-/** The body of `job "<id>" { ... }`. */
-export const JOB: BlockSpec = {
-  attrs: {
-    region: "Region:string",
-    namespace: "Namespace:string",
-    id: "ID:string",
-    name: "Name:string",
-    type: "Type:string",
-    priority: "Priority:int",
-    all_at_once: "AllAtOnce:bool",
-    datacenters: "Datacenters:strings",
-    node_pool: "NodePool:string",
-    consul_token: "DiscoveryToken:string",
-    vault_token: "SecretsToken:string",
-  },
-  blocks: {
-    constraint: many("Constraints", CONSTRAINT),
-    affinity: many("Affinities", AFFINITY),
-    group: labelled("TaskGroups", GROUP, "Name"),
-    update: one("Update", UPDATE),
-    multiregion: one("Multiregion", {
-      attrs: {},
-      blocks: {
-        strategy: one("Strategy", { attrs: { max_parallel: "MaxParallel:int", on_failure: "OnFailure:string" } }),
-        region: labelled(
-          "Regions",
-          {
-            attrs: { count: "Count:int", datacenters: "Datacenters:strings", node_pool: "NodePool:string" },
-            blocks: { meta: one("Meta", "stringMap") },
-          },
-          "Name",
-        ),
-      },
-    }),
-    spread: many("Spreads", SPREAD),
-    periodic: one("Periodic", {
-      post: "periodic",
-      attrs: {
-        enabled: "Enabled:bool",
-        cron: "Spec:string",
-        crons: "Specs:strings",
-        prohibit_overlap: "ProhibitOverlap:bool",
-        time_zone: "TimeZone:string",
-      },
-    }),
-    parameterized: one("ParameterizedJob", {
-      attrs: {
-        payload: "Payload:string",
-        meta_required: "MetaRequired:strings",
-        meta_optional: "MetaOptional:strings",
-      },
-    }),
-    reschedule: one("Reschedule", RESCHEDULE),
-    migrate: one("Migrate", MIGRATE),
-    meta: one("Meta", "stringMap"),
-    ui: one("UI", "generic"),
-    // Job-level `vault` and `task` blocks are handled by the decoder (inherited by tasks / lone groups).
-    vault: one("Secrets", SECRETS),
-    task: labelled("Tasks", TASK, "Name"),
-  },
 };

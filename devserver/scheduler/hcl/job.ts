@@ -1,8 +1,9 @@
 // Decodes the parser's JSON form of a jobspec into the job API's JSON, block by block, driven by the
-// tables in job-schema.ts, then applies the normalisations the real jobspec decoder performs
-// (constraint shorthands, static ports become reserved ports, template and vault defaults, ...).
+// tables in job-schema.ts and job-levels.ts, then applies the normalisations the real jobspec decoder
+// performs (constraint shorthands, static ports become reserved ports, template and vault defaults, ...).
 
-import { type BlockRef, type BlockSpec, type Kind, JOB } from "./job-schema";
+import { JOB } from "./job-levels";
+import type { BlockRef, BlockSpec, Kind } from "./job-schema";
 import { POST, inheritSecrets } from "./job-post";
 import { type Scope, evaluateDeep } from "./eval";
 import { type OutlineItem, type SourcePos, formatPos } from "./outline";

@@ -1,12 +1,10 @@
 // Write operations on jobs with the real server's rules and error texts (reference/scheduler.md §3.2-3.8, checked
 // against the server's job endpoint): versioning only on spec changes, check-and-set, transitions,
-// submissions, revert, stability, version tags, stop/purge, scaling, dispatch and periodic force.
-import { randomBytes } from "node:crypto";
-import { DevHttpError } from "../../core";
+// submissions, revert, stability, stop/purge. Version tags (./version-tags.ts), scaling (./scale.ts), dispatch
+// and periodic force (./children.ts) are written in their own files over the same store and engine.
 import type { Engine } from "../sim/engine";
-import { bool, isObject, num, obj, objs, str, strMap, strs, nowNanos, type Json, type JsonObject } from "../state/json";
+import { isObject, num, obj, objs, str, strMap, nowNanos, type JsonObject } from "../state/json";
 import {
-  DISPATCH_PAYLOAD_LIMIT,
   ENFORCE_PREFIX,
   err500,
   humanBytes,
@@ -18,6 +16,10 @@ import {
 import { isTemplateJob, specChanged } from "../state/spec";
 import { jobKey, type JobEntry, type Store } from "../state/store";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESC } from "../state/types";
+import { dispatchChild, forcePeriodic } from "./children";
+import { scaleGroup } from "./scale";
+import { tagVersion, untagVersion } from "./version-tags";
+import type { JobWriter, WriteResult } from "./writer";
 
 /** Limits of the job store (options `trackedVersions`, `maxSourceBytes`). */
 export interface OpsLimits {
@@ -40,17 +42,8 @@ export interface RegisterInput {
   readonly warnings?: readonly string[];
 }
 
-/** Common write result (scheduler-jobs-api.md, "Common write result"). */
-export interface WriteResult {
-  EvalID: string;
-  EvalCreateIndex: number;
-  JobModifyIndex: number;
-  Warnings: string;
-  Index: number;
-}
-
 /** Implements the job write operations over the store and the simulation engine. */
-export class JobOps {
+export class JobOps implements JobWriter {
   constructor(
     readonly store: Store,
     readonly engine: Engine,
@@ -372,176 +365,22 @@ export class JobOps {
     };
   }
 
-  /**
-   * Applies or updates a version tag (reference/scheduler.md §3.5): names are unique per job, re-tagging the
-   * same version updates the description, tagging the latest version bumps the job's ModifyIndex (never its
-   * Version or JobModifyIndex), and tagged versions are exempt from the retention limit.
-   */
+  /** Applies or updates a version tag (./version-tags.ts). */
   tag(ns: string, id: string, name: string, body: JsonObject): JsonObject {
-    const description = str(body, "Description");
-    if (description.length >= 1000) throw err500("description must be under 1000 characters");
-    const latest = bool(body, "Latest");
-    const requested = num(body, "Version");
-    if (latest && requested !== 0) throw err500(`version must be zero when tagging latest, got: ${requested}`);
-    const entry = this.store.getJob(ns, id);
-    const version = latest && entry ? num(entry.job, "Version") : requested;
-    const i = entry ? entry.versions.findIndex((v) => num(v, "Version") === version) : -1;
-    if (entry === undefined || i < 0) throw err500(`job ${JSON.stringify(id)} version ${version} not found`);
-    const elsewhere = entry.versions.find(
-      (v) => num(v, "Version") !== version && str(obj(v, "VersionTag"), "Name") === name,
-    );
-    if (elsewhere !== undefined)
-      throw err500(`tag ${JSON.stringify(name)} already exists on a different version of job ${JSON.stringify(id)}`);
-    const index = this.store.write("jobs", "job_version");
-    const tagged = { Name: name, Description: description, TaggedTime: nowNanos() };
-    setVersionTag(entry, i, tagged, index);
-    return { ...tagged, Index: index, LastContact: 0, KnownLeader: true, NextToken: "" };
+    return tagVersion(this, ns, id, name, body);
   }
 
-  /** Removes a version tag; the version becomes subject to the retention limit again. */
+  /** Removes a version tag (./version-tags.ts). */
   untag(ns: string, id: string, name: string): JsonObject {
-    const entry = this.store.getJob(ns, id);
-    const i = entry ? entry.versions.findIndex((v) => str(obj(v, "VersionTag"), "Name") === name) : -1;
-    if (entry === undefined || i < 0)
-      throw err500(`tag ${JSON.stringify(name)} not found on job ${JSON.stringify(id)}`);
-    const index = this.store.write("jobs", "job_version");
-    setVersionTag(entry, i, null, index);
-    this.prune(entry);
-    return {
-      EvalID: "",
-      EvalCreateIndex: 0,
-      JobModifyIndex: 0,
-      VolumeEvalID: "",
-      VolumeEvalIndex: 0,
-      Index: index,
-      LastContact: 0,
-      KnownLeader: true,
-      NextToken: "",
-    };
+    return untagVersion(this, ns, id, name);
   }
 
-  /**
-   * Scales one task group (scheduler-jobs-api.md, "Changing a job", the scale endpoint): a count change is a
-   * new job version with a `job-scaling` evaluation, refused while a deployment of the job is active; every
-   * request is recorded as a scaling event shown by the scale status. Error texts are the real server's.
-   */
+  /** Scales one task group (./scale.ts). */
   scale(ns: string, id: string, body: JsonObject): WriteResult {
-    const target = strMap(body, "Target");
-    if ((target.Namespace ?? "") !== "" && target.Namespace !== ns)
-      throw new DevHttpError(400, "namespace in payload did not match header");
-    if ((target.Job ?? "") !== "" && target.Job !== id)
-      throw new DevHttpError(400, "job ID in payload did not match URL");
-    const groupName = target.Group ?? "";
-    if (groupName === "") throw new DevHttpError(400, "missing task group name for scaling action");
-    const message = str(body, "Message");
-    const errorValue = body.Error;
-    const isError = errorValue === true || (typeof errorValue === "string" && errorValue !== "");
-    if ((message !== "") === isError)
-      throw new DevHttpError(400, "exactly one of Message or Error must be set for a scaling action");
-    const count = typeof body.Count === "number" ? body.Count : undefined;
-    if (count !== undefined) {
-      if (count < 0) throw new DevHttpError(400, "scaling action count can't be negative");
-      if (isError) throw new DevHttpError(400, "scaling action should not contain count if error is true");
-    }
-    const entry = this.store.getJob(ns, id);
-    if (entry === undefined) throw new DevHttpError(404, `job ${JSON.stringify(id)} not found`);
-    const job = entry.job;
-    if (str(job, "Type") === "system") throw new DevHttpError(400, 'cannot scale jobs of type "system"');
-    const group = objs(job, "TaskGroups").find((g) => str(g, "Name") === groupName);
-    if (group === undefined)
-      throw new DevHttpError(
-        400,
-        `task group ${JSON.stringify(groupName)} specified for scaling does not exist in job`,
-      );
-    const previous = num(group, "Count", 1);
-    const event: JsonObject = {
-      Time: nowNanos(),
-      Count: count ?? null,
-      PreviousCount: previous,
-      Message: message || (typeof errorValue === "string" ? errorValue : ""),
-      Error: isError,
-      Meta: (isObject(body.Meta) ? body.Meta : null) as Json,
-      EvalID: null,
-      CreateIndex: 0,
-    };
-    const result: WriteResult = {
-      EvalID: "",
-      EvalCreateIndex: 0,
-      JobModifyIndex: num(job, "ModifyIndex"),
-      Warnings: "",
-      Index: 0,
-    };
-    if (count !== undefined) {
-      const scaling = obj(group, "Scaling");
-      if (scaling !== undefined) {
-        if (count < num(scaling, "Min"))
-          throw new DevHttpError(
-            400,
-            `group count was less than scaling policy minimum: ${count} < ${num(scaling, "Min")}`,
-          );
-        if (scaling.Max !== undefined && scaling.Max !== null && num(scaling, "Max") < count) {
-          throw new DevHttpError(
-            400,
-            `group count was greater than scaling policy maximum: ${count} > ${num(scaling, "Max")}`,
-          );
-        }
-      }
-      const latest = this.store.latestDeployment(ns, id);
-      if (
-        latest !== undefined &&
-        ACTIVE_DEPLOYMENT.has(latest.Status) &&
-        latest.JobCreateIndex === num(job, "CreateIndex")
-      ) {
-        throw new DevHttpError(400, "job scaling blocked due to active deployment");
-      }
-      if (bool(body, "EnforceIndex") && num(body, "JobModifyIndex") !== num(job, "JobModifyIndex")) {
-        throw err500(
-          `${ENFORCE_PREFIX} ${num(body, "JobModifyIndex")}: job exists with conflicting job modify index: ${num(job, "JobModifyIndex")}`,
-        );
-      }
-      const next: JsonObject = {
-        ...job,
-        SubmitTime: nowNanos(),
-        TaskGroups: objs(job, "TaskGroups").map((g) => (str(g, "Name") === groupName ? { ...g, Count: count } : g)),
-      };
-      const withEval = !isTemplateJob(job);
-      const index = this.store.write(
-        "jobs",
-        "job_version",
-        "job_summary",
-        "scaling_event",
-        ...(withEval ? (["evals"] as const) : []),
-      );
-      this.storeVersion(ns, id, next, index, undefined);
-      result.JobModifyIndex = index;
-      if (withEval) {
-        const e = this.engine.createEval(index, {
-          namespace: ns,
-          jobId: id,
-          type: str(job, "Type"),
-          priority: num(job, "Priority", 50),
-          triggeredBy: "job-scaling",
-          jobModifyIndex: index,
-        });
-        result.EvalID = e.ID;
-        result.EvalCreateIndex = index;
-        event.EvalID = e.ID;
-      }
-      const fresh = this.store.getJob(ns, id);
-      if (fresh) this.engine.refreshStatus(fresh, index);
-    }
-    const index = this.store.write("scaling_event", "jobs");
-    event.CreateIndex = index;
-    const current = this.store.getJob(ns, id) as JobEntry;
-    current.scalingEvents[groupName] = [event, ...(current.scalingEvents[groupName] ?? [])].slice(0, 20);
-    result.Index = index;
-    return result;
+    return scaleGroup(this, ns, id, body);
   }
 
-  /**
-   * Dispatches an instance of a parameterized job as `<parent>/dispatch-<ts>-<8 hex>` with the meta and
-   * payload rules and the idempotency token (reference/scheduler.md §3.8).
-   */
+  /** Dispatches an instance of a parameterized job (./children.ts). */
   dispatch(
     ns: string,
     id: string,
@@ -550,126 +389,11 @@ export class JobOps {
     idPrefixTemplate: string,
     idempotencyToken: string,
   ): JsonObject {
-    const entry = this.store.getJob(ns, id);
-    if (entry === undefined) throw err500("parameterized job not found");
-    const parent = entry.job;
-    if (!isParameterized(parent)) throw err500(`Specified job ${JSON.stringify(id)} is not a parameterized job`);
-    if (parent.Stop === true) throw err500(`Specified job ${JSON.stringify(id)} is stopped`);
-    const config = obj(parent, "ParameterizedJob");
-    const payloadRule = str(config, "Payload") || "optional";
-    if (payloadRule === "required" && payload.length === 0)
-      throw err500("Payload is not provided but required by parameterized job");
-    if (payloadRule === "forbidden" && payload.length > 0)
-      throw err500("Payload provided but forbidden by parameterized job");
-    if (payload.length > DISPATCH_PAYLOAD_LIMIT)
-      throw err500(`Payload exceeds maximum size; ${payload.length} > ${DISPATCH_PAYLOAD_LIMIT}`);
-    const required = strs(config, "MetaRequired");
-    const optional = strs(config, "MetaOptional");
-    const unpermitted = Object.keys(meta).filter((k) => !required.includes(k) && !optional.includes(k));
-    if (unpermitted.length > 0)
-      throw err500(`Dispatch request included unpermitted metadata keys: [${unpermitted.join(" ")}]`);
-    const missing = required.filter((k) => !(k in meta));
-    if (missing.length > 0) throw err500(`Dispatch did not provide required meta keys: [${missing.join(" ")}]`);
-    if (idempotencyToken !== "") {
-      const same = this.store.children(ns, id).find((c) => str(c.job, "DispatchIdempotencyToken") === idempotencyToken);
-      if (same !== undefined) {
-        return {
-          Index: num(same.job, "ModifyIndex"),
-          JobCreateIndex: num(same.job, "CreateIndex"),
-          EvalCreateIndex: 0,
-          EvalID: "",
-          DispatchedJobID: same.id,
-        };
-      }
-    }
-    const ts = Math.floor(Date.now() / 1000);
-    const suffix = randomBytes(4).toString("hex");
-    const childId =
-      idPrefixTemplate !== "" ? `${id}/dispatch-${idPrefixTemplate}-${ts}-${suffix}` : `${id}/dispatch-${ts}-${suffix}`;
-    const child: JsonObject = {
-      ...parent,
-      ID: childId,
-      ParentID: id,
-      Name: childId,
-      Dispatched: true,
-      DispatchIdempotencyToken: idempotencyToken,
-      Meta: { ...strMap(parent, "Meta"), ...meta },
-      Payload: payload.length > 0 ? payload.toString("base64") : null,
-      SubmitTime: nowNanos(),
-    };
-    delete child.VersionTag;
-    return this.launchChild(ns, child, "job-register");
+    return dispatchChild(this, ns, id, payload, meta, idPrefixTemplate, idempotencyToken);
   }
 
-  /** Launches a periodic job's instance now as `<parent>/periodic-<ts>` (reference/scheduler.md §3.8). */
+  /** Launches a periodic job's instance now (./children.ts). */
   periodicForce(ns: string, id: string): JsonObject {
-    const entry = this.store.getJob(ns, id);
-    if (entry === undefined) throw err500("job not found");
-    const parent = entry.job;
-    const periodic = obj(parent, "Periodic");
-    if (periodic === undefined || periodic.Enabled === false || parent.Stop === true || isParameterized(parent)) {
-      throw err500("can't force launch non-periodic job");
-    }
-    let ts = Math.floor(Date.now() / 1000);
-    while (this.store.getJob(ns, `${id}/periodic-${ts}`) !== undefined) ts++;
-    const childId = `${id}/periodic-${ts}`;
-    const child: JsonObject = {
-      ...parent,
-      ID: childId,
-      ParentID: id,
-      Name: childId,
-      Periodic: null,
-      SubmitTime: nowNanos(),
-    };
-    delete child.Periodic;
-    delete child.VersionTag;
-    const out = this.launchChild(ns, child, "periodic-job");
-    return { EvalID: out.EvalID ?? "", EvalCreateIndex: out.EvalCreateIndex ?? 0, Index: out.Index ?? 0 };
-  }
-
-  /** Stores a dispatched or periodic child job as its first version and evaluates it. */
-  private launchChild(ns: string, child: JsonObject, triggeredBy: string): JsonObject {
-    const withEval = !isTemplateJob(child);
-    const index = this.store.write("jobs", "job_version", "job_summary", ...(withEval ? (["evals"] as const) : []));
-    const stored = this.storeVersion(ns, str(child, "ID"), child, index, undefined);
-    const out: JsonObject = {
-      Index: index,
-      JobCreateIndex: index,
-      EvalCreateIndex: 0,
-      EvalID: "",
-      DispatchedJobID: str(child, "ID"),
-    };
-    if (withEval) {
-      const e = this.engine.createEval(index, {
-        namespace: ns,
-        jobId: str(child, "ID"),
-        type: str(stored, "Type"),
-        priority: num(stored, "Priority", 50),
-        triggeredBy,
-        jobModifyIndex: index,
-      });
-      out.EvalID = e.ID;
-      out.EvalCreateIndex = index;
-    }
-    const entry = this.store.getJob(ns, str(child, "ID"));
-    if (entry) this.engine.refreshStatus(entry, index);
-    const parent = this.store.getJob(ns, str(child, "ParentID"));
-    if (parent) parent.summaryIndex = index;
-    return out;
-  }
-}
-
-/** Sets (or, with null, clears) the tag of the version at `i`, and of the job when it is that version. */
-function setVersionTag(entry: JobEntry, i: number, tag: JsonObject | null, index: number): void {
-  const v = entry.versions[i] as JsonObject;
-  const next: JsonObject = { ...v, ModifyIndex: index };
-  if (tag === null) delete next.VersionTag;
-  else next.VersionTag = tag;
-  entry.versions[i] = next;
-  if (num(entry.job, "Version") === num(v, "Version")) {
-    const cur: JsonObject = { ...entry.job, ModifyIndex: index };
-    if (tag === null) delete cur.VersionTag;
-    else cur.VersionTag = tag;
-    entry.job = cur;
+    return forcePeriodic(this, ns, id);
   }
 }

@@ -31,7 +31,7 @@ export const FAIL_DEPLOYMENT_META = "devserver.fail_deployment";
  * Job meta key that keeps the allocations of that job version from ever turning healthy (value "true"), as
  * a task that keeps restarting: the deployment then ends at its progress deadline, if it has one.
  */
-export const NEVER_HEALTHY_META = "devserver.never_healthy";
+const NEVER_HEALTHY_META = "devserver.never_healthy";
 
 /** Returns whether a job, one of its groups or one of their tasks sets meta `key` to "true". */
 function metaFlag(job: JsonObject, key: string): boolean {

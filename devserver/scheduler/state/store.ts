@@ -43,6 +43,7 @@ export function jobKey(namespace: string, id: string): string {
  * per job made a list of thousands of jobs, or a register or deregister of each of them, cost time growing
  * with the square of their number. A record's namespace and job never change, so the index follows `set`,
  * `delete` and `clear`. (Made empty only: Map's constructor would `set` its entries before the index exists.)
+ * @internal for tests: its index through set, delete and clear, which no request shows.
  */
 export class JobIndexedTable<T> extends Map<string, T> {
   private readonly byJob = new Map<string, Set<T>>();
@@ -117,7 +118,7 @@ export class JobIndexedTable<T> extends Map<string, T> {
  * A state a record may be set in and leave, but never enter again once set (an allocation that stopped or
  * ended never runs again; an evaluation leaves "blocked" for good).
  */
-export interface HeldState<T> {
+interface HeldState<T> {
   holds(record: T): boolean;
   /** Called as a record set in the state is held. */
   enter?(record: T): void;

@@ -9,7 +9,7 @@ import { bodyObject, envelope } from "../state/values";
 import type { BackendPath, PathHandler } from "./backend";
 
 type MountHandler = PathHandler<AuthMount>;
-import type { RouteDeps } from "./sys-routes";
+import type { RouteDeps } from "./deps";
 
 /**
  * Paths of the cloud auth method below `auth/<mount>/`: its config, its roles (listed, read, written, deleted)

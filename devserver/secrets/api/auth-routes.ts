@@ -4,7 +4,7 @@ import { matchMount, type AuthMount } from "../state/mounts";
 import { methodPaths } from "./auth-method";
 import { tokenPaths } from "./auth-token";
 import { findPath, runPath, type BackendPath } from "./backend";
-import { methodCapability, type RouteDeps } from "./sys-routes";
+import { methodCapability, type RouteDeps } from "./deps";
 
 /**
  * `auth/` routes: the mount is found by longest prefix (mount paths may be nested), then the path below it in

@@ -3,7 +3,7 @@ import type { TokenRecord } from "../../core/tokens";
 import type { AuthMount } from "../state/mounts";
 import { envelope } from "../state/values";
 import type { BackendPath } from "./backend";
-import type { RouteDeps } from "./sys-routes";
+import type { RouteDeps } from "./deps";
 
 /** Paths of the built-in token mount (`auth/token/`): the calling token's own lookup and revocation. */
 

@@ -25,7 +25,7 @@ export const CAPABILITIES = [
 const KNOWN_CAPS: ReadonlySet<string> = new Set(CAPABILITIES);
 
 /** One path rule of a policy. */
-export interface PathRule {
+interface PathRule {
   readonly path: string;
   readonly capabilities: readonly string[];
 }
@@ -85,6 +85,7 @@ function stripComments(text: string, stats: ParseStats): string {
  * Parses a policy written as HCL (`path "x" { capabilities = [...] }`) or its JSON form. The HCL form is
  * read in one pass that looks at each character a bounded number of times (a stored policy is parsed again
  * at every start, so no text may make this slow).
+ * @internal for tests: the parse's step count, which no request shows (it must stay linear).
  */
 export function parsePolicy(text: string, stats: ParseStats = { steps: 0 }): PathRule[] {
   const trimmed = text.trim();

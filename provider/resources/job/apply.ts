@@ -13,15 +13,11 @@ import { waitForCompletion } from "./completion";
 import { Deadline, followRollout } from "./follow";
 import { recoverFromFailure } from "./recovery";
 import { maskText } from "./mask-text";
-import {
-  hasNoDeployment,
-  inputsHashMatches,
-  parseStoredJob,
-  serverJobText,
-  withServerScale,
-  desiredWithServerScale,
-  type DesiredJob,
-} from "./spec";
+import { inputsHashMatches } from "./hashes";
+import { hasNoDeployment } from "./identity";
+import { parseStoredJob, serverJobText } from "./normal-form";
+import { withServerScale, desiredWithServerScale } from "./scale";
+import type { DesiredJob } from "./spec";
 import {
   NO_DEPLOYMENT,
   buildOutputs,
@@ -426,7 +422,7 @@ function keptAfterFailure(
  * only because of such changes (`POST /v1/job/:id/scale`, an autoscaler, a register that changed only
  * counts or resources) is not treated as changed outside Pulumi: the update registers with check-and-set on
  * the server's current index instead of failing. (The job with the server's values is `desiredWithServerScale`
- * in spec.ts.)
+ * in scale.ts.)
  */
 
 /** What an update of a job that keeps scaled values registers against. */

@@ -4,7 +4,7 @@
  * in the stack as done (no re-run); `triggers` runs the job again when the map changes (its hash goes into
  * the job's meta, so the scheduler sees a new version and places the work again: it never re-runs a
  * finished batch version whose spec did not change). The wait is here; `runOnce` is `keptAsCollected` in
- * state.ts, `triggers` is `withTriggers` in spec.ts.
+ * state.ts, `triggers` is `withTriggers` in hashes.ts.
  */
 import type { Allocation, Job } from "../../schemas/scheduler";
 import { blockingReads, changedLines, followRollout, type Deadline, type Follow } from "./follow";

@@ -37,21 +37,11 @@ import {
   type SecretMask,
   type SecretRecord,
 } from "./secrets";
-import {
-  assertBatchSettings,
-  identityOf,
-  inputsHashMatches,
-  jobMask,
-  parseStoredJob,
-  replaceReasons,
-  resolveDesired,
-  serverJobText,
-  triggersKeyOf,
-  userInputs,
-  withIdentity,
-  type DesiredJob,
-  type ReplaceReason,
-} from "./spec";
+import { userInputs, withIdentity } from "./checked";
+import { inputsHashMatches, triggersKeyOf } from "./hashes";
+import { assertBatchSettings, identityOf, replaceReasons, type ReplaceReason } from "./identity";
+import { parseStoredJob, serverJobText } from "./normal-form";
+import { jobMask, resolveDesired, type DesiredJob } from "./spec";
 import {
   NO_DEPLOYMENT,
   buildOutputs,
@@ -82,7 +72,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
   async check(olds, news) {
     const res = checkJobInputs(news);
     if (res.inputs === undefined || (res.failures ?? []).length > 0) return res;
-    // The identity joins the inputs so that previews know the outputs it makes (see `withIdentity` in spec.ts).
+    // The identity joins the inputs so that previews know the outputs it makes (see `withIdentity` in checked.ts).
     let client: SchedulerClient;
     try {
       client = newClient(res.inputs.connection);

@@ -16,7 +16,10 @@ export const JOB_DEFAULTS = unsetDefaults(DEF);
 
 const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-/** Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers). */
+/**
+ * Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers).
+ * @internal for tests: the settings-echo test reads the schema's keys.
+ */
 export const JobInputsSchema = inputsSchema(DEF);
 
 /** The Job inputs as the provider receives them. */
@@ -97,6 +100,7 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
 /**
  * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go
  * duration ("90s", "5m", "1h30m"). Returns undefined for anything else, zero or negative values included.
+ * @internal for tests: duration spellings checked one by one.
  */
 export function parseDurationMs(v: number | string): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) && v > 0 ? v * 1000 : undefined;

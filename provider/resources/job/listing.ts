@@ -49,7 +49,10 @@ const ListedStubSchema = z.object(
 /** What the list says of one job: its stub, `missing` when the list does not hold it, or undefined (not listed). */
 export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 
-/** The namespace list's page size and the most pages it takes (changed only by tests). */
+/**
+ * The namespace list's page size and the most pages it takes (changed only by tests).
+ * @internal for tests: set small, so that a few jobs reach the list's paging.
+ */
 export const LIST_LIMITS = { pageSize: 1000, pages: 10 };
 
 /** The longest filter a list sends (before URL encoding); a longer one is left out for the IDs' common prefix. */
@@ -207,7 +210,10 @@ async function filtered(client: JobLister, ref: JobRef, ids: ReadonlySet<string>
   }
 }
 
-/** The prefix and filter that list the jobs `ids` names. */
+/**
+ * The prefix and filter that list the jobs `ids` names.
+ * @internal for tests: the list's prefix and filter for sets of IDs, without a server.
+ */
 export function selection(ids: ReadonlySet<string>): { prefix: string; filter?: string } {
   const sorted = [...ids].sort();
   const prefix = commonPrefix(sorted);

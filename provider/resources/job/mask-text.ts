@@ -29,7 +29,10 @@ const SENSITIVE_PARTS = new Set([
 /** The shortest masked text replaced wherever it appears in a text (shorter ones only as whole words). */
 const MIN_TEXT_MASK = 4;
 
-/** True when a plan field (its full name, e.g. `Env[DB_PASSWORD]`, `Config.args[0]`) carries configuration. */
+/**
+ * True when a plan field (its full name, e.g. `Env[DB_PASSWORD]`, `Config.args[0]`) carries configuration.
+ * @internal for tests: which plan fields secrecy masks, without a plan.
+ */
 export function isSensitiveField(name: string): boolean {
   for (const part of name.split(".")) {
     const base = part.replace(/\[.*$/, "");

@@ -5,7 +5,7 @@
  */
 import type { DeploymentGroupState } from "../../schemas/scheduler";
 import type { Preserve } from "./inputs";
-import type { ReplaceReason } from "./spec";
+import type { ReplaceReason } from "./identity";
 import { count } from "./text";
 
 /** What happened after a rollout failed. */
@@ -113,7 +113,10 @@ function rollbackSentence(r: Rollback): string {
   return "";
 }
 
-/** Lists the groups of a deployment that did not become healthy, with their counts. */
+/**
+ * Lists the groups of a deployment that did not become healthy, with their counts.
+ * @internal for tests: preview words over deployment records, without a server.
+ */
 export function failedGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
   const out: string[] = [];
   for (const [name, g] of Object.entries(groups ?? {}).sort(([a], [b]) => a.localeCompare(b))) {

@@ -17,15 +17,10 @@ import { schedulerCore } from "../scheduler-core";
 import { SETTING_KEYS, SOURCE_KEYS, type JobInputs } from "./inputs";
 import { listedJob, type JobLister, type Listed } from "./listing";
 import { mergeMasks, secretMaskOf, storedMaskOf, storedRecordOf, type SecretMask } from "./secrets";
-import {
-  assertBatchSettings,
-  identityOf,
-  inputsHashMatches,
-  parseStoredJob,
-  storedObjectText,
-  userInputs,
-  type JobIdentity,
-} from "./spec";
+import { userInputs } from "./checked";
+import { inputsHashMatches } from "./hashes";
+import { assertBatchSettings, identityOf, type JobIdentity } from "./identity";
+import { parseStoredJob, storedObjectText } from "./normal-form";
 import {
   NO_DEPLOYMENT,
   buildOutputs,

@@ -228,7 +228,7 @@ export interface SecretRecord {
   config?: boolean;
   /** The texts that came from a secret (the secret values and what the job computed from them). */
   values?: string[];
-  /** The key of the hash of secret `triggers` in the job's meta (spec.ts, `withTriggers`). */
+  /** The key of the hash of secret `triggers` in the job's meta (hashes.ts, `withTriggers`). */
   key?: string;
 }
 
@@ -416,6 +416,7 @@ function swappedVariables(variables: JobInputs["variables"] | undefined, secret:
  * Returns the values of the variables as text, longest first: all of them (`keys` undefined), or those of
  * the given keys (`null`: none). Var-file text gives every literal value in it (strings, heredocs and their
  * lines, numbers), as written and as read.
+ * @internal for tests: the values secrecy masks in var-file texts, without a plan.
  */
 export function variableValues(
   variables: JobInputs["variables"] | undefined,

@@ -6,7 +6,8 @@ import {
   hashClientSecret,
   type AuthConfigOutputs,
 } from "../../../provider/resources/auth-config";
-import { diffAuthMount, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { diffAuthMount } from "../../../provider/resources/auth-mount";
+import type { AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { diffAuthRole, roleBody, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
 import { UNKNOWN } from "../../../provider/resources/common";
 

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
 import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
-import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { authMount } from "../../../provider/resources/auth-mount";
+import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
 import { setStackConfig } from "../../../provider/config";
 import { SecretsClient } from "../../../provider/clients/secrets";

@@ -1,6 +1,7 @@
 /** The AuthMount provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authMount, type AuthMountInputs, type AuthMountOutputs } from "../../../provider/resources/auth-mount";
+import { authMount } from "../../../provider/resources/auth-mount";
+import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 

@@ -1,7 +1,7 @@
 /**
- * The pieces provider/resources/definition.ts derives from a resource definition, on a small definition
- * with one field of each builder: the `check` schema, the key tables, comparisons, the write body and the
- * refresh rule.
+ * The pieces provider/resources/definition.ts and setting-values.ts derive from a resource definition, on
+ * a small definition with one field of each builder: the `check` schema, the key tables, comparisons, the
+ * write body and the refresh rule.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -10,18 +10,20 @@ import {
   echoedKeys,
   field,
   inputsSchema,
-  refreshedSetting,
   replaceKeys,
-  sameValue,
-  settingDiffers,
   settingKeys,
-  shownDefault,
   subSettingKeys,
-  subWireBody,
   sourceKeys,
   unsetDefaults,
-  wireBody,
 } from "../../../provider/resources/definition";
+import {
+  refreshedSetting,
+  sameValue,
+  settingDiffers,
+  shownDefault,
+  subWireBody,
+  wireBody,
+} from "../../../provider/resources/setting-values";
 
 const DEF = defineResource({
   name: "Thing",

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { FAIL_DEPLOYMENT_META } from "../../../../devserver/scheduler";
-import { NEVER_HEALTHY_META } from "../../../../devserver/scheduler/sim/deployments";
 import { batchJob, list, rec, serviceJob, startScheduler, until, type Harness } from "../http";
 
 type Obj = Record<string, unknown>;
@@ -150,7 +149,7 @@ describe("deployments", () => {
   it("fails a deployment whose allocations never turn healthy at its progress deadline (no revert without auto_revert)", async () => {
     const update = { Update: { MaxParallel: 1, MinHealthyTime: 1e8, HealthyDeadline: 2e8, ProgressDeadline: 4e8 } };
     const started = Date.now();
-    await register(serviceJob("dep-deadline", { Meta: { [NEVER_HEALTHY_META]: "true" } }, update));
+    await register(serviceJob("dep-deadline", { Meta: { "devserver.never_healthy": "true" } }, update));
     const first = await until(
       async () => ((await h.call("GET", "/v1/job/dep-deadline/deployment")).body as Obj | null) ?? undefined,
       "deployment",

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerClient } from "../../../../provider/clients/scheduler";
 import { job } from "../../../../provider/resources/job";
-import { resolveDesired, userInputs } from "../../../../provider/resources/job/spec";
+import { userInputs } from "../../../../provider/resources/job/checked";
+import { resolveDesired } from "../../../../provider/resources/job/spec";
 import { startDevServer } from "../../../../devserver";
 import { SPEC } from "../../../helpers/jobspecs";
 import { captureStderr, checked, countRequests, createJob, startHarness, type Harness } from "./harness";

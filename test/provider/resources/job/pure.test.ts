@@ -13,7 +13,8 @@ import {
   variablesText,
 } from "../../../../provider/resources/job/inputs";
 import { renderVarFile } from "../../../../provider/resources/job/varfile";
-import { hasNoDeployment, identityOf, normalizeJob, replaceReasons } from "../../../../provider/resources/job/spec";
+import { hasNoDeployment, identityOf, replaceReasons } from "../../../../provider/resources/job/identity";
+import { normalizeJob } from "../../../../provider/resources/job/normal-form";
 
 /** The canonical text of a job's normal form: equal texts mean equal specs. */
 const canonicalText = (job: Record<string, unknown>): string => canonicalJson(normalizeJob(job));

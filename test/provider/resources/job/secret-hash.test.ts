@@ -8,10 +8,10 @@ import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../../provider/resources/job";
 import { migrating } from "../../../../provider/resources/migrate";
-import { desiredInputsHash, hmacSha256Hex, inputsHashMatches } from "../../../../provider/resources/job/spec";
+import { desiredInputsHash, hmacSha256Hex, inputsHashMatches } from "../../../../provider/resources/job/hashes";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import { canonicalJson } from "../../../../provider/resources/common";
-import { userInputs } from "../../../../provider/resources/job/spec";
+import { userInputs } from "../../../../provider/resources/job/checked";
 import { checked as checkedWithIdentity, createJob, startHarness, type Harness } from "./harness";
 
 /** The inputs as the provider's diff and update see them: checked, without the identity `check` adds. */
