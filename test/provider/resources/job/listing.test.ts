@@ -287,3 +287,24 @@ describe("a job list the token may not read", () => {
     }
   });
 });
+
+describe("a job list the server answers with a stub that has no ID", () => {
+  it("is refused as a whole: each read reads its job in full", async () => {
+    const states = await createJobs("noid", 2, { waitForDeployment: false });
+    // What the list checks of each stub is its ID alone (each kept as sent, unknown fields and all); one
+    // without a string ID fails the list, and the reads go on without it.
+    const stubs = (await h.client.jobs.listLoosePage()).value;
+    expect(stubs.find((s) => s.ID === "noid-0")).toHaveProperty("JobSummary");
+    h.server.faults.add({
+      service: "scheduler",
+      method: "GET",
+      path: "/v1/jobs",
+      status: 200,
+      body: [...stubs, { Name: "nameless" }] as unknown as Record<string, unknown>,
+    });
+    const { outs, sent } = await refreshAll(states);
+    expect(outs).toEqual(await fullView(states));
+    expect(lists(sent)).toBe(1);
+    expect(others(sent).sort()).toEqual(["GET /v1/job/noid-0", "GET /v1/job/noid-1"]);
+  });
+});
