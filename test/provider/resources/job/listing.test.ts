@@ -288,6 +288,23 @@ describe("a job list the token may not read", () => {
   });
 });
 
+describe("what a refresh holds open", () => {
+  it("reads and diffs N Jobs over at most one new connection: no pool or socket is made per call", async () => {
+    const states = await createJobs("sockets", 12, { waitForDeployment: false });
+    const before = h.server.stats().scheduler.connections;
+    const { sent } = await refreshAll(states, 4);
+    for (const s of states) {
+      if (s.inputs === undefined) throw new Error("no inputs in state");
+      const d = await job.diff(s.id, s.outs, s.inputs);
+      expect(d.changes).toBe(false);
+    }
+    expect(sent).toEqual(["GET /v1/jobs"]);
+    // The pool's kept-alive socket may have idled out since the jobs were created: one new one, then.
+    expect(h.server.stats().scheduler.connections - before).toBeLessThanOrEqual(1);
+  });
+});
+
+// Last: a list that failed leaves this process's reads of that namespace to full reads from then on.
 describe("a job list the server answers with a stub that has no ID", () => {
   it("is refused as a whole: each read reads its job in full", async () => {
     const states = await createJobs("noid", 2, { waitForDeployment: false });
