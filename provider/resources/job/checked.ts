@@ -77,11 +77,15 @@ function sameSources(client: SchedulerClient, olds: Record<string, unknown>, inp
 
 /** Returns the inputs without what `check` added: what the user wrote. */
 export function userInputs<T extends CheckedJobInputs>(inputs: T): JobInputs {
-  const out: Record<string, unknown> = { ...inputs };
-  for (const k of inputs[RESOLVED_KEYS] ?? []) delete out[k];
-  delete out.jobId;
-  delete out.type;
-  delete out[RESOLVED_KEYS];
+  // Copied without the keys left out rather than copied whole and deleted from: a deleted key turns the
+  // copy into a slow dictionary object, and every diff reads it through (the inputs' hash among others).
+  const listed = inputs[RESOLVED_KEYS];
+  const resolved: readonly unknown[] = Array.isArray(listed) ? listed : [];
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(inputs)) {
+    if (k === "jobId" || k === "type" || k === RESOLVED_KEYS || resolved.includes(k)) continue;
+    out[k] = (inputs as Record<string, unknown>)[k];
+  }
   return out as JobInputs;
 }
 

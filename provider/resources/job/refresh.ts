@@ -98,7 +98,14 @@ export async function diffWithoutJob(
 
 /** True when a setting (SETTING_KEYS) differs from state's, compared as canonical text (a map's keys may come back in another order). */
 export function settingsChanged(olds: Partial<JobOutputs>, news: JobInputs): boolean {
-  return SETTING_KEYS.some((k) => canonicalJson(olds[k] ?? null) !== canonicalJson(news[k] ?? null));
+  for (const k of SETTING_KEYS) {
+    const before = olds[k] ?? null;
+    const after = news[k] ?? null;
+    // Equal values have equal text: most settings are unset or the same primitive, and each diff of a
+    // refresh compares every one (at 2,000 Jobs the texts were a sixth of the diffs' CPU).
+    if (before !== after && canonicalJson(before) !== canonicalJson(after)) return true;
+  }
+  return false;
 }
 
 /**

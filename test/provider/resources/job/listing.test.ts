@@ -287,3 +287,41 @@ describe("a job list the token may not read", () => {
     }
   });
 });
+
+describe("what a refresh holds open", () => {
+  it("reads and diffs N Jobs over at most one new connection: no pool or socket is made per call", async () => {
+    const states = await createJobs("sockets", 12, { waitForDeployment: false });
+    const before = h.server.stats().scheduler.connections;
+    const { sent } = await refreshAll(states, 4);
+    for (const s of states) {
+      if (s.inputs === undefined) throw new Error("no inputs in state");
+      const d = await job.diff(s.id, s.outs, s.inputs);
+      expect(d.changes).toBe(false);
+    }
+    expect(sent).toEqual(["GET /v1/jobs"]);
+    // The pool's kept-alive socket may have idled out since the jobs were created: one new one, then.
+    expect(h.server.stats().scheduler.connections - before).toBeLessThanOrEqual(1);
+  });
+});
+
+// Last: a list that failed leaves this process's reads of that namespace to full reads from then on.
+describe("a job list the server answers with a stub that has no ID", () => {
+  it("is refused as a whole: each read reads its job in full", async () => {
+    const states = await createJobs("noid", 2, { waitForDeployment: false });
+    // What the list checks of each stub is its ID alone (each kept as sent, unknown fields and all); one
+    // without a string ID fails the list, and the reads go on without it.
+    const stubs = (await h.client.jobs.listLoosePage()).value;
+    expect(stubs.find((s) => s.ID === "noid-0")).toHaveProperty("JobSummary");
+    h.server.faults.add({
+      service: "scheduler",
+      method: "GET",
+      path: "/v1/jobs",
+      status: 200,
+      body: [...stubs, { Name: "nameless" }] as unknown as Record<string, unknown>,
+    });
+    const { outs, sent } = await refreshAll(states);
+    expect(outs).toEqual(await fullView(states));
+    expect(lists(sent)).toBe(1);
+    expect(others(sent).sort()).toEqual(["GET /v1/job/noid-0", "GET /v1/job/noid-1"]);
+  });
+});
