@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StartedDevServer } from "../../../../devserver";
 import { setStackConfig } from "../../../../provider/config";
 import { UNKNOWN } from "../../../../provider/resources/common";
 import { SCHEMA_VERSION } from "../../../../provider/resources/migrate";
@@ -411,8 +412,12 @@ describe("what a register sends and how a rollout is followed", () => {
 
   it("follows the evaluation and the deployment with blocking queries, not polling", async () => {
     const jobspec = SERVICE("nginx:1.25").replace('job "web"', 'job "watched"');
+    // A deployment that outlasts the register by far, so the watch has to wait on it (a cold parse took
+    // longer than the default 300 ms rollout when this test ran alone, and then nothing was left to wait on).
+    const control = (h.server as StartedDevServer).schedulerControl;
+    control?.setTiming({ deploymentMs: 2_000 });
     const from = h.server.requestLog.length;
-    const state = await createJob({ jobspec });
+    const state = await createJob({ jobspec }).finally(() => control?.setTiming({ deploymentMs: 300 }));
     expect(state.outs.deploymentStatus).toBe("successful");
     const reads = h.server.requestLog
       .slice(from)
