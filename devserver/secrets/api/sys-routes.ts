@@ -55,6 +55,10 @@ export function registerSysRoutes(r: Router, deps: RouteDeps): void {
   const acl = (req: DevRequest, path: string, caps: readonly string[]): void =>
     state.policies.require(req.token, path, caps);
 
+  // The leader status needs no token. A single node without high availability answers only that (as
+  // OpenBao 2.6.2's dev server does); a cluster also names its active node in `leader_address`.
+  r.get("/v1/sys/leader", () => ({ json: { ha_enabled: false } }), { auth: false });
+
   r.get("/v1/sys/auth", (req) => {
     acl(req, "sys/auth", ["read"]);
     const data: Record<string, unknown> = {};
