@@ -896,8 +896,11 @@ function leaderProgress(c: ResolvedConnection, failed: Failed, remainingMs: numb
   if (last !== undefined && now - last < LEADER_LINE_EVERY_MS) return;
   leaderLines.set(key, now);
   const e = failed.error;
+  // No status: the active node a standby named gave no answer (the only leader change without one).
   const said =
-    failed.redirect !== undefined ? "a standby redirected the request" : (e.serverErrors[0] ?? String(e.status));
+    failed.redirect !== undefined
+      ? "a standby redirected the request"
+      : (e.serverErrors[0] ?? (e.status !== undefined ? String(e.status) : (e.hint ?? "no answer")));
   void show(
     `The ${SERVICE_LABEL[c.service]} at ${c.origin} ${leaderWords(c.service)} (${e.method} ${e.path}: ${said}); ` +
       `waiting for it, for up to ${seconds(remainingMs)} more.`,

@@ -83,62 +83,29 @@ async function getJson(url: string, timeoutMs = 2_000): Promise<unknown> {
   }
 }
 
-function serverConfig(node: NomadNode, servers: readonly NomadNode[]): string {
-  const join = servers.map((s) => `"127.0.0.1:${s.ports.serf}"`).join(", ");
-  return `name = "${node.name}"
-datacenter = "dc1"
-data_dir = "${node.dataDir}"
-bind_addr = "127.0.0.1"
-disable_update_check = true
-log_level = "INFO"
-ports {
-  http = ${node.ports.http}
-  rpc  = ${node.ports.rpc}
-  serf = ${node.ports.serf}
-}
-advertise {
-  http = "127.0.0.1:${node.ports.http}"
-  rpc  = "127.0.0.1:${node.ports.rpc}"
-  serf = "127.0.0.1:${node.ports.serf}"
-}
-server {
+/** A node's agent config: what servers and the client share, then the server or client part. */
+function agentConfig(node: NomadNode, servers: readonly NomadNode[]): string {
+  const list = (port: "serf" | "rpc"): string => servers.map((s) => `"127.0.0.1:${s.ports[port]}"`).join(", ");
+  const role =
+    node.kind === "server"
+      ? `server {
   enabled          = true
-  bootstrap_expect = 3
+  bootstrap_expect = ${servers.length}
   server_join {
-    retry_join     = [${join}]
+    retry_join     = [${list("serf")}]
     retry_interval = "1s"
   }
 }
 client {
   enabled = false
 }
-`;
-}
-
-function clientConfig(node: NomadNode, servers: readonly NomadNode[]): string {
-  const rpc = servers.map((s) => `"127.0.0.1:${s.ports.rpc}"`).join(", ");
-  return `name = "${node.name}"
-datacenter = "dc1"
-data_dir = "${node.dataDir}"
-bind_addr = "127.0.0.1"
-disable_update_check = true
-log_level = "INFO"
-ports {
-  http = ${node.ports.http}
-  rpc  = ${node.ports.rpc}
-  serf = ${node.ports.serf}
-}
-advertise {
-  http = "127.0.0.1:${node.ports.http}"
-  rpc  = "127.0.0.1:${node.ports.rpc}"
-  serf = "127.0.0.1:${node.ports.serf}"
-}
-server {
+`
+      : `server {
   enabled = false
 }
 client {
   enabled = true
-  servers = [${rpc}]
+  servers = [${list("rpc")}]
 }
 plugin "raw_exec" {
   config {
@@ -146,6 +113,23 @@ plugin "raw_exec" {
   }
 }
 `;
+  return `name = "${node.name}"
+datacenter = "dc1"
+data_dir = "${node.dataDir}"
+bind_addr = "127.0.0.1"
+disable_update_check = true
+log_level = "INFO"
+ports {
+  http = ${node.ports.http}
+  rpc  = ${node.ports.rpc}
+  serf = ${node.ports.serf}
+}
+advertise {
+  http = "127.0.0.1:${node.ports.http}"
+  rpc  = "127.0.0.1:${node.ports.rpc}"
+  serf = "127.0.0.1:${node.ports.serf}"
+}
+${role}`;
 }
 
 /** The process ids under `root` (children, grandchildren...), read from /proc; [] where there is no /proc. */
@@ -219,8 +203,7 @@ export async function startNomadCluster(
   };
   const servers = [await mkNode("s1", "server"), await mkNode("s2", "server"), await mkNode("s3", "server")];
   const client = await mkNode("c1", "client");
-  for (const s of servers) writeFileSync(s.configFile, serverConfig(s, servers), { mode: 0o600 });
-  writeFileSync(client.configFile, clientConfig(client, servers), { mode: 0o600 });
+  for (const n of [...servers, client]) writeFileSync(n.configFile, agentConfig(n, servers), { mode: 0o600 });
 
   const start = (node: NomadNode): void => {
     const fd = openSync(node.logFile, "a", 0o600);

@@ -59,6 +59,10 @@ async function call(a: RecordedClusterAnswer, id: string): Promise<unknown> {
   switch (key) {
     case "GET /v1/job/:id":
       return (await client.jobs.info(id)).value.ID;
+    case "GET /v1/jobs":
+      return (await client.jobs.listPage({ prefix: id })).value.length;
+    case "GET /v1/job/:id/deployment":
+      return (await client.records.latestDeployment(id)).value;
     case "GET /v1/job/:id/deployments":
       return (await client.records.deployments(id)).value.length;
     case "GET /v1/job/:id/allocations":
@@ -67,6 +71,9 @@ async function call(a: RecordedClusterAnswer, id: string): Promise<unknown> {
       return (await client.records.evaluations(id)).value.length;
     case "POST /v1/job/:id/plan":
       return (await client.jobs.plan(id, { Job: (await client.jobs.info(id)).value, Diff: true })).value.Diff?.Type;
+    case "DELETE /v1/job/:id":
+      // A destroy's purge: sent again on an answer that says nothing was applied, and safe again anyway.
+      return (await client.jobs.deregister(id, { purge: true })).value;
     case "POST /v1/jobs": {
       // A create with check-and-set: the job must not exist yet.
       const parsed = await client.jobs.parse({ JobHCL: SPEC(`${id}-new`, "nginx:1") });

@@ -311,6 +311,25 @@ describe("a standby's 307", () => {
     expect(count()).toBe(4);
   });
 
+  it("to a named active node that is down: the progress line says it could not be reached", async () => {
+    // Seen on a three-node OpenBao 2.6.2 (test/real-clusters/combined-fault-run.test.ts): the line said
+    // "(POST /v1/auth/<mount>/role/<role>: undefined)". Through `localhost`, an origin no other test's line
+    // throttles.
+    namedLeader = () => DEAD_A;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: DEAD_A, times: 1 });
+    const { value: res, lines } = await quietly(() =>
+      core("secrets", { address: dev.urls.secrets.replace("127.0.0.1", "localhost") }).request(
+        post({ idempotent: true }),
+      ),
+    );
+    expect(res.value).toEqual({ got: { a: 1 } });
+    const line = lines.find((l) => /has no active node/.test(l)) ?? "";
+    expect(line).toContain(
+      `POST /v1/echo: the active node the secrets service named (${DEAD_A}) could not be reached (ECONNREFUSED)`,
+    );
+    expect(line).not.toContain("undefined");
+  });
+
   it("a leader change that moves on to a new active node gets the budget again from there", async () => {
     // Each named node is down for 0.6 s of a 1 s budget: 1.2 s in all, more than one budget.
     const t0 = Date.now();
