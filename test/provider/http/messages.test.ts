@@ -110,7 +110,8 @@ describe("TLS verification failures", () => {
 
 describe("timeouts", () => {
   it("name the typed client's option when the client is used directly", async () => {
-    dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 1000, times: 1 });
+    // Every request is held far beyond the 50 ms timeout, so a loaded machine cannot let an answer in first.
+    dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 3000, times: Infinity });
     const e = await failure(
       new HttpCore("scheduler", {
         address: dev.urls.scheduler,
@@ -125,7 +126,8 @@ describe("timeouts", () => {
   });
 
   it("name the stack config key a Pulumi user sets", async () => {
-    dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 1000, times: 1 });
+    // Every request is held far beyond the 50 ms timeout, so a loaded machine cannot let an answer in first.
+    dev.faults.add({ service: "scheduler", path: "/v1/echo", delayMs: 3000, times: Infinity });
     const e = await failure(
       fromStack(
         { schedulerAddress: dev.urls.scheduler, schedulerToken: "t", schedulerTimeoutMs: "50" },
