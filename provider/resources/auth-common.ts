@@ -7,6 +7,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { z } from "zod";
 import { isApiError } from "../errors";
 import { trimMountPath } from "../clients/secrets/normalize";
+import { isUnrouted } from "../clients/secrets/write";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
 import { checkInputs, containsUnknown, readUntil, type ReadYourWritePolicy } from "./common";
@@ -56,7 +57,7 @@ export async function sendWhenRouted(send: () => Promise<void>, policy: ReadYour
         await send();
         return true;
       } catch (e) {
-        if (!isApiError(e, "not_found") || !e.serverErrors.some((m) => /no handler for route/i.test(m))) throw e;
+        if (!isUnrouted(e)) throw e;
         last = e;
         return false;
       }
@@ -65,6 +66,49 @@ export async function sendWhenRouted(send: () => Promise<void>, policy: ReadYour
     policy,
   );
   if (!sent) throw last;
+}
+
+/**
+ * Runs a read or delete of an object under `mount` that rejects on a 404 `no handler for route` (the client's
+ * `unroutedThrows`) and resolves to what it answers. Such a 404 is a mount gone, or a standby whose mount
+ * table lags the active node (see isUnrouted): the mount list tells. A mount the list does not show (or a
+ * list this token may not read) resolves to `gone`, as a 404 always did. A mount the list shows is sent to
+ * again, bounded as sendWhenRouted is, and never reported gone: when the bound is spent it fails, saying so.
+ */
+export async function whenRouted<T>(client: SecretsClient, mount: string, send: () => Promise<T>, gone: T): Promise<T> {
+  try {
+    return await send();
+  } catch (e) {
+    if (!isUnrouted(e)) throw e;
+    let listed: boolean;
+    try {
+      listed = (await client.mounts.find(mount)) !== undefined;
+    } catch (listError) {
+      if (isApiError(listError, "permission_denied")) return gone;
+      throw listError;
+    }
+    if (!listed) return gone;
+    let last = e;
+    const answered = await readUntil(
+      async () => {
+        try {
+          return { value: await send() };
+        } catch (again) {
+          if (!isUnrouted(again)) throw again;
+          last = again;
+          return undefined;
+        }
+      },
+      (r) => r !== undefined,
+      client.http.connection.retry,
+    );
+    if (answered !== undefined) return answered.value;
+    throw last.with({
+      hint:
+        `the mount list shows "${trimMountPath(mount)}/", but the node that answered still did not route it ` +
+        "(a standby whose mount table lags the active node); nothing was concluded. Run the command again",
+    });
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   reportWarnings,
   secretsClient,
   sendWhenRouted,
+  whenRouted,
 } from "./auth-common";
 import { MOVED, connectionChange } from "./connection";
 import { ResourceInitError, canonicalJson, containsUnknown, definedDeep, type ProviderImpl } from "./common";
@@ -258,7 +259,7 @@ async function requireWorkloadIdentity(news: AuthConfigInputs): Promise<void> {
     .filter((input) => news[input] !== undefined)
     .map((input) => [input, DEF.fields[input].wire ?? input] as const);
   if (sent.length === 0) return;
-  const rec = await secretsClient(news.connection).config.read(news.mount);
+  const rec = await fetchConfig(news.mount, news.connection);
   if (rec === undefined) return; // removed meanwhile: the next refresh sees it
   const dropped = sent.filter(([, wire]) => !(wire in rec.raw));
   if (dropped.length === 0) return;
@@ -318,6 +319,15 @@ interface ConfigFrom {
   kept?: { hash: string | undefined };
 }
 
+/** Reads the config at `mount`; undefined when none is written or the mount is gone (see whenRouted). */
+function fetchConfig(
+  mount: string,
+  connection: AuthConfigInputs["connection"],
+): Promise<MethodConfigRecord | undefined> {
+  const client = secretsClient(connection);
+  return whenRouted(client, mount, () => client.config.read(mount, { unroutedThrows: true }), undefined);
+}
+
 /**
  * The AuthConfig provider: the record lifecycle (./record.ts) with a config's rules (the secret and its hash).
  * @public required by name: ../index.ts loads this module and takes the export named after the kind.
@@ -329,8 +339,11 @@ export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = rec
   place: (i: AuthConfigInputs) => i.mount,
   locate: mountOf,
   id: configId,
-  fetch: (mount: string, connection) => secretsClient(connection).config.read(mount),
-  remove: (mount, connection) => secretsClient(connection).config.delete(mount),
+  fetch: (mount: string, connection) => fetchConfig(mount, connection),
+  remove: (mount, connection) => {
+    const client = secretsClient(connection);
+    return whenRouted(client, mount, () => client.config.delete(mount, { unroutedThrows: true }), false);
+  },
   observed,
   outputs,
   create: {
@@ -356,7 +369,7 @@ export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = rec
   async update(olds, inputs) {
     // After an unconfirmed write the secret is sent again: whether the service has it is unknown.
     const changed = olds.incomplete === true || (await secretChanged(inputs, olds));
-    const read = () => secretsClient(inputs.connection).config.read(inputs.mount);
+    const read = () => fetchConfig(inputs.mount, inputs.connection);
     if (!changed && (await movedWithMount(olds, inputs, STATE_ONLY, read, (rec) => sameConfig(rec, inputs, olds))))
       return { keep: inputs.clientSecretVersion === undefined ? await hashOf(inputs) : undefined };
     const news = withSecret(inputs, changed);
@@ -384,7 +397,7 @@ export const authConfig: ProviderImpl<AuthConfigInputs, AuthConfigOutputs> = rec
       }
     };
     const readBack = {
-      fetch: () => client.config.read(news.mount),
+      fetch: () => fetchConfig(news.mount, news.connection),
       holds: (rec: MethodConfigRecord, i: AuthConfigInputs) => sameConfig(rec, i),
       unreported: (was: AuthConfigInputs, i: AuthConfigInputs) => !readableDiffers(was, i),
     };

@@ -17,6 +17,7 @@ import {
   reportWarnings,
   secretsClient,
   sendWhenRouted,
+  whenRouted,
   warn,
 } from "./auth-common";
 import { MOVED, connectionChange, type Connection } from "./connection";
@@ -256,7 +257,8 @@ function sameRole(role: RoleRead, i: AuthRoleInputs): boolean {
 }
 
 function fetchRole(p: RolePlace, connection: AuthRoleInputs["connection"]): Promise<RoleRead | undefined> {
-  return secretsClient(connection).roles.read(p.mount, p.name);
+  const client = secretsClient(connection);
+  return whenRouted(client, p.mount, () => client.roles.read(p.mount, p.name, { unroutedThrows: true }), undefined);
 }
 
 function locate(id: string, props: Partial<AuthRoleOutputs>): RolePlace {
@@ -279,7 +281,10 @@ export const authRole: ProviderImpl<AuthRoleInputs, AuthRoleOutputs> = recordPro
   locate,
   id: roleId,
   fetch: fetchRole,
-  remove: (p, connection) => secretsClient(connection).roles.delete(p.mount, p.name),
+  remove: (p, connection) => {
+    const client = secretsClient(connection);
+    return whenRouted(client, p.mount, () => client.roles.delete(p.mount, p.name, { unroutedThrows: true }), false);
+  },
   observed,
   outputs: (i: AuthRoleInputs, _learned: undefined): AuthRoleOutputs => stateOf(i),
   create: {

@@ -11,7 +11,7 @@ import {
   type ConfigWrite,
 } from "../../schemas/secrets";
 import { encodeMount } from "./normalize";
-import { parseRequest, warningsOf, type WriteResult } from "./write";
+import { isUnrouted, parseRequest, warningsOf, type UnroutedOption, type WriteResult } from "./write";
 
 /** The configuration as read back, with durations converted to seconds. `client_secret` is never returned. */
 export interface MethodConfigRecord {
@@ -59,8 +59,11 @@ export class MethodConfig {
     return { warnings: warningsOf(res.value) };
   }
 
-  /** Reads the configuration; resolves to undefined when none is written (or the mount is gone). */
-  async read(mount: string): Promise<MethodConfigRecord | undefined> {
+  /**
+   * Reads the configuration; resolves to undefined when none is written, and on a 404 `no handler for route`
+   * (the mount gone, or a standby whose mount table lags: see {@link isUnrouted}) unless `unroutedThrows`.
+   */
+  async read(mount: string, options: UnroutedOption = {}): Promise<MethodConfigRecord | undefined> {
     try {
       const res = await this.http.request({
         operation: "read auth method config",
@@ -82,13 +85,17 @@ export class MethodConfig {
         raw: c,
       };
     } catch (e) {
-      if (isApiError(e, "not_found")) return undefined;
+      if (isApiError(e, "not_found") && !(options.unroutedThrows === true && isUnrouted(e))) return undefined;
       throw e;
     }
   }
 
-  /** Deletes the configuration; resolves to false when there was nothing to delete (mount gone). */
-  async delete(mount: string): Promise<boolean> {
+  /**
+   * Deletes the configuration; resolves to false on a 404 (nothing to delete: the mount gone, or a standby
+   * whose mount table lags answered, see {@link isUnrouted}). With `unroutedThrows`, a 404 `no handler for
+   * route` rejects instead.
+   */
+  async delete(mount: string, options: UnroutedOption = {}): Promise<boolean> {
     try {
       await this.http.request({
         operation: "delete auth method config",
@@ -100,7 +107,7 @@ export class MethodConfig {
       });
       return true;
     } catch (e) {
-      if (isApiError(e, "not_found")) return false;
+      if (isApiError(e, "not_found") && !(options.unroutedThrows === true && isUnrouted(e))) return false;
       throw e;
     }
   }

@@ -14,7 +14,7 @@ import {
 } from "../../schemas/secrets";
 import { encodeSegment } from "../../http/path";
 import { encodeMount } from "./normalize";
-import { parseRequest, warningsOf, type WriteResult } from "./write";
+import { isUnrouted, parseRequest, warningsOf, type UnroutedOption, type WriteResult } from "./write";
 
 /** Roles of one or more mounts. */
 export class Roles {
@@ -37,8 +37,11 @@ export class Roles {
     return { warnings: warningsOf(res.value) };
   }
 
-  /** Reads a role; resolves to undefined when it (or its mount) does not exist. */
-  async read(mount: string, name: string): Promise<RoleRead | undefined> {
+  /**
+   * Reads a role; resolves to undefined when it does not exist, and on a 404 `no handler for route` (its
+   * mount gone, or a standby whose mount table lags: see {@link isUnrouted}) unless `unroutedThrows`.
+   */
+  async read(mount: string, name: string, options: UnroutedOption = {}): Promise<RoleRead | undefined> {
     try {
       const res = await this.http.request({
         operation: "read role",
@@ -48,7 +51,7 @@ export class Roles {
       });
       return res.value;
     } catch (e) {
-      if (isApiError(e, "not_found")) return undefined;
+      if (isApiError(e, "not_found") && !(options.unroutedThrows === true && isUnrouted(e))) return undefined;
       throw e;
     }
   }
@@ -70,8 +73,12 @@ export class Roles {
     }
   }
 
-  /** Deletes a role; resolves to false when the mount was gone (a missing role on a live mount is a 204). */
-  async delete(mount: string, name: string): Promise<boolean> {
+  /**
+   * Deletes a role (a missing role on a live mount is a 204); resolves to false on a 404, which means the
+   * mount is gone or a standby whose mount table lags answered (see {@link isUnrouted}). With
+   * `unroutedThrows`, a 404 `no handler for route` rejects instead.
+   */
+  async delete(mount: string, name: string, options: UnroutedOption = {}): Promise<boolean> {
     try {
       await this.http.request({
         operation: "delete role",
@@ -83,7 +90,7 @@ export class Roles {
       });
       return true;
     } catch (e) {
-      if (isApiError(e, "not_found")) return false;
+      if (isApiError(e, "not_found") && !(options.unroutedThrows === true && isUnrouted(e))) return false;
       throw e;
     }
   }

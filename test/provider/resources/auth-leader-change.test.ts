@@ -6,14 +6,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEADER_CHANGE } from "../../../devserver/core";
 import { setConnectionOverrides } from "../../../provider/config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
 import type { ProviderImpl } from "../../../provider/resources/common";
-import { upStep, type Stated } from "../../helpers/engine-steps";
+import { destroyStep, upStep, type Stated } from "../../helpers/engine-steps";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 const mount = authMount as unknown as ProviderImpl;
 const role = authRole as unknown as ProviderImpl;
+const config = authConfig as unknown as ProviderImpl;
 
 let env: SecretsEnv;
 let type: string;
@@ -191,5 +193,118 @@ describe("AuthRole write redirected by a standby to the active node the cluster 
     expect(env.requests().filter((x) => x === "POST /v1/auth/follow1/role/r1")).toHaveLength(2);
     expect(env.requests().filter((x) => x === "GET /v1/sys/leader")).toHaveLength(1);
     expect(await env.client.roles.read("follow1", "r1")).toBeDefined();
+  });
+});
+
+describe("AuthRole and AuthConfig read and delete through a standby whose mount table lags", () => {
+  const unrouted = (method: string, path: string, times: number) =>
+    env.dev.faults.add({
+      service: "secrets",
+      method,
+      path,
+      times,
+      status: 404,
+      body: { errors: [`no handler for route "${path.replace(/^\/v1\//, "")}". route entry not found.`] },
+    });
+  const sent = (line: string) => env.requests().filter((x) => x === line).length;
+
+  async function roleOn(path: string): Promise<Stated> {
+    expect((await up(mount, undefined, { path, type })).error).toBeUndefined();
+    const r = await up(role, undefined, {
+      mount: path,
+      name: "r1",
+      boundServicePrincipalIds: ["sp-1"],
+      tokenTtl: "1h",
+    });
+    expect(r.error).toBeUndefined();
+    env.dev.resetLog();
+    return r.state as Stated;
+  }
+
+  it("a refresh of a role whose mount the list shows reads again until the node routes it, and keeps the role", async () => {
+    const state = await roleOn("lagread1");
+    unrouted("GET", "/v1/auth/lagread1/role/r1", 3);
+    const read = await role.read(state.id, state.outs);
+    expect(read.id).toBe(state.id);
+    expect(read.props).toMatchObject({
+      mount: "lagread1",
+      name: "r1",
+      boundServicePrincipalIds: ["sp-1"],
+      tokenTtl: "1h",
+    });
+    expect(sent("GET /v1/auth/lagread1/role/r1")).toBe(4);
+  });
+
+  it("a delete of a role whose mount the list shows is sent again until the node routes it: the role is gone", async () => {
+    const state = await roleOn("lagdel1");
+    unrouted("DELETE", "/v1/auth/lagdel1/role/r1", 2);
+    const d = await destroyStep(role, state);
+    expect(d.error).toBeUndefined();
+    expect(sent("DELETE /v1/auth/lagdel1/role/r1")).toBe(3);
+    expect(await env.client.roles.read("lagdel1", "r1")).toBeUndefined();
+    expect(await env.client.mounts.find("lagdel1")).toBeDefined();
+  });
+
+  it("when the bound is spent, the refresh fails saying the mount is listed, never reporting the role gone", async () => {
+    setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 300 } });
+    try {
+      const state = await roleOn("lagread2");
+      unrouted("GET", "/v1/auth/lagread2/role/r1", Infinity);
+      await expect(role.read(state.id, state.outs)).rejects.toThrow(/the mount list shows "lagread2\/"/);
+      expect(sent("GET /v1/auth/lagread2/role/r1")).toBeGreaterThan(1);
+    } finally {
+      setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+    }
+  });
+
+  it("a role whose mount was really disabled reads as gone after one read of the list, and deletes as done", async () => {
+    const state = await roleOn("lagread3");
+    expect(await env.client.mounts.disable("lagread3")).toBe(true);
+    env.dev.resetLog();
+    expect(await role.read(state.id, state.outs)).toEqual({});
+    expect(sent("GET /v1/auth/lagread3/role/r1")).toBe(1);
+    expect(sent("GET /v1/sys/auth")).toBe(1);
+    expect((await destroyStep(role, state)).error).toBeUndefined();
+    expect(sent("DELETE /v1/auth/lagread3/role/r1")).toBe(1);
+  });
+
+  it("a token that may not read the mount list keeps the 404 meaning gone", async () => {
+    const state = await roleOn("lagread4");
+    unrouted("GET", "/v1/auth/lagread4/role/r1", 1);
+    env.dev.faults.add({
+      service: "secrets",
+      method: "GET",
+      path: "/v1/sys/auth",
+      times: 1,
+      status: 403,
+      body: { errors: ["permission denied"] },
+    });
+    expect(await role.read(state.id, state.outs)).toEqual({});
+    expect(sent("GET /v1/auth/lagread4/role/r1")).toBe(1);
+    expect(sent("GET /v1/sys/auth")).toBe(1);
+  });
+
+  it("an AuthConfig refresh and delete through such answers keep, then really delete, the config", async () => {
+    expect((await up(mount, undefined, { path: "lagcfg1", type })).error).toBeUndefined();
+    const c = await up(config, undefined, {
+      mount: "lagcfg1",
+      tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+      resource: "https://management.azure.com/",
+      clientId: "00000002-0000-0000-c000-000000000000",
+      clientSecret: "lag-client-secret",
+    });
+    expect(c.error).toBeUndefined();
+    const state = c.state as Stated;
+    env.dev.resetLog();
+    unrouted("GET", "/v1/auth/lagcfg1/config", 2);
+    const read = await config.read(state.id, state.outs);
+    expect(read.id).toBe(state.id);
+    expect(read.props).toMatchObject({ mount: "lagcfg1", clientId: "00000002-0000-0000-c000-000000000000" });
+    expect(sent("GET /v1/auth/lagcfg1/config")).toBe(3);
+    unrouted("DELETE", "/v1/auth/lagcfg1/config", 2);
+    expect((await destroyStep(config, state)).error).toBeUndefined();
+    expect(sent("DELETE /v1/auth/lagcfg1/config")).toBe(3);
+    expect(await env.client.config.read("lagcfg1")).toBeUndefined();
+    expect(await env.client.mounts.find("lagcfg1")).toBeDefined();
   });
 });
