@@ -211,6 +211,15 @@ interface PreparedCall<T> {
   failures: { leader: number; other: number };
   /** When the first attempt started (the retries' time budget counts from here). */
   started: number;
+  /**
+   * The origin the next attempt goes to instead of the configured address: the active node a standby
+   * redirected to, once the cluster itself named that node (see HttpCore.followTarget). One attempt only.
+   */
+  target?: string;
+  /** The active node the cluster last named during this call: when it changes, an election has ended. */
+  namedActive?: string;
+  /** Active nodes named during this call that could not be reached: never followed to again. */
+  unreachable: Set<string>;
   fail(f: FailureFields): ApiError;
 }
 
@@ -227,13 +236,22 @@ type Attempt<T> = { kind: "answered"; response: ApiResponse<T> } | Failed;
 
 /** Where a standby's 307 or 308 pointed (see HttpCore.redirectOf). */
 interface Redirect {
+  /** It names this connection's own origin and the request's own path. */
   own: boolean;
+  /** It names the request's own path and query (under whichever origin). */
+  samePath: boolean;
   /** The origin it named (scheme, host and port only: never its path or query). */
   origin: string;
 }
 
-/** Redirects back to the connection's own address followed in a row before backing off. */
-const MAX_OWN_REDIRECTS = 3;
+/** Redirects followed in a row (to the configured address or the named active node) before backing off. */
+const MAX_FOLLOWED_REDIRECTS = 3;
+
+/** The secrets service's leader status (`GET /v1/sys/leader`, no token needed); other fields are kept. */
+const LeaderStatusSchema = z.looseObject({
+  ha_enabled: z.boolean().optional(),
+  leader_address: z.string().optional(),
+});
 
 /** The HTTP core of one service connection. Cheap to create: pools are shared per origin and TLS setting. */
 export class HttpCore {
@@ -352,6 +370,7 @@ export class HttpCore {
       freshConnections: false,
       failures: { leader: 0, other: 0 },
       started: Date.now(),
+      unreachable: new Set(),
       fail: (f) =>
         new ApiError({
           ...f,
@@ -379,8 +398,10 @@ export class HttpCore {
     const timeoutMs = c.timeoutMs + (opts.extraTimeoutMs ?? 0);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    // An attempt to the active node a standby named goes there once, over that node's own pool.
+    const pool = call.target !== undefined ? poolFor({ ...c, origin: call.target }).pool : this.entry.pool;
     try {
-      const res = await undiciParts().request.call(this.entry.pool, {
+      const res = await undiciParts().request.call(pool, {
         path: call.path,
         method: opts.method,
         headers: call.headers,
@@ -487,6 +508,28 @@ export class HttpCore {
     }
     const certificate = !timedOut && isCertificateFailure(netCode);
     const beforeSend = !timedOut && isBeforeSend(netCode);
+    if (call.target !== undefined) {
+      // The active node a standby named could not be reached (it may have gone since): part of the leader
+      // change, so the call goes on through the configured address within the leader change's budget.
+      const unsent = beforeSend || certificate;
+      const error = call.fail({
+        code: timedOut ? "timeout" : "transport",
+        attempts: attempt,
+        hint: `the active node the ${SERVICE_LABEL[c.service]} named (${call.target}) could not be reached (${netCode})`,
+        requestSent: !unsent,
+        cause: { code: netCode },
+      });
+      return {
+        kind: "failed",
+        error,
+        outcome: {
+          kind: "network",
+          code: netCode,
+          beforeSend: unsent,
+          leader: unsent ? "not-applied" : "maybe-applied",
+        },
+      };
+    }
     const error = call.fail({
       code: timedOut ? "timeout" : "transport",
       attempts: attempt,
@@ -512,15 +555,64 @@ export class HttpCore {
    */
   private redirectOf<T>(call: PreparedCall<T>, location: string | undefined): Redirect {
     const c = this.connection;
-    if (location === undefined || location === "") return { own: false, origin: "(no Location)" };
+    if (location === undefined || location === "") return { own: false, samePath: false, origin: "(no Location)" };
     let target: URL;
     try {
       target = new URL(location, c.origin);
     } catch {
-      return { own: false, origin: "(an unreadable Location)" };
+      return { own: false, samePath: false, origin: "(an unreadable Location)" };
     }
-    const own = target.origin === c.origin && target.pathname + target.search === call.path;
-    return { own, origin: target.origin };
+    const samePath = target.pathname + target.search === call.path;
+    return { own: samePath && target.origin === c.origin, samePath, origin: target.origin };
+  }
+
+  /**
+   * The active node to send the request to after a standby redirected it elsewhere than the configured
+   * address, or undefined to go on through the configured address. The token goes to another origin only
+   * when the cluster, asked through the configured address (`GET /v1/sys/leader`, no token sent), names
+   * that origin as its active node, over the same scheme or https, for the request's own path, and the node
+   * was not already found unreachable in this call. When the node the cluster names changes within one
+   * call, an election has ended: the leader change's budget and backoff start again from there.
+   */
+  private async followTarget<T>(call: PreparedCall<T>, redirect: Redirect): Promise<string | undefined> {
+    const c = this.connection;
+    const active = await this.namedActiveNode(call);
+    if (active === undefined) return undefined;
+    if (call.namedActive !== undefined && call.namedActive !== active) {
+      call.leaderSince = Date.now();
+      call.failures.leader = 0;
+    }
+    call.namedActive = active;
+    const scheme = new URL(active).protocol;
+    const follow =
+      redirect.samePath &&
+      redirect.origin === active &&
+      !call.unreachable.has(active) &&
+      (scheme === "https:" || scheme === new URL(c.origin).protocol);
+    return follow ? active : undefined;
+  }
+
+  /** The origin of the active node the secrets service names at its configured address, if it names one. */
+  private async namedActiveNode<T>(call: PreparedCall<T>): Promise<string | undefined> {
+    const c = this.connection;
+    try {
+      const res = await undiciParts().request.call(this.entry.pool, {
+        path: c.basePath + "/v1/sys/leader",
+        method: "GET",
+        headers: { accept: "application/json" },
+        signal: call.opts.signal
+          ? AbortSignal.any([call.opts.signal, AbortSignal.timeout(c.timeoutMs)])
+          : AbortSignal.timeout(c.timeoutMs),
+        reset: true,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) return undefined;
+      const parsed = LeaderStatusSchema.safeParse(JSON.parse(text), PARSE_OPTIONS);
+      const address = parsed.success ? parsed.data.leader_address : undefined;
+      return address === undefined || address === "" ? undefined : new URL(address).origin;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Waits before the next attempt, or throws the failure when the retry policy or the time budget says stop. */
@@ -528,10 +620,20 @@ export class HttpCore {
     const c = this.connection;
     const { opts } = call;
     const outcome = failed.outcome;
-    const leader = outcome.kind === "status" ? outcome.leader : undefined;
-    // A standby's redirect back to this very address is followed at once when the request may repeat.
-    const followNow =
-      failed.redirect?.own === true && call.safety === "idempotent" && call.failures.leader < MAX_OWN_REDIRECTS;
+    const leader = outcome.leader;
+    if (call.target !== undefined && outcome.kind === "network") call.unreachable.add(call.target);
+    call.target = undefined;
+    // A standby's redirect is followed at once when the request may repeat: back to this very address, or
+    // to the active node it names once the cluster itself names the same node (see followTarget).
+    const redirect = failed.redirect;
+    const repeats = call.safety === "idempotent";
+    const target =
+      redirect !== undefined && !redirect.own && c.service === "secrets" && repeats
+        ? await this.followTarget(call, redirect)
+        : undefined;
+    const mayFollow = repeats && call.failures.leader < MAX_FOLLOWED_REDIRECTS;
+    const followNow = mayFollow && (redirect?.own === true || target !== undefined);
+    if (followNow && target !== undefined) call.target = target;
     const failures = leader !== undefined ? ++call.failures.leader : ++call.failures.other;
     const wait = followNow ? 0 : retryDelay(c.retry, failures, outcome, call.safety);
     if (leader !== undefined) call.leaderSince ??= Date.now();
@@ -758,16 +860,22 @@ function redirectHint(service: ServiceName, redirect: Redirect): string {
     `a standby node of the ${SERVICE_LABEL[service]} redirected the request to ${redirect.origin}` +
     (redirect.own
       ? ""
-      : ", which is not the configured address: it was not followed (the token goes only to the configured address)") +
+      : ", which is not the configured address: it was not followed (the token goes only to the configured address, " +
+        "and to an active node the cluster itself names when the request may be sent again)") +
     "; the active node may have changed, so a write may or may not have been applied"
   );
 }
 
 /** The hint when a leader change outlasted the retries' time budget. */
 function leaderBudgetHint(c: ResolvedConnection, elapsedMs: number): string {
+  const since =
+    c.service === "scheduler"
+      ? "since the first such answer"
+      : "since the first such answer or the last new active node";
   return (
-    `the ${SERVICE_LABEL[c.service]} at ${c.origin} ${leaderWords(c.service)} and still had none after ${seconds(elapsedMs)} ` +
-    `(the retries' time budget is ${seconds(c.retry.maxTotalMs)}: retry.maxTotalMs); check the cluster's servers, then run the command again`
+    `the ${SERVICE_LABEL[c.service]} at ${c.origin} ${leaderWords(c.service)}, and no node took the request in the ` +
+    `${seconds(elapsedMs)} ${since} (the retries' time budget is ${seconds(c.retry.maxTotalMs)}: retry.maxTotalMs); ` +
+    "check the cluster's servers, then run the command again"
   );
 }
 

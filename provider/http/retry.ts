@@ -43,7 +43,13 @@ export type Safety = "idempotent" | "check-and-set" | "unguarded";
 /** What happened on one attempt. */
 export type Outcome =
   | { kind: "status"; status: number; retryAfterMs?: number; transient500?: boolean; leader?: LeaderChange }
-  | { kind: "network"; code: string; beforeSend: boolean };
+  | {
+      kind: "network";
+      code: string;
+      beforeSend: boolean;
+      /** Set when the attempt went to the node a cluster named as its active one and could not reach it. */
+      leader?: LeaderChange;
+    };
 
 /** Error codes of failures that happen before a request reaches the server, so any request may repeat. */
 const CONNECT_CODES = new Set([
@@ -85,9 +91,9 @@ export function retryDelay(
   random: () => number = Math.random,
 ): number | undefined {
   const safe: Safety = safety === true ? "idempotent" : safety === false ? "unguarded" : safety;
-  if (outcome.kind === "status" && outcome.leader !== undefined) {
+  if (outcome.leader !== undefined) {
     if (!repeatsOnLeaderChange(outcome.leader, safe)) return undefined;
-    return leaderChangeDelay(policy, failures, outcome.retryAfterMs, random);
+    return leaderChangeDelay(policy, failures, outcome.kind === "status" ? outcome.retryAfterMs : undefined, random);
   }
   const idempotent = safe === "idempotent";
   if (failures >= policy.maxAttempts) return undefined;

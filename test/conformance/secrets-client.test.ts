@@ -40,6 +40,18 @@ beforeEach(() => {
   record.clear();
 });
 
+describe("leader status", () => {
+  it("answers GET /v1/sys/leader without a token, saying whether the node is in a cluster and which node is active", async () => {
+    // The env target resolves its address as a user's program does, from SECRETS_ADDR.
+    const address = target.kind === "env" ? process.env.SECRETS_ADDR : target.secrets.address;
+    const res = await fetch(String(address).replace(/\/+$/, "") + "/v1/sys/leader");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { ha_enabled?: unknown; leader_address?: unknown };
+    expect(typeof body.ha_enabled).toBe("boolean");
+    if (body.ha_enabled === true) expect(typeof body.leader_address).toBe("string");
+  });
+});
+
 describe("AuthMounts", () => {
   it("enables, finds through the mount list, tunes and disables a mount", async () => {
     const c = client;

@@ -13,6 +13,7 @@ export const MAX_MESSAGE = 64 * 1024;
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY_VIOLATION = 1008;
 export const CLOSE_TOO_BIG = 1009;
+export const CLOSE_INTERNAL_ERROR = 1011;
 
 /**
  * Returns the Sec-WebSocket-Accept value for a client key.
@@ -186,7 +187,13 @@ export class WsConnection {
     this.fragments = [];
     this.fragmentBytes = 0;
     this.fragmentOpcode = 0;
-    for (const fn of this.messageHandlers) fn(text);
+    // A handler runs inside the socket's data event: a throw there would take the whole server down, so it
+    // ends this connection only, as a server whose handler failed does (1011).
+    try {
+      for (const fn of this.messageHandlers) fn(text);
+    } catch {
+      this.close(CLOSE_INTERNAL_ERROR, "internal error");
+    }
   }
 }
 

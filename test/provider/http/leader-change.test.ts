@@ -12,12 +12,27 @@ import { HttpCore, closeConnections, type RequestOptions } from "../../../provid
 import type { ConnectionOptions } from "../../../provider/http/settings";
 import { capturingStderr } from "../resources/auth-helpers";
 
+/** The active node the secrets module's `GET /v1/sys/leader` names (a function: it may change over a call). */
+let namedLeader: () => string | undefined = () => undefined;
+
 function echoModule(name: "secrets" | "scheduler"): ServiceModule {
   return {
     name,
     routes(r) {
       r.get("/v1/echo", (req) => ({ json: { ok: true, q: req.query.get("q") } }));
       r.post("/v1/echo", (req) => ({ json: { got: req.json() } }));
+      if (name === "secrets") {
+        r.get(
+          "/v1/sys/leader",
+          () => {
+            const leader = namedLeader();
+            return {
+              json: leader === undefined ? { ha_enabled: false } : { ha_enabled: true, leader_address: leader },
+            };
+          },
+          { auth: false },
+        );
+      }
     },
   };
 }
@@ -46,7 +61,13 @@ afterEach(() => {
   dev.faults.clear();
   dev.resetLog();
   otherSeen.length = 0;
+  namedLeader = () => undefined;
 });
+
+/** Addresses where nothing listens (nodes that are down). */
+const DEAD_A = "http://127.0.0.1:9";
+const DEAD_B = "http://127.0.0.1:7";
+const leaderAsks = () => dev.requestLog.filter((e) => e.path === "/v1/sys/leader").length;
 
 /** Two attempts at most by count: a leader change must outlast that, bounded by time instead. */
 function core(service: "secrets" | "scheduler", extra: ConnectionOptions = {}): HttpCore {
@@ -144,7 +165,7 @@ describe("scheduler leader change", () => {
         ),
     );
     expect(err?.message).toMatch(
-      /is electing a leader and still had none after [\d.]+ s \(the retries' time budget is 0\.4 s: retry\.maxTotalMs\)/,
+      /is electing a leader, and no node took the request in the [\d.]+ s since the first such answer \(the retries' time budget is 0\.4 s: retry\.maxTotalMs\)/,
     );
     expect(count()).toBeGreaterThan(2);
   });
@@ -240,5 +261,72 @@ describe("a standby's 307", () => {
     expect(err.message).toContain(`redirected the request to ${otherUrl}, which is not the configured address`);
     expect(count()).toBe(1);
     expect(otherSeen).toHaveLength(0);
+  });
+
+  it("to the active node the cluster itself names is followed at once, token and all, and sent there once", async () => {
+    namedLeader = () => otherUrl;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: otherUrl, times: 1 });
+    const delays: number[] = [];
+    const res = await core("secrets", { hooks: { onRetry: (i) => delays.push(i.delayMs) } }).request(
+      post({ idempotent: true }),
+    );
+    expect(res.value).toEqual({ ok: "other" });
+    expect(delays).toEqual([0]);
+    expect(count()).toBe(1);
+    expect(otherSeen).toHaveLength(1);
+    expect(otherSeen[0]?.["x-vault-token"] ?? otherSeen[0]?.["x-svc-token"]).toBe(dev.rootTokens.secrets);
+    // The cluster was asked without the token.
+    expect(dev.requestLog.filter((e) => e.path === "/v1/sys/leader")).toHaveLength(1);
+  });
+
+  it("to a node the cluster does not name as active is not followed; the call goes on through the configured address", async () => {
+    namedLeader = () => DEAD_A;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: otherUrl, times: 2 });
+    const { value: res } = await quietly(() => core("secrets").request(post({ idempotent: true })));
+    expect(res.value).toEqual({ got: { a: 1 } });
+    expect(count()).toBe(3);
+    expect(otherSeen).toHaveLength(0);
+  });
+
+  it("of a write without a guard: the cluster is not even asked, nothing goes to the named node", async () => {
+    namedLeader = () => otherUrl;
+    dev.faults.add({ service: "secrets", method: "POST", path: "/v1/echo", status: 307, location: otherUrl, times: 1 });
+    await expect(core("secrets").request(post())).rejects.toMatchObject({ status: 307 });
+    expect(otherSeen).toHaveLength(0);
+    expect(leaderAsks()).toBe(0);
+  });
+
+  it("to a named active node that is down: tried once, then the call goes on through the configured address", async () => {
+    namedLeader = () => DEAD_A;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: DEAD_A, times: 3 });
+    const tried: string[] = [];
+    const { value: res } = await quietly(() =>
+      core("secrets", { hooks: { onRetry: (i) => tried.push(i.code ?? String(i.status)) } }).request(
+        post({ idempotent: true }),
+      ),
+    );
+    expect(res.value).toEqual({ got: { a: 1 } });
+    // 307, the dead node (refused), 307, 307, then the write through the configured address.
+    expect(tried.filter((t) => t === "ECONNREFUSED")).toHaveLength(1);
+    expect(count()).toBe(4);
+  });
+
+  it("a leader change that moves on to a new active node gets the budget again from there", async () => {
+    // Each named node is down for 0.6 s of a 1 s budget: 1.2 s in all, more than one budget.
+    const t0 = Date.now();
+    namedLeader = () => (Date.now() - t0 < 600 ? DEAD_A : DEAD_B);
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: DEAD_A, times: Infinity });
+    setTimeout(() => {
+      dev.faults.clear();
+      dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: DEAD_B, times: Infinity });
+    }, 600);
+    setTimeout(() => dev.faults.clear(), 1_200);
+    const { value: res } = await quietly(() =>
+      core("secrets", { retry: { baseDelayMs: 20, maxDelayMs: 50, maxAttempts: 2, maxTotalMs: 1_000 } }).request(
+        post({ idempotent: true }),
+      ),
+    );
+    expect(res.value).toEqual({ got: { a: 1 } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_200);
   });
 });

@@ -161,3 +161,35 @@ describe("AuthRole write through a standby whose mount table lags", () => {
     }
   });
 });
+
+describe("AuthRole write redirected by a standby to the active node the cluster names", () => {
+  it("is followed there at once (the cluster names the node at GET /v1/sys/leader) and written once", async () => {
+    const m = await up(mount, undefined, { path: "follow1", type });
+    expect(m.error).toBeUndefined();
+    env.dev.resetLog();
+    // The same devserver under another origin stands for the active node.
+    const active = env.dev.urls.secrets.replace("127.0.0.1", "localhost");
+    env.dev.faults.add({
+      service: "secrets",
+      method: "POST",
+      path: "/v1/auth/follow1/role/r1",
+      status: 307,
+      location: active,
+      times: 1,
+    });
+    env.dev.faults.add({
+      service: "secrets",
+      method: "GET",
+      path: "/v1/sys/leader",
+      status: 200,
+      body: { ha_enabled: true, is_self: false, leader_address: active },
+      times: 1,
+    });
+    const news = { mount: "follow1", name: "r1", boundServicePrincipalIds: ["sp-1"], tokenTtl: "1h" };
+    const r = await up(role, undefined, news);
+    expect(r.error).toBeUndefined();
+    expect(env.requests().filter((x) => x === "POST /v1/auth/follow1/role/r1")).toHaveLength(2);
+    expect(env.requests().filter((x) => x === "GET /v1/sys/leader")).toHaveLength(1);
+    expect(await env.client.roles.read("follow1", "r1")).toBeDefined();
+  });
+});
