@@ -46,7 +46,7 @@ async function run(report) {
     `Devserver (trivial route) at concurrency 10 from a separate process: ${fmt(m("rawC", "rps"))} req/s, p99 ${fmt(m("rawC", "p99") / 1000, 2)} ms (goal >= 5,000 req/s, p99 < 5 ms)`,
   );
   await pool.close();
-  await require("../dist/provider/http/core").closeConnections();
+  await require("../dist/provider/http/pools").closeConnections();
   await stop();
 }
 

@@ -16,7 +16,8 @@ export {
   type PssErrorCode,
   type ServiceName,
 } from "../errors";
-export { closeConnections, type ApiResponse, type ResponseMeta } from "../http/core";
+export { closeConnections } from "../http/pools";
+export { type ApiResponse, type ResponseMeta } from "../http/request";
 export { ENV } from "../http/setting-table";
 export { REAL_HEADERS, SPEC_HEADERS, type HeaderNames, type HeaderStyle } from "../http/header-names";
 export { type ConnectionOptions, type HttpHooks } from "../http/settings";

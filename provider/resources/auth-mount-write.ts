@@ -3,7 +3,7 @@
  * move it with `sys/remount` (the remount flow) and tune it. The lifecycle around them is ./record.ts.
  */
 import { isMountInUse, isRemountUnsupported, type FoundMount, type SecretsClient } from "../clients/secrets";
-import { isLeaderChange } from "../http/core";
+import { isLeaderChange } from "../http/leader";
 import { ResourceError, isOutcomeUnknown, outcomeUnknown } from "../errors";
 import { reportWarnings, secretsClient, warn } from "./auth-common";
 import { READ_YOUR_WRITE_MS, backoff, readUntil } from "./common";

@@ -7,17 +7,15 @@
  * version n + 1. Inputs the engine stored carry no version (the engine hands them back in `check`, and in a
  * refresh's `diff`): an `inputs` step rewrites an older form wherever it appears and leaves the current form
  * as it is, so every inputs step runs on every inputs object. Steps describe layouts that were once written,
- * so they name stored keys literally and never change afterwards; a new layout is a new step and a bump of
- * {@link SCHEMA_VERSION}. Outputs of a version this code does not know (written by a newer release) fail with
- * a message to upgrade the library. This module imports no schema library: the provider host wraps a kind
- * with it before that kind's code loads (the registry of kinds, ./definitions, is imported for its type only).
+ * so they name stored keys literally and never change afterwards; a new layout is a new step, which bumps
+ * {@link SCHEMA_VERSION} (counted from the steps). Outputs of a version this code does not know (written by
+ * a newer release) fail with a message to upgrade the library. This module imports no schema library: the
+ * provider host wraps a kind with it before that kind's code loads (the registry of kinds, ./definitions, is
+ * imported for its type only).
  */
 import { UsageError } from "../errors";
 import type { ProviderImpl } from "./common";
 import type { ResourceKind } from "./definitions";
-
-/** The version of the outputs' layout this code writes; a bump comes with a step below. */
-export const SCHEMA_VERSION = 2;
 
 type Props = Record<string, unknown>;
 
@@ -72,6 +70,9 @@ const V1_TO_V2 = {
  * not name kept its layout). A new kind needs nothing here.
  */
 const VERSIONS: readonly Partial<Record<ResourceKind, Step>>[] = [V1_TO_V2];
+
+/** The version of the outputs' layout this code writes: one more than the steps, so a new step is the bump. */
+export const SCHEMA_VERSION: number = VERSIONS.length + 1;
 
 /** The resource kinds state migrations know: every kind of the registry. */
 export type MigratedKind = ResourceKind;

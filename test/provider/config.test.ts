@@ -14,7 +14,8 @@ import {
   stackConfigValue,
 } from "../../provider/config";
 import { SchedulerClient } from "../../provider/clients/scheduler";
-import { HttpCore, closeConnections } from "../../provider/http/core";
+import { HttpCore } from "../../provider/http/core";
+import { closeConnections } from "../../provider/http/pools";
 import { schedulerClient } from "../../provider/resources/scheduler-client";
 import { schedulerCore } from "../../provider/resources/scheduler-core";
 import { ConfigError } from "../../provider/errors";

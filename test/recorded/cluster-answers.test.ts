@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEADER_CHANGE, startDevServer, type DevServer } from "../../devserver";
 import { SchedulerClient } from "../../provider/clients/scheduler";
 import { setConnectionOverrides } from "../../provider/config";
-import { isLeaderChange, leaderChangeOf } from "../../provider/http/core";
+import { isLeaderChange, leaderChangeOf } from "../../provider/http/leader";
 import { SPEC } from "../helpers/jobspecs";
 
 interface RecordedClusterAnswer {

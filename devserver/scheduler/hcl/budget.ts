@@ -237,6 +237,27 @@ export function scanSource(src: string, limits: SourceLimits = SOURCE_LIMITS): S
     if (frames.length > limits.depth) return at(i, `brackets are nested more than ${limits.depth} levels deep.`);
     return undefined;
   };
+  /**
+   * At `${` or `%{` inside a string ("s") or a heredoc ("h"): opens the interpolation and goes back to code;
+   * `$${` and `%%{` are escapes, skipped. True when `i` was at one of them (then moved past it), false when
+   * not, or the problem of opening one.
+   */
+  const interpolation = (frame: "s" | "h"): boolean | SourceScan => {
+    const c = src[i];
+    if (c !== "$" && c !== "%") return false;
+    if (src[i + 1] === c && src[i + 2] === "{") {
+      i += 3;
+      return true;
+    }
+    if (src[i + 1] !== "{") return false;
+    if (token()) return tooMany();
+    const p = open(frame);
+    if (p) return p;
+    mode = "code";
+    inWord = false;
+    i += 2;
+    return true;
+  };
   while (i < n) {
     steps++;
     const c = src[i] as string;
@@ -245,15 +266,11 @@ export function scanSource(src: string, limits: SourceLimits = SOURCE_LIMITS): S
       else if (c === '"' || c === "\n") {
         mode = "code";
         i++;
-      } else if ((c === "$" || c === "%") && src[i + 1] === c && src[i + 2] === "{") i += 3;
-      else if ((c === "$" || c === "%") && src[i + 1] === "{") {
-        if (token()) return tooMany();
-        const p = open("s");
-        if (p) return p;
-        mode = "code";
-        inWord = false;
-        i += 2;
-      } else i++;
+      } else {
+        const opened = interpolation("s");
+        if (typeof opened === "object") return opened;
+        if (!opened) i++;
+      }
       continue;
     }
     if (mode === "heredoc") {
@@ -268,15 +285,9 @@ export function scanSource(src: string, limits: SourceLimits = SOURCE_LIMITS): S
           continue;
         }
       }
-      if ((c === "$" || c === "%") && src[i + 1] === c && src[i + 2] === "{") i += 3;
-      else if ((c === "$" || c === "%") && src[i + 1] === "{") {
-        if (token()) return tooMany();
-        const p = open("h");
-        if (p) return p;
-        mode = "code";
-        inWord = false;
-        i += 2;
-      } else i++;
+      const opened = interpolation("h");
+      if (typeof opened === "object") return opened;
+      if (!opened) i++;
       continue;
     }
     // code

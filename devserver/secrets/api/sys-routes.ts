@@ -16,10 +16,11 @@ import { methodCapability, requireAcl, type RouteDeps } from "./deps";
 import { remountRoutes, type RemountOptions } from "./remount";
 
 /**
- * `sys/` routes of the secrets service, a route table per resource: the auth-method mount table (list,
- * enable, read, disable, tune, also the sudo-free `sys/mounts/auth/<path>/tune`), ACL policies (current and
- * legacy paths), `sys/capabilities-self`, and `sys/remount` (./remount.ts). Each handler checks the token's
- * ACL on the path itself, before it looks at the request further.
+ * `sys/` routes of the secrets service, a route table per resource: the leader status, the auth-method
+ * mount table (list, enable, read, disable, tune, also the sudo-free `sys/mounts/auth/<path>/tune`), ACL
+ * policies (current and legacy paths), `sys/capabilities-self`, and `sys/remount` (./remount.ts). Each
+ * handler but the leader status checks the token's ACL on the path itself, before it looks at the request
+ * further.
  */
 
 /** Renders sys data the way the service does: inside `data` and repeated at the top level. */
@@ -30,6 +31,14 @@ function sysData(data: Record<string, unknown>): DevResponse {
 function mountParam(req: DevRequest): string {
   return normaliseMountPath(req.params.mount ?? "");
 }
+
+/**
+ * The leader status, which needs no token. A single node without high availability answers only that (as
+ * OpenBao 2.6.2's dev server does); a cluster also names its active node in `leader_address`.
+ */
+const LEADER_ROUTES: readonly RouteRow<RouteDeps>[] = [
+  { method: "GET", path: "/v1/sys/leader", handler: () => ({ json: { ha_enabled: false } }), auth: false },
+];
 
 function listMounts(deps: RouteDeps, req: DevRequest): DevResponse {
   requireAcl(deps, req, "sys/auth", ["read"]);
@@ -209,14 +218,6 @@ function capabilitiesSelf(deps: RouteDeps, req: DevRequest): DevResponse {
   if (paths.length === 1 && paths[0] !== undefined) data.capabilities = data[paths[0]];
   return sysData(data);
 }
-
-/**
- * The leader status, which needs no token. A single node without high availability answers only that (as
- * OpenBao 2.6.2's dev server does); a cluster also names its active node in `leader_address`.
- */
-const LEADER_ROUTES: readonly RouteRow<RouteDeps>[] = [
-  { method: "GET", path: "/v1/sys/leader", handler: () => ({ json: { ha_enabled: false } }), auth: false },
-];
 
 /** What the token can do on some paths. */
 const CAPABILITY_ROUTES: readonly RouteRow<RouteDeps>[] = [

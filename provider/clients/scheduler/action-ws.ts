@@ -11,7 +11,8 @@
 import type { Duplex } from "node:stream";
 import type { Dispatcher, WebSocket } from "undici";
 import { ApiError, UsageError, type ApiErrorCode } from "../../errors";
-import { classify, encodePath, type HttpCore } from "../../http/core";
+import { encodePath, type HttpCore } from "../../http/core";
+import { classify } from "../../http/answers";
 import { requireId } from "./base";
 
 /** A terminal size in characters. */

@@ -5,7 +5,8 @@
 import type { z } from "zod";
 import { UsageError } from "../../errors";
 import { segmentProblem } from "../../http/path";
-import type { ApiResponse, HttpCore, Method, QueryValue, ResponseMeta } from "../../http/core";
+import type { HttpCore } from "../../http/core";
+import type { ApiResponse, Method, QueryValue, ResponseMeta } from "../../http/request";
 
 /** Facts about a response: lastIndex (blocking-query index), knownLeader, lastContact, nextToken, attempts. */
 export type QueryMeta = ResponseMeta;

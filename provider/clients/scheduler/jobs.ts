@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { ApiError, UsageError, isApiError } from "../../errors";
-import { encodePath, type QueryValue } from "../../http/core";
+import { encodePath } from "../../http/core";
+import type { QueryValue } from "../../http/request";
 import {
   DispatchResultSchema,
   JobSchema,

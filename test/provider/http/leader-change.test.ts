@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEADER_CHANGE, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 import { ApiError, isOutcomeUnknown } from "../../../provider/errors";
-import { HttpCore, closeConnections, type RequestOptions } from "../../../provider/http/core";
+import { HttpCore } from "../../../provider/http/core";
+import { closeConnections } from "../../../provider/http/pools";
+import type { RequestOptions } from "../../../provider/http/request";
 import type { ConnectionOptions } from "../../../provider/http/settings";
 import { capturingStderr } from "../resources/auth-helpers";
 

@@ -1,11 +1,11 @@
 /**
- * The HTTP core loads only undici's Pool and request API (see `undiciParts` in provider/http/core.ts). These
+ * The HTTP core loads only undici's Pool and request API (see `undiciParts` in provider/http/pools.ts). These
  * checks fail when an undici upgrade moves those files or stops them from standing alone.
  */
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { undiciParts } from "../../../provider/http/core";
+import { undiciParts } from "../../../provider/http/pools";
 
 const requireHere = createRequire(__filename);
 

@@ -9,7 +9,7 @@ import { startDevServer, type DevServer } from "../../../devserver";
 import { SchedulerClient } from "../../../provider/clients/scheduler";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
-import { closeConnections } from "../../../provider/http/core";
+import { closeConnections } from "../../../provider/http/pools";
 import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
