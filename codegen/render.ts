@@ -126,7 +126,7 @@ function sdkInputs(def: ResourceDefinition): [string, Field][] {
  * The types the SDK exports with a resource class: its `*Args`, the input interface of each object
  * argument, and each type an argument is declared with by name (`sdkType` a bare type name).
  */
-export function sdkTypeExports(def: ResourceDefinition): string[] {
+function sdkTypeExports(def: ResourceDefinition): string[] {
   const inputs = sdkInputs(def).map(([, f]) => f);
   const objects = inputs.flatMap((f) => (f.object === undefined ? [] : [f.object.input.name]));
   const named = inputs.flatMap((f) => (f.sdkType !== undefined && /^[A-Z]\w*$/.test(f.sdkType) ? [f.sdkType] : []));

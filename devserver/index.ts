@@ -6,7 +6,10 @@ export * from "./core";
 export {
   createSchedulerService,
   FAIL_DEPLOYMENT_META,
+  type ActionRunner,
   type GcOptions,
+  type Node,
+  type NodePoolOptions,
   type SchedulerControl,
   type SchedulerService,
   type SchedulerServiceOptions,
@@ -17,9 +20,13 @@ export {
   type CloudControls,
   type FakeInstance,
   type FakeInstanceInput,
+  type MetadataFaultHandle,
   type MetadataFaultSpec,
+  type MetadataLogEntry,
+  type MintOptions,
   type SecretsControls,
   type SecretsServiceOptions,
+  type SignOptions,
 } from "./secrets";
 
 /** Options of `startDevServer`: the core options plus per-module options used when `services` is omitted. */

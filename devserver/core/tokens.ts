@@ -43,7 +43,7 @@ export interface TokenStoreSnapshot {
 }
 
 /** Generates a token value with the given prefix (`s.` style for secrets, UUID for the scheduler). */
-export function newTokenValue(service: ServiceName): string {
+function newTokenValue(service: ServiceName): string {
   return service === "secrets" ? `hvs.${randomBytes(18).toString("base64url")}` : randomUUID();
 }
 

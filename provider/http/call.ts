@@ -11,7 +11,7 @@ export const SERVICE_LABEL: Record<ServiceName, string> = { secrets: "secrets se
 export const CANCELLED = "the operation was cancelled";
 
 /** The fields of a failure that the request itself does not already say. */
-export type FailureFields = Omit<ApiErrorFields, "service" | "operation" | "method" | "path">;
+type FailureFields = Omit<ApiErrorFields, "service" | "operation" | "method" | "path">;
 
 /** One request as every attempt sends it, and how its failures read. */
 export interface PreparedCall<T> {

@@ -37,14 +37,18 @@ import { WRITE_AGAIN, confirmedWrite, movedWithMount, recordProvider, refuseUnle
 const RESOURCE = DEF.name;
 
 /** The inputs of an AuthConfig after `check`. */
-export const AuthConfigInputsSchema = inputsSchema(DEF);
+const AuthConfigInputsSchema = inputsSchema(DEF);
 
-/** The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets). */
+/**
+ * The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets).
+ * @internal for tests: the resources' inputs and state types.
+ */
 export type AuthConfigInputs = InputsOf<typeof DEF>;
 
 /**
  * The outputs (state) of an AuthConfig: every input but `clientSecret`, whose salted hash
  * (`scrypt$N$r$p$<salt>$<hash>` of mount and secret) is kept instead; `incomplete` after an unknown outcome.
+ * @internal for tests: the resources' inputs and state types.
  */
 export type AuthConfigOutputs = Omit<OutputsOf<typeof DEF>, "clientSecret">;
 
@@ -153,7 +157,7 @@ function withSecret(news: AuthConfigInputs, send: boolean): AuthConfigInputs {
  * Checks AuthConfig inputs: UUIDs, the resource URL, the environment name, and one way of giving the client
  * secret (or none, with workload identity); failures name the property.
  */
-export function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckResult<AuthConfigInputs> {
+function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckResult<AuthConfigInputs> {
   const res = checkObjectInputs(RESOURCE, AuthConfigInputsSchema, news);
   const i = res.inputs;
   if (i === undefined || (res.failures ?? []).length > 0) return res;

@@ -33,7 +33,7 @@ const UPDATE_KEYS = (Object.keys(AuthMountInputsSchema.shape) as (keyof AuthMoun
 );
 
 /** Checks and normalises AuthMount inputs; failures name the property. */
-export function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResult<AuthMountInputs> {
+function checkAuthMount(news: Record<string, unknown>): dynamic.CheckResult<AuthMountInputs> {
   return checkObjectInputs(RESOURCE, AuthMountInputsSchema, news);
 }
 
@@ -93,7 +93,7 @@ type PathChange = { how: "remount" } | { how: "replace"; why: string };
  * it has `sys/remount` (see `AuthMounts.hasRemount`). Only a clear "no" replaces: an unclear answer counts as
  * "has remount", and `update` then finds out for sure and refuses without changing anything.
  */
-export async function pathChange(news: AuthMountInputs, client?: SecretsClient): Promise<PathChange> {
+async function pathChange(news: AuthMountInputs, client?: SecretsClient): Promise<PathChange> {
   if (news.disableRemount === true) return { how: "replace", why: "disableRemount is set" };
   const c = client ?? secretsClient(news.connection);
   // One probe per client (one per server and settings in a provider host): check and diff both ask.

@@ -38,12 +38,18 @@ const RESOURCE = DEF.name;
 const FIELDS = DEF.fields;
 
 /** The inputs of an AuthRole after `check`: lists are arrays, the name is lowercase. */
-export const AuthRoleInputsSchema = inputsSchema(DEF);
+const AuthRoleInputsSchema = inputsSchema(DEF);
 
-/** The inputs of an AuthRole. */
+/**
+ * The inputs of an AuthRole.
+ * @internal for tests: the resources' inputs and state types.
+ */
 export type AuthRoleInputs = InputsOf<typeof DEF>;
 
-/** The outputs (state) of an AuthRole: every input, `schemaVersion`, and `incomplete` after an unknown outcome. */
+/**
+ * The outputs (state) of an AuthRole: every input, `schemaVersion`, and `incomplete` after an unknown outcome.
+ * @internal for tests: the resources' inputs and state types.
+ */
 export type AuthRoleOutputs = OutputsOf<typeof DEF>;
 
 const REPLACE_KEYS = replaceKeys(DEF);
@@ -62,7 +68,7 @@ const BOUND_KEYS = [
  * max ttl, batch tokens with a period or a use count, negative values); warns (../log.ts) about a role the
  * service saves but that can never log in. Failures name the property.
  */
-export function checkAuthRole(
+function checkAuthRole(
   given: Record<string, unknown>,
   options: { warnLoginRule?: boolean } = {},
 ): dynamic.CheckResult<AuthRoleInputs> {
@@ -116,13 +122,13 @@ export function checkAuthRole(
 }
 
 /** The plugin release from which login requires a specific boundServicePrincipalIds or boundGroupIds. */
-export const LOGIN_RULE_SINCE = [0, 21, 0] as const;
+const LOGIN_RULE_SINCE = [0, 21, 0] as const;
 
 /**
  * What is wrong with a role under the login rule of newer plugins (a non-empty boundServicePrincipalIds or
  * boundGroupIds, not both `["*"]`); undefined when it follows it or a list is not known yet.
  */
-export function loginRuleProblem(i: AuthRoleInputs): string | undefined {
+function loginRuleProblem(i: AuthRoleInputs): string | undefined {
   if (containsUnknown(i.boundServicePrincipalIds) || containsUnknown(i.boundGroupIds)) return undefined;
   const sp = cleanList(i.boundServicePrincipalIds);
   const groups = cleanList(i.boundGroupIds);

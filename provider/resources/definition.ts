@@ -69,11 +69,10 @@ export const NEW_SETTINGS_DOC: Readonly<Record<NewSettings, string>> = {
 };
 
 /** What a field holds; it picks the SDK type, the default rule and how values compare. */
-export type ValueType =
-  "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object" | "custom";
+type ValueType = "string" | "number" | "boolean" | "list" | "duration" | "enum" | "connection" | "object" | "custom";
 
 /** The role of a field (see the top of this file). */
-export type FieldKind = "source" | "setting" | "option" | "output";
+type FieldKind = "source" | "setting" | "option" | "output";
 
 /** A plain value the docs can show. */
 export type Shown = string | number | boolean | readonly string[];
@@ -133,7 +132,7 @@ export interface Field<S extends z.ZodType = z.ZodType> {
 }
 
 /** See {@link Field.whenUnset}. */
-export type WhenUnset = "clear-if-set" | "leave";
+type WhenUnset = "clear-if-set" | "leave";
 
 /** The sub-fields of an object field and its SDK interfaces. */
 export interface ObjectShape {

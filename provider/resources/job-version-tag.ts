@@ -15,7 +15,7 @@ import { jobVersionTagDefinition as DEF } from "./definitions/job-version-tag";
 import { recordProvider, stateOf } from "./record";
 
 /** Schema of the JobVersionTag inputs after the engine resolved them. */
-export const JobVersionTagInputsSchema = inputsSchema(DEF);
+const JobVersionTagInputsSchema = inputsSchema(DEF);
 
 /**
  * The JobVersionTag inputs as the provider receives them.
@@ -49,7 +49,7 @@ function namespaceOf(client: SchedulerClient, inputs: { namespace?: string }): s
 }
 
 /** Returns the resource ID of a tag: `<jobId>@<namespace>/<name>` (a tag name never holds "/"). */
-export function tagResourceId(jobId: string, namespace: string, name: string): string {
+function tagResourceId(jobId: string, namespace: string, name: string): string {
   return `${jobId}@${namespace}/${name}`;
 }
 

@@ -30,7 +30,7 @@ export interface RecordInputs {
 }
 
 /** What an update does: store the state with what is `kept` (nothing to write), or write `news` from `from`. */
-export type UpdatePlan<I, B, L> = { keep: L } | { news: I; from: B };
+type UpdatePlan<I, B, L> = { keep: L } | { news: I; from: B };
 
 /**
  * The rules of one record resource. `I` are its checked inputs, `O` its state, `P` where its object lives,

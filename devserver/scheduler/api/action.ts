@@ -18,9 +18,9 @@ import type { Store } from "../state/store";
 import { CLOSE_NORMAL, CLOSE_POLICY_VIOLATION, acceptWebSocket, refuseUpgrade, type WsConnection } from "./ws";
 
 /** Meta key: answer the action upgrade with this HTTP status (400-599) instead of 101. */
-export const ACTION_UPGRADE_STATUS_META = "devserver.action_upgrade_status";
+const ACTION_UPGRADE_STATUS_META = "devserver.action_upgrade_status";
 /** Meta key: accept the action and then send no frame (an exec that never answers). */
-export const ACTION_SILENT_META = "devserver.action_silent";
+const ACTION_SILENT_META = "devserver.action_silent";
 
 /** Largest handshake frame read from a client that has not authenticated yet (it holds a version and a token). */
 const HANDSHAKE_MAX = 4096;
@@ -28,7 +28,7 @@ const HANDSHAKE_MAX = 4096;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** What an action run sees. */
-export interface ActionInvocation {
+interface ActionInvocation {
   readonly namespace: string;
   readonly jobId: string;
   readonly allocId: string;
@@ -38,7 +38,7 @@ export interface ActionInvocation {
 }
 
 /** Result of a simulated action run. */
-export interface ActionResult {
+interface ActionResult {
   readonly stdout: string;
   readonly exitCode?: number;
 }

@@ -7,12 +7,13 @@ import type { Duplex } from "node:stream";
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** Largest client message (all its frames together) accepted by default; the action endpoint only receives small JSON frames. */
-export const MAX_MESSAGE = 64 * 1024;
+const MAX_MESSAGE = 64 * 1024;
 
 /** Close codes used by the action endpoint. */
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY_VIOLATION = 1008;
-export const CLOSE_TOO_BIG = 1009;
+const CLOSE_TOO_BIG = 1009;
+/** @internal for tests: the close code of a failed message handler. */
 export const CLOSE_INTERNAL_ERROR = 1011;
 
 /**

@@ -37,7 +37,7 @@ export interface DesiredUpdates {
   RescheduleLater: number;
 }
 
-export type EvalStatus = "pending" | "complete" | "failed" | "canceled" | "blocked";
+type EvalStatus = "pending" | "complete" | "failed" | "canceled" | "blocked";
 
 export interface Evaluation {
   ID: string;
@@ -109,7 +109,7 @@ export interface TaskState {
   Events: TaskEvent[];
 }
 
-export interface AllocDeploymentStatus {
+interface AllocDeploymentStatus {
   Healthy: boolean | null;
   Timestamp: string;
   Canary: boolean;
@@ -163,7 +163,7 @@ export interface DeploymentGroupState {
   UnhealthyAllocs: number;
 }
 
-export type DeploymentStatus =
+type DeploymentStatus =
   "running" | "paused" | "failed" | "successful" | "cancelled" | "pending" | "blocked" | "unblocking" | "initializing";
 
 export interface Deployment {

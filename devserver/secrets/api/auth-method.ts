@@ -18,7 +18,7 @@ import type { RouteDeps } from "./deps";
  */
 
 /** Metadata the secrets module keeps on tokens it issues at login. */
-export interface LoginTokenMeta {
+interface LoginTokenMeta {
   readonly mountAccessor: string;
   readonly path: string;
   readonly displayName: string;

@@ -11,7 +11,7 @@ import type { DevRequest, DevResponse } from "../../core/types";
  * A request's operation: GET reads, HEAD asks for a read's headers (a path declares it to answer it), LIST
  * lists, DELETE deletes, POST and PUT create or update.
  */
-export type Operation = "read" | "head" | "write" | "delete" | "list";
+type Operation = "read" | "head" | "write" | "delete" | "list";
 
 /** Handles one operation on a matched path reached through `mount`; `params` are the pattern's named groups. */
 export type PathHandler<M> = (

@@ -10,7 +10,7 @@ import { DevHttpError, multiErrorText } from "../../core/errors";
  */
 
 /** Capabilities a policy rule may grant. */
-export const CAPABILITIES = [
+const CAPABILITIES = [
   "create",
   "read",
   "update",
@@ -52,7 +52,10 @@ path "sys/capabilities-self" {
 }
 `;
 
-/** Counts the characters a policy parse looked at (tests check that it stays linear). */
+/**
+ * Counts the characters a policy parse looked at (tests check that it stays linear).
+ * @internal for tests: the type of the parse's counters.
+ */
 export interface ParseStats {
   steps: number;
 }
@@ -185,7 +188,7 @@ function checkRule(path: string, caps: readonly string[]): PathRule {
 }
 
 /** Returns whether a rule path matches a request path (`*` suffix is a prefix glob, `+` one segment). */
-export function rulePathMatches(pattern: string, path: string): boolean {
+function rulePathMatches(pattern: string, path: string): boolean {
   const glob = pattern.endsWith("*");
   const body = glob ? pattern.slice(0, -1) : pattern;
   if (!body.includes("+")) return glob ? path.startsWith(body) : path === body;

@@ -22,7 +22,7 @@ export interface ManagedIdentity {
 }
 
 /** Scale-set membership of the instance. */
-export interface ScaleSetInfo {
+interface ScaleSetInfo {
   readonly name: string;
   readonly orchestration: "uniform" | "flexible";
 }
@@ -119,7 +119,7 @@ function computeBase(inst: FakeInstance, rgSegment: "resourceGroups" | "resource
 }
 
 /** Returns `compute.resourceId` of the instance. */
-export function instanceResourceId(inst: FakeInstance): string {
+function instanceResourceId(inst: FakeInstance): string {
   const base = computeBase(inst, "resourceGroups");
   if (inst.scaleSet?.orchestration === "uniform") {
     const n = inst.name.slice(inst.scaleSet.name.length + 1);
@@ -129,7 +129,7 @@ export function instanceResourceId(inst: FakeInstance): string {
 }
 
 /** Returns the resource id of the instance's scale set, if any. */
-export function scaleSetResourceId(inst: FakeInstance): string | undefined {
+function scaleSetResourceId(inst: FakeInstance): string | undefined {
   return inst.scaleSet === null
     ? undefined
     : `${computeBase(inst, "resourceGroups")}/virtualMachineScaleSets/${inst.scaleSet.name}`;
@@ -141,7 +141,7 @@ function userIdentityResourceId(inst: FakeInstance, id: ManagedIdentity): string
 }
 
 /** Returns the resource-id claims a token of this identity carries (`xms_mirid`, and `xms_az_rid` for user-assigned). */
-export function resourceClaims(inst: FakeInstance, id: ManagedIdentity): { xms_mirid: string; xms_az_rid?: string } {
+function resourceClaims(inst: FakeInstance, id: ManagedIdentity): { xms_mirid: string; xms_az_rid?: string } {
   const base = computeBase(inst, "resourcegroups");
   const compute =
     inst.scaleSet?.orchestration === "uniform"

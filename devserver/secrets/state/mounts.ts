@@ -25,7 +25,7 @@ const LIST_CONFIG_KEYS = [
 type ListConfigKey = (typeof LIST_CONFIG_KEYS)[number];
 
 /** Tunable settings of a mount (TTLs in seconds, 0 = inherit the system value). */
-export interface MountConfig {
+interface MountConfig {
   default_lease_ttl: number;
   max_lease_ttl: number;
   /** "" reads back as `default-service`. */

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 
 /** How the method config treats `identity_token_audience` and `identity_token_ttl`. */
-export type WorkloadIdentitySupport = "accepted" | "refused" | "ignored";
+type WorkloadIdentitySupport = "accepted" | "refused" | "ignored";
 
 /** What differs between the servers the secrets service can play. */
 export interface SecretsRelease {
@@ -33,7 +33,7 @@ export interface SecretsRelease {
 }
 
 /** The releases the devserver can play besides the default. */
-export const SECRETS_RELEASES = ["openbao-2.6.2"] as const;
+const SECRETS_RELEASES = ["openbao-2.6.2"] as const;
 
 /**
  * Returns the profile of a release: undefined plays Vault (workload identity refused unless

@@ -24,7 +24,7 @@ import {
 export const ROLE_NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
 
 /** The six bound lists. */
-export const BOUND_KEYS = [
+const BOUND_KEYS = [
   "bound_service_principal_ids",
   "bound_group_ids",
   "bound_locations",
@@ -98,7 +98,7 @@ function newRole(): Role {
 }
 
 /** Parses one bound-CIDR entry; returns its canonical text (a host address without `/32` or `/128`). */
-export function parseCidr(text: string): string | undefined {
+function parseCidr(text: string): string | undefined {
   const [addr, prefix, extra] = text.trim().split("/");
   if (addr === undefined || extra !== undefined) return undefined;
   const family = isIP(addr);

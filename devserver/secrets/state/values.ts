@@ -19,7 +19,7 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = {
 const GO_DURATION_PART = /^([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)/;
 
 /** Parses a signed Go duration ("1h30m", "-5s", "300ms") into seconds; returns undefined when invalid. */
-export function goDurationSeconds(text: string): number | undefined {
+function goDurationSeconds(text: string): number | undefined {
   let rest = text;
   let sign = 1;
   if (rest.startsWith("-") || rest.startsWith("+")) {
@@ -44,7 +44,7 @@ export function goDurationSeconds(text: string): number | undefined {
 const SECRET_FIELDS: ReadonlySet<string> = new Set(["client_secret", "jwt"]);
 
 /** A request field that could not be converted to its declared type (rendered as a 400). */
-export function fieldError(field: string, value: unknown, reason: string): DevHttpError {
+function fieldError(field: string, value: unknown, reason: string): DevHttpError {
   if (SECRET_FIELDS.has(field))
     return new DevHttpError(400, `error converting input for field ${goQuote(field)}: expected a string`);
   return new DevHttpError(400, `error converting input ${goValue(value)} for field ${goQuote(field)}: ${reason}`);

@@ -24,7 +24,7 @@ import { resolveDesired } from "./spec";
 export type CheckedJobInputs = JobInputs & { jobId?: string; type?: string; __resolvedKeys?: string[] };
 
 /** The input that names what `check` added (see above). */
-export const RESOLVED_KEYS = "__resolvedKeys" satisfies keyof CheckedJobInputs;
+const RESOLVED_KEYS = "__resolvedKeys" satisfies keyof CheckedJobInputs;
 
 /**
  * Returns the inputs with the job's identity added. The user's own `namespace` and `region` stay as written;

@@ -30,7 +30,7 @@ export function identityOf(job: JobObject): JobIdentity {
 }
 
 /** Returns the problem with batch-only settings on a job of this identity, or undefined when there is none. */
-export function batchSettingsProblem(
+function batchSettingsProblem(
   identity: JobIdentity,
   inputs: Pick<JobInputs, "waitForCompletion" | "runOnce">,
 ): string | undefined {

@@ -249,6 +249,7 @@ const jobImpl: Omit<ProviderImpl<JobInputs, JobOutputs>, "delete"> = {
 /**
  * A Job's read the job list did not answer (./refresh.ts, `readFromList`): the job read in full, unless the
  * list's entry (`listed`) shows it unchanged and only its deployment is to be read.
+ * @public required by name: ./entry.ts loads this module on first use and takes its `readJob`.
  */
 export async function readJob(id: string, props: JobOutputs, listed: Listed): Promise<dynamic.ReadResult<JobOutputs>> {
   const client = newClient(props.connection);
@@ -282,6 +283,7 @@ export async function readJob(id: string, props: JobOutputs, listed: Listed): Pr
 /**
  * A Job's diff once ./refresh.ts (`diffWithoutJob`) found the job itself must be compared (the inputs' hash
  * differs, or state keeps none): the desired job against the one state holds, then the scheduler's plan.
+ * @public required by name: ./entry.ts loads this module on first use and takes its `diffJob`.
  */
 export async function diffJob(olds: Partial<JobOutputs>, checked: JobInputs): Promise<dynamic.DiffResult> {
   const news = userInputs(checked);

@@ -11,7 +11,7 @@ import { canonicalJson } from "../common";
  * Job fields that carry credentials. They are sent when the user sets them, but never kept in state's
  * normal form or compared (the real scheduler never returns them on reads).
  */
-export const CREDENTIAL_FIELDS: readonly string[] = Object.freeze(["SecretsToken", "DiscoveryToken"]);
+const CREDENTIAL_FIELDS: readonly string[] = Object.freeze(["SecretsToken", "DiscoveryToken"]);
 
 /** Returns the text state keeps of a job already in normal form: its canonical JSON without credentials. */
 export function stateText(normal: JobObject): string {

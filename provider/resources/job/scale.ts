@@ -9,7 +9,7 @@ import { stateText, type JobObject } from "./normal-form";
 import type { DesiredJob } from "./spec";
 
 /** Task resource fields `preserveResources` keeps (what vertical scaling changes). */
-export const SCALED_RESOURCE_FIELDS: readonly string[] = Object.freeze(["CPU", "Cores", "MemoryMB", "MemoryMaxMB"]);
+const SCALED_RESOURCE_FIELDS: readonly string[] = Object.freeze(["CPU", "Cores", "MemoryMB", "MemoryMaxMB"]);
 
 function named(list: unknown): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();

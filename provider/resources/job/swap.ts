@@ -39,7 +39,7 @@ const PUNCT_SWAP: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Returns `s` with every character replaced by a different one of the same kind (same length). */
-export function swapped(s: string): string {
+function swapped(s: string): string {
   let out = "";
   for (const c of s) out += swapChar(c);
   return out;
