@@ -70,23 +70,11 @@ function withOverrides(opts: ConnectionOptions): ConnectionOptions {
 /**
  * Sets connection settings stack config does not carry (the retry policy; a timeout when stack config or
  * the resource's connection sets none; request counters) for every provider connection of this process:
- * tests and scripts that drive providers directly.
- * @internal for tests: the fault suite's retry policy and timeout, which no stack config key sets.
+ * tests and scripts that drive providers directly (`providers` of the provider entry).
  */
 export function setConnectionOverrides(values: Overrides): void {
   overrides = { ...values };
   overridesGeneration++;
-  settingsGeneration++;
-}
-
-/**
- * Replaces the stored stack config (tests): this library's keys by name, `any` by full key.
- * @internal for tests: they drive providers without a Pulumi engine, which is what fills stack config.
- */
-export function setStackConfig(values: Record<string, string>, any: Record<string, string> = {}): void {
-  stackConfig = { ...values };
-  const all = { ...any };
-  anyStackConfig = (key) => all[key];
   settingsGeneration++;
 }
 

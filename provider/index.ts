@@ -8,7 +8,7 @@ import type { ProviderImpl } from "./resources/common";
 import type { ResourceKind } from "./resources/definitions";
 import { migrating } from "./resources/migrate";
 
-export { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
+export { configure, connectionOptions, setConnectionOverrides, CONFIG_KEYS, CONFIG_NAMESPACE } from "./config";
 export type { ProviderImpl } from "./resources/common";
 
 /** The resource kinds: those of the registry (./resources/definitions/index.ts). */

@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../devserver";
-import { setStackConfig } from "../provider/config";
+import { setStackConfig } from "./helpers/stack-config";
 import { authConfig } from "../provider/resources/auth-config";
 import { authMount } from "../provider/resources/auth-mount";
 import { authRole } from "../provider/resources/auth-role";

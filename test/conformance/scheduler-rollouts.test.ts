@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchedulerClient } from "../../provider/clients/scheduler";
-import { setStackConfig } from "../../provider/config";
+import { setStackConfig } from "../helpers/stack-config";
 import { isApiError } from "../../provider/errors";
 import { jobVersionTag } from "../../provider/resources/job-version-tag";
 import { applyJob, captureStderr, createJob, rejection, type Stated } from "../provider/resources/job/harness";

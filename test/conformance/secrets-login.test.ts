@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { secretsControls, type SecretsControls, type StartedDevServer } from "../../devserver";
 import { SecretsClient, type SecretsClientOptions } from "../../provider/clients/secrets";
-import { setStackConfig } from "../../provider/config";
+import { setStackConfig } from "../helpers/stack-config";
 import { ApiError, UsageError, isApiError } from "../../provider/errors";
 import { HttpCore } from "../../provider/http/core";
 import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretsClient } from "../../provider/clients/secrets";
-import { setStackConfig } from "../../provider/config";
+import { setStackConfig } from "../helpers/stack-config";
 import { isApiError } from "../../provider/errors";
 import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
 import { authMount } from "../../provider/resources/auth-mount";

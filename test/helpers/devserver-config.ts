@@ -1,6 +1,6 @@
 /** Points the five providers at a devserver, as stack config would (both services, root tokens). */
 import type { DevServer } from "../../devserver";
-import { setStackConfig } from "../../provider/config";
+import { setStackConfig } from "./stack-config";
 
 export function pointProvidersAt(dev: DevServer): void {
   setStackConfig({

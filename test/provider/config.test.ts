@@ -10,9 +10,9 @@ import {
   connectionOptions,
   providerClient,
   setConnectionOverrides,
-  setStackConfig,
   stackConfigValue,
 } from "../../provider/config";
+import { setStackConfig } from "../helpers/stack-config";
 import { SchedulerClient } from "../../provider/clients/scheduler";
 import { HttpCore } from "../../provider/http/core";
 import { closeConnections } from "../../provider/http/pools";

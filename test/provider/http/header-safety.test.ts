@@ -10,7 +10,8 @@ import { ApiError, ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { checkJobInputs } from "../../../provider/resources/job/inputs";
 import { jobVersionTag } from "../../../provider/resources/job-version-tag";
-import { connectionOptions, setStackConfig } from "../../../provider/config";
+import { connectionOptions } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 
 let dev: DevServer;
 beforeAll(async () => {

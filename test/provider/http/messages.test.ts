@@ -7,7 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DevHttpError, startServiceHost, type DevServer, type ServiceModule } from "../../../devserver/core";
 import { startDevServer } from "../../../devserver";
-import { connectionOptions, setStackConfig } from "../../../provider/config";
+import { connectionOptions } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { ApiError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { ENV } from "../../../provider/http/setting-table";

@@ -4,7 +4,8 @@
  * messages naming a bad setting.
  */
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions, setStackConfig } from "../../../provider/config";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, connectionOptions } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { ENV, type SettingName } from "../../../provider/http/setting-table";

@@ -5,7 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
-import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
+import { setConnectionOverrides } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { HttpCore } from "../../../provider/http/core";
 import { isLoopbackHost } from "../../../provider/http/loopback";

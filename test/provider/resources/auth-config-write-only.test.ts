@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
 import { secretsControls } from "../../../devserver/secrets";
 import { SecretsClient } from "../../../provider/clients/secrets";
-import { setStackConfig } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
 import { migrating } from "../../../provider/resources/migrate";
 

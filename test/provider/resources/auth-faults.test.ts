@@ -4,7 +4,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { secretsControls } from "../../../devserver/secrets";
-import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
+import { setConnectionOverrides } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";

@@ -5,7 +5,7 @@
 import { startDevServer, type DevServer, type DevServerOptions } from "../../../devserver";
 import { secretsControls, type SecretsControls } from "../../../devserver/secrets";
 import { SecretsClient, type SecretsClientOptions } from "../../../provider/clients/secrets";
-import { setStackConfig } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 
 /** A running devserver with the secrets provider pointed at it. */
 export interface SecretsEnv {

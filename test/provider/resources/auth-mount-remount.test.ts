@@ -8,7 +8,7 @@ import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../..
 import { authMount } from "../../../provider/resources/auth-mount";
 import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
-import { setStackConfig } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 

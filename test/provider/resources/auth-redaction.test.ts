@@ -5,7 +5,7 @@
  */
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { setStackConfig } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 

@@ -5,7 +5,8 @@
  * refresh of a record that is gone succeeds.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setConnectionOverrides, setStackConfig } from "../../../provider/config";
+import { setConnectionOverrides } from "../../../provider/config";
+import { setStackConfig } from "../../helpers/stack-config";
 import { authRole } from "../../../provider/resources/auth-role";
 import { ResourceInitError, type ProviderImpl } from "../../../provider/resources/common";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";

@@ -5,7 +5,7 @@
  * the same calls against the newest release still work.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { FEATURE_RELEASES } from "../../../../provider/clients/scheduler";
 import { isApiError, type ApiError } from "../../../../provider/errors";
 import { jobVersionTag, type JobVersionTagInputs } from "../../../../provider/resources/job-version-tag";

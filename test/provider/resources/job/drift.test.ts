@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { isApiError } from "../../../../provider/errors";
 import { job } from "../../../../provider/resources/job";
 import type { Deployment } from "../../../../provider/schemas/scheduler";

@@ -5,7 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../../devserver";
 import { SchedulerClient } from "../../../../provider/clients/scheduler";
-import { setConnectionOverrides, setStackConfig } from "../../../../provider/config";
+import { setConnectionOverrides } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { job as jobImpl } from "../../../../provider/resources/job";
 import type { ProviderImpl } from "../../../../provider/resources/common";
 import { upStep, type Stated } from "../../../helpers/engine-steps";

@@ -4,7 +4,7 @@
  */
 import { expect, vi } from "vitest";
 import { ResourceInitError } from "../../../../provider/resources/common";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { SchedulerClient } from "../../../../provider/clients/scheduler";
 import { job } from "../../../../provider/resources/job";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../../devserver";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { UNKNOWN } from "../../../../provider/resources/common";
 import { SCHEMA_VERSION } from "../../../../provider/resources/migrate";
 import { job } from "../../../../provider/resources/job";

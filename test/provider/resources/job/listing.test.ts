@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { job } from "../../../../provider/resources/job";
 import { LIST_LIMITS, selection } from "../../../../provider/resources/job/listing";
 import type { JobOutputs } from "../../../../provider/resources/job/state";

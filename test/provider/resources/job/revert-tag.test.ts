@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSchedulerService, startDevServer, type DevServer } from "../../../../devserver";
-import { setStackConfig } from "../../../../provider/config";
+import { setStackConfig } from "../../../helpers/stack-config";
 import { recoverFromFailure } from "../../../../provider/resources/job/recovery";
 import { SMALL_SPEC } from "../../../helpers/jobspecs";
 import {
