@@ -123,13 +123,18 @@ async function findAfterWrite(client: SecretsClient, path: string): Promise<Foun
 
 /**
  * True when a taken path holds what an earlier, unconfirmed create of this resource enabled: the same mount,
- * with nothing configured on it yet (no config, no roles). A mount in use is someone else's.
+ * with nothing configured on it yet (no config, no roles). A mount in use is someone else's, and so is one
+ * the answering node does not route (404 `no handler for route`: a standby whose mount table lags), where
+ * "no config, no roles" cannot be told.
  */
 async function ownUnconfirmedMount(inputs: AuthMountInputs, existing: FoundMount | undefined): Promise<boolean> {
   if (existing === undefined || !sameMount(existing, inputs)) return false;
   const client = secretsClient(inputs.connection);
   try {
-    const [config, roles] = await Promise.all([client.config.read(inputs.path), client.roles.list(inputs.path)]);
+    const [config, roles] = await Promise.all([
+      client.config.read(inputs.path, { unroutedThrows: true }),
+      client.roles.list(inputs.path, { unroutedThrows: true }),
+    ]);
     return config === undefined && roles.length === 0;
   } catch {
     return false;

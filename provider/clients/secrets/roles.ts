@@ -56,8 +56,11 @@ export class Roles {
     }
   }
 
-  /** Lists role names (lowercase); an empty list when there are none (the service answers 404 then). */
-  async list(mount: string): Promise<string[]> {
+  /**
+   * Lists role names (lowercase); an empty list when there are none (the service answers 404 then). With
+   * `unroutedThrows`, a 404 `no handler for route` (see {@link isUnrouted}) rejects instead.
+   */
+  async list(mount: string, options: UnroutedOption = {}): Promise<string[]> {
     try {
       const res = await this.http.request({
         operation: "list roles",
@@ -68,7 +71,7 @@ export class Roles {
       });
       return res.value?.keys ?? [];
     } catch (e) {
-      if (isApiError(e, "not_found")) return [];
+      if (isApiError(e, "not_found") && !(options.unroutedThrows === true && isUnrouted(e))) return [];
       throw e;
     }
   }

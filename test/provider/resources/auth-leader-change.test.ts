@@ -268,6 +268,29 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
     expect(sent("DELETE /v1/auth/lagread3/role/r1")).toBe(1);
   });
 
+  it("a create that meets someone else's mount through such answers refuses it, never taking it as its own", async () => {
+    // Same settings as the resource and something configured on it: someone else's mount. A lagging node
+    // that does not route it answers the config read or the role list with 404 `no handler for route`, which
+    // must not read as "nothing configured on it" (the rule for continuing an earlier unconfirmed enable).
+    await env.client.mounts.enable("lagown1", { type, description: "mine" });
+    await env.client.roles.write("lagown1", "r1", { bound_service_principal_ids: ["sp-1"] });
+    unrouted("GET", "/v1/auth/lagown1/role", 1);
+    expect((await up(mount, undefined, { path: "lagown1", type, description: "mine" })).error?.message).toMatch(
+      /already enabled/,
+    );
+    await env.client.mounts.enable("lagown2", { type, description: "mine" });
+    await env.client.config.write("lagown2", {
+      tenant_id: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+      resource: "https://management.azure.com/",
+    });
+    unrouted("GET", "/v1/auth/lagown2/config", 1);
+    expect((await up(mount, undefined, { path: "lagown2", type, description: "mine" })).error?.message).toMatch(
+      /already enabled/,
+    );
+    expect(await env.client.roles.read("lagown1", "r1")).toBeDefined();
+    expect(await env.client.config.read("lagown2")).toBeDefined();
+  });
+
   it("a token that may not read the mount list keeps the 404 meaning gone", async () => {
     const state = await roleOn("lagread4");
     unrouted("GET", "/v1/auth/lagread4/role/r1", 1);
