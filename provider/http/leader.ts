@@ -177,20 +177,47 @@ export async function followTarget<T>(
   return follow ? active : undefined;
 }
 
+/**
+ * The asks of `GET /v1/sys/leader` on the way, per connection pool and base path: calls a standby redirects at
+ * the same time (the resources of one command, during one election) share one ask. An answer is shared only
+ * while it is on the way, never kept: a later redirect asks again.
+ */
+const leaderAsks = new WeakMap<Dispatcher, Map<string, Promise<string | undefined>>>();
+
 /** The origin of the active node the secrets service names at its configured address, if it names one. */
-async function namedActiveNode<T>(
+function namedActiveNode<T>(
   c: ResolvedConnection,
   pool: Dispatcher,
   call: PreparedCall<T>,
 ): Promise<string | undefined> {
+  const signal = call.opts.signal;
+  if (signal?.aborted === true) return Promise.resolve(undefined);
+  let asks = leaderAsks.get(pool);
+  if (asks === undefined) leaderAsks.set(pool, (asks = new Map()));
+  const onTheWay = asks;
+  let ask = onTheWay.get(c.basePath);
+  if (ask === undefined) {
+    ask = askLeader(c, pool).finally(() => onTheWay.delete(c.basePath));
+    onTheWay.set(c.basePath, ask);
+  }
+  if (signal === undefined) return ask;
+  // This call's abort ends its own wait, not the ask the others share.
+  const shared = ask;
+  return new Promise((resolve) => {
+    const stop = () => resolve(undefined);
+    signal.addEventListener("abort", stop, { once: true });
+    void shared.then(resolve).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
+
+/** Asks the configured address which node is active (no token sent); undefined when it names none. */
+async function askLeader(c: ResolvedConnection, pool: Dispatcher): Promise<string | undefined> {
   try {
     const res = await undiciParts().request.call(pool, {
       path: c.basePath + "/v1/sys/leader",
       method: "GET",
       headers: { accept: "application/json" },
-      signal: call.opts.signal
-        ? AbortSignal.any([call.opts.signal, AbortSignal.timeout(c.timeoutMs)])
-        : AbortSignal.timeout(c.timeoutMs),
+      signal: AbortSignal.timeout(c.timeoutMs),
       reset: true,
     });
     const text = await res.body.text();

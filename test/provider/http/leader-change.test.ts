@@ -16,6 +16,8 @@ import { capturingStderr } from "../resources/auth-helpers";
 
 /** The active node the secrets module's `GET /v1/sys/leader` names (a function: it may change over a call). */
 let namedLeader: () => string | undefined = () => undefined;
+/** How long `GET /v1/sys/leader` takes to answer (a node busy with an election). */
+let leaderAnswerMs = 0;
 
 function echoModule(name: "secrets" | "scheduler"): ServiceModule {
   return {
@@ -26,7 +28,8 @@ function echoModule(name: "secrets" | "scheduler"): ServiceModule {
       if (name === "secrets") {
         r.get(
           "/v1/sys/leader",
-          () => {
+          async () => {
+            if (leaderAnswerMs > 0) await new Promise((resolve) => setTimeout(resolve, leaderAnswerMs));
             const leader = namedLeader();
             return {
               json: leader === undefined ? { ha_enabled: false } : { ha_enabled: true, leader_address: leader },
@@ -64,6 +67,7 @@ afterEach(() => {
   dev.resetLog();
   otherSeen.length = 0;
   namedLeader = () => undefined;
+  leaderAnswerMs = 0;
 });
 
 /** Addresses where nothing listens (nodes that are down). */
@@ -279,6 +283,35 @@ describe("a standby's 307", () => {
     expect(otherSeen[0]?.["x-vault-token"] ?? otherSeen[0]?.["x-svc-token"]).toBe(dev.rootTokens.secrets);
     // The cluster was asked without the token.
     expect(dev.requestLog.filter((e) => e.path === "/v1/sys/leader")).toHaveLength(1);
+  });
+
+  it("met by many calls at once: the cluster is asked once for all of them while its answer is on the way", async () => {
+    namedLeader = () => otherUrl;
+    leaderAnswerMs = 200;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: otherUrl, times: 20 });
+    const c = core("secrets");
+    const results = await Promise.all(Array.from({ length: 20 }, () => c.request(post({ idempotent: true }))));
+    expect(results.map((r) => r.value)).toEqual(Array.from({ length: 20 }, () => ({ ok: "other" })));
+    expect(otherSeen).toHaveLength(20);
+    expect(leaderAsks()).toBe(1);
+    // A call aborted while the shared ask is on the way stops waiting; the others still get its answer.
+    leaderAnswerMs = 400;
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: otherUrl, times: 2 });
+    const aborted = new AbortController();
+    const [gaveUp, went] = await Promise.all([
+      c.request(post({ idempotent: true, signal: aborted.signal })).catch((e: unknown) => e),
+      c.request(post({ idempotent: true })),
+      new Promise((resolve) => setTimeout(resolve, 100)).then(() => aborted.abort()),
+    ]);
+    expect(gaveUp).toBeInstanceOf(Error);
+    expect(went.value).toEqual({ ok: "other" });
+    expect(otherSeen).toHaveLength(21);
+    expect(leaderAsks()).toBe(2);
+    leaderAnswerMs = 0;
+    // A later redirect asks again: an answer is shared only while it is on the way, never kept.
+    dev.faults.add({ service: "secrets", path: "/v1/echo", status: 307, location: otherUrl, times: 1 });
+    await c.request(post({ idempotent: true }));
+    expect(leaderAsks()).toBe(3);
   });
 
   it("to a node the cluster does not name as active is not followed; the call goes on through the configured address", async () => {
