@@ -13,14 +13,11 @@ const MAX_MESSAGE = 64 * 1024;
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_TOO_BIG = 1009;
-/** @internal for tests: the close code of a failed message handler. */
-export const CLOSE_INTERNAL_ERROR = 1011;
+/** The close code of a failed message handler. */
+const CLOSE_INTERNAL_ERROR = 1011;
 
-/**
- * Returns the Sec-WebSocket-Accept value for a client key.
- * @internal for tests: checked against RFC 6455's example key, which no client here sends.
- */
-export function acceptKey(key: string): string {
+/** Returns the Sec-WebSocket-Accept value for a client key. */
+function acceptKey(key: string): string {
   return createHash("sha1")
     .update(key + GUID)
     .digest("base64");

@@ -180,9 +180,8 @@ export interface SourceLimits {
  * The limits the parse endpoint checks texts against. The parser (WebAssembly) takes time and memory that
  * grow faster than its input (seconds for tens of thousands of list elements; a stack overflow past about
  * 2,000 nested brackets after hundreds of MB), so these are checked first; real jobspecs stay far below.
- * @internal for tests: the tests build texts one past each limit.
  */
-export const SOURCE_LIMITS: SourceLimits = { length: 512 * 1024, depth: 256, tokens: 40_000 };
+const SOURCE_LIMITS: SourceLimits = { length: 512 * 1024, depth: 256, tokens: 40_000 };
 
 /** Where a text went past its limits: the 1-based line and column, and what. */
 interface SourceProblem {

@@ -74,18 +74,7 @@ function load(): Record<string, unknown> {
   return root;
 }
 
-let calls = 0;
-
-/**
- * How many texts were handed to the parser since the process started (tests check what never reaches it).
- * @internal for tests: a count, as the request-count tests take, that no route shows.
- */
-export function parserCalls(): number {
-  return calls;
-}
-
 function call(name: string, filename: string, source: string): EngineResult {
-  calls++;
   const fn = load()[name];
   if (typeof fn !== "function") throw new Error(`HCL parser has no function ${name}`);
   let result: EngineResult | undefined;

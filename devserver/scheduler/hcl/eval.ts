@@ -104,14 +104,6 @@ function iterate(coll: HclValue): [HclValue, HclValue][] {
   );
 }
 
-/**
- * Evaluates an expression in a scope, within the running evaluation's budget (see budget.ts).
- * @internal for tests: the budget's property test runs expressions and values no jobspec within the text limits holds.
- */
-export function evaluate(e: Expr, scope: Scope): HclValue {
-  return withBudget(() => ev(e, scope));
-}
-
 function ev(e: Expr, scope: Scope): HclValue {
   const bg = budget();
   bg.step();

@@ -95,11 +95,8 @@ function dayMatches(c: CronSpec, d: Date): boolean {
   return domOk && dowOk;
 }
 
-/**
- * Returns the first time strictly after `from` that matches, or undefined within the next five years.
- * @internal for tests: next run times years ahead, which no request can wait for.
- */
-export function nextCron(spec: CronSpec, from: Date): Date | undefined {
+/** Returns the first time strictly after `from` that matches, or undefined within the next five years. */
+function nextCron(spec: CronSpec, from: Date): Date | undefined {
   const t = new Date(Math.floor(from.getTime() / 1000) * 1000 + 1000);
   const limit = from.getTime() + 5 * 366 * 86_400_000;
   while (t.getTime() < limit) {

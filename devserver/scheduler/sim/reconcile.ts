@@ -24,9 +24,8 @@ function networksDiffer(a: JsonObject[], b: JsonObject[]): boolean {
  * Returns whether moving a group from `oldJob` to `newJob` needs new allocations (a destructive update),
  * following the real scheduler's rules: task driver, user, config, env, artifacts, secrets, templates,
  * combined job/group/task meta, resources, networks, volumes, affinities, spreads and ephemeral disk.
- * @internal for tests: the destructive-update rule field by field, without placing jobs.
  */
-export function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: string): boolean {
+function tasksUpdated(oldJob: JsonObject, newJob: JsonObject, groupName: string): boolean {
   const a = findGroup(oldJob, groupName);
   const b = findGroup(newJob, groupName);
   if (a === undefined || b === undefined) return true;

@@ -43,9 +43,8 @@ export function jobKey(namespace: string, id: string): string {
  * per job made a list of thousands of jobs, or a register or deregister of each of them, cost time growing
  * with the square of their number. A record's namespace and job never change, so the index follows `set`,
  * `delete` and `clear`. (Made empty only: Map's constructor would `set` its entries before the index exists.)
- * @internal for tests: its index through set, delete and clear, which no request shows.
  */
-export class JobIndexedTable<T> extends Map<string, T> {
+class JobIndexedTable<T> extends Map<string, T> {
   private readonly byJob = new Map<string, Set<T>>();
   private readonly held = new Set<T>();
 

@@ -52,11 +52,8 @@ path "sys/capabilities-self" {
 }
 `;
 
-/**
- * Counts the characters a policy parse looked at (tests check that it stays linear).
- * @internal for tests: the type of the parse's counters.
- */
-export interface ParseStats {
+/** Counts the characters a policy parse looked at (tests check that it stays linear). */
+interface ParseStats {
   steps: number;
 }
 

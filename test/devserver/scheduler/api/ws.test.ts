@@ -1,10 +1,38 @@
+import { request } from "node:http";
 import { Duplex } from "node:stream";
-import { describe, expect, it } from "vitest";
-import { CLOSE_INTERNAL_ERROR, WsConnection, acceptKey } from "../../../../devserver/scheduler/api/ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WsConnection } from "../../../../devserver/scheduler/api/ws";
+import { startScheduler, type Harness } from "../http";
 
-describe("acceptKey", () => {
-  it("computes the RFC 6455 accept key", () => {
-    expect(acceptKey("dGhlIHNhbXBsZSBub25jZQ==")).toBe("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+describe("the opening handshake", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startScheduler();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("answers RFC 6455's example key with its example accept value", async () => {
+    // The action endpoint completes the handshake before it authorizes (a refusal is a close frame after it).
+    const accept = await new Promise<string | string[] | undefined>((resolve, reject) => {
+      const req = request(`${h.base}/v1/job/any/action`, {
+        headers: {
+          Connection: "Upgrade",
+          Upgrade: "websocket",
+          "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+          "Sec-WebSocket-Version": "13",
+        },
+      });
+      req.on("upgrade", (res, socket) => {
+        socket.destroy();
+        resolve(res.headers["sec-websocket-accept"]);
+      });
+      req.on("response", (res) => reject(new Error(`no upgrade: ${String(res.statusCode)}`)));
+      req.on("error", reject);
+      req.end();
+    });
+    expect(accept).toBe("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
   });
 });
 
@@ -37,6 +65,7 @@ describe("WsConnection", () => {
     expect(() => socket.receive(clientText('{"version":1}'))).not.toThrow();
     expect(conn.isClosed).toBe(true);
     const close = socket.written.find((b) => ((b[0] as number) & 0x0f) === 0x8);
-    expect(close?.readUInt16BE(2)).toBe(CLOSE_INTERNAL_ERROR);
+    // 1011: the server met a condition that kept it from fulfilling the request (RFC 6455, 7.4.1).
+    expect(close?.readUInt16BE(2)).toBe(1011);
   });
 });

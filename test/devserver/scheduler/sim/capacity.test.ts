@@ -5,7 +5,7 @@
  * them per register and per stop made the devserver's work grow with the square of the jobs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { JobIndexedTable } from "../../../../devserver/scheduler/state/store";
+import { Store } from "../../../../devserver/scheduler/state/store";
 import { list, rec, serviceJob, startScheduler, type Harness } from "../http";
 
 let h: Harness;
@@ -38,6 +38,9 @@ async function running(id: string): Promise<number> {
   return allocs.filter((a) => a.ClientStatus === "running" && a.DesiredStatus === "run").length;
 }
 
+/** What the tables of every scheduler's store share: the class of its allocations, evaluations and deployments. */
+const tables = Object.getPrototypeOf(new Store(() => 0).allocs) as Store["allocs"];
+
 describe("capacity", () => {
   it("a stop frees what its allocations used: the blocked evaluation of a job that did not fit is placed", async () => {
     await register("cap-a");
@@ -61,8 +64,8 @@ describe("capacity", () => {
       await stop(`cap-old-${i}`);
     }
     await register("cap-keep");
-    const values = vi.spyOn(JobIndexedTable.prototype, "values");
-    const iterate = vi.spyOn(JobIndexedTable.prototype, Symbol.iterator);
+    const values = vi.spyOn(tables, "values");
+    const iterate = vi.spyOn(tables, Symbol.iterator);
     await register("cap-new");
     await stop("cap-keep");
     await register("cap-new-2");

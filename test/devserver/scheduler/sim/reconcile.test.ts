@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reconcile, tasksUpdated } from "../../../../devserver/scheduler/sim/reconcile";
+import { reconcile } from "../../../../devserver/scheduler/sim/reconcile";
 import type { JsonObject } from "../../../../devserver/scheduler/state/json";
 import type { AllocRecord } from "../../../../devserver/scheduler/state/store";
 import type { Allocation } from "../../../../devserver/scheduler/state/types";
@@ -7,8 +7,20 @@ import { serviceJob } from "../http";
 
 const job = (o: Record<string, unknown> = {}): JsonObject => serviceJob("u", o) as JsonObject;
 
-describe("tasksUpdated", () => {
-  it("ignores assigned dynamic port values but not their labels", () => {
+describe("reconcile", () => {
+  const alloc = (name: string, jmi: number, status = "running"): AllocRecord => ({
+    alloc: { ID: name, Name: name, TaskGroup: "web", DesiredStatus: "run", ClientStatus: status } as Allocation,
+    job: job({ JobModifyIndex: jmi }),
+  });
+  const opts = { rolling: true, promoted: false, systemCount: 0 };
+
+  it("ignores assigned dynamic port values but not their labels when it decides on a destructive update", () => {
+    /** How the plan moves one running allocation of `from` to `to`: updated in place or replaced. */
+    const update = (from: JsonObject, to: JsonObject): { inplace: number; destructive: number } => {
+      const running: AllocRecord = { ...alloc("u.web[0]", 0), job: from };
+      const [p] = reconcile(to, [running], opts);
+      return { inplace: p?.inplace.length ?? -1, destructive: p?.destructive.length ?? -1 };
+    };
     const a = serviceJob(
       "u",
       {},
@@ -20,17 +32,9 @@ describe("tasksUpdated", () => {
       { Networks: [{ DynamicPorts: [{ Label: "http", Value: 0, To: 8080 }] }] },
     ) as JsonObject;
     const c = serviceJob("u", {}, { Networks: [{ DynamicPorts: [{ Label: "web", To: 8080 }] }] }) as JsonObject;
-    expect(tasksUpdated(a, b, "web")).toBe(false);
-    expect(tasksUpdated(a, c, "web")).toBe(true);
+    expect(update(a, b)).toEqual({ inplace: 1, destructive: 0 });
+    expect(update(a, c)).toEqual({ inplace: 0, destructive: 1 });
   });
-});
-
-describe("reconcile", () => {
-  const alloc = (name: string, jmi: number, status = "running"): AllocRecord => ({
-    alloc: { ID: name, Name: name, TaskGroup: "web", DesiredStatus: "run", ClientStatus: status } as Allocation,
-    job: job({ JobModifyIndex: jmi }),
-  });
-  const opts = { rolling: true, promoted: false, systemCount: 0 };
 
   it("stops surplus allocations from older versions first", () => {
     const next = serviceJob("u", { JobModifyIndex: 2, Priority: 60 }, { Count: 2 }) as JsonObject;

@@ -4,7 +4,7 @@
  * job's): the index must follow every change of the map.
  */
 import { describe, expect, it } from "vitest";
-import { JobIndexedTable, Store, type AllocRecord } from "../../../../devserver/scheduler/state/store";
+import { Store, type AllocRecord } from "../../../../devserver/scheduler/state/store";
 import type { Allocation, Deployment, Evaluation } from "../../../../devserver/scheduler/state/types";
 
 function record(id: string, jobId: string, createIndex: number, namespace = "default"): AllocRecord {
@@ -16,7 +16,7 @@ const ids = (records: Iterable<AllocRecord>): string[] => [...records].map((r) =
 
 describe("the tables' index by job", () => {
   it("follows set, replace, delete and clear, per namespace", () => {
-    const t = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
+    const t = new Store(() => 0).allocs;
     t.set("a1", record("a1", "web", 1));
     t.set("a2", record("a2", "web", 2));
     t.set("b1", record("b1", "db", 3));
@@ -37,46 +37,57 @@ describe("the tables' index by job", () => {
   });
 
   it("holding() reads the records still in the held state; one that left it is dropped for good", () => {
+    // The allocations' held state is "live" (desired to run, not ended). A record is counted on its node as it
+    // enters and taken back as it is let go: `ask` sees each entry, the store's usage what is still counted.
     const entered: string[] = [];
-    const left: string[] = [];
-    const t = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID], {
-      holds: (r) => r.alloc.ClientStatus === "running",
-      enter: (r) => entered.push(r.alloc.ID),
-      leave: (r) => left.push(r.alloc.ID),
-    });
+    const store = new Store(
+      () => 0,
+      (r) => {
+        entered.push(r.alloc.ID);
+        return { cpu: 1, memoryMB: 1 };
+      },
+    );
+    const t = store.allocs;
     const running = (id: string): AllocRecord => {
       const r = record(id, "web", 1);
-      r.alloc.ClientStatus = "running";
+      Object.assign(r.alloc, { NodeID: `node-${id}`, DesiredStatus: "run", ClientStatus: "running" });
       return r;
     };
+    /** The records entered and not let go, by their nodes (each counted once). */
+    const counted = (): Record<string, unknown> => Object.fromEntries(store.usage(new Set()));
+    const once = (...held: string[]): Record<string, unknown> =>
+      Object.fromEntries(held.map((id) => [`node-${id}`, { cpu: 1, memoryMB: 1 }]));
     const a = running("a");
     t.set("a", a);
     t.set("b", running("b"));
     t.set("c", running("c"));
     t.set("d", record("d", "web", 1)); // set outside the state: never held
     expect(ids(t.holding())).toEqual(["a", "b", "c"]);
+    expect(counted()).toEqual(once("a", "b", "c"));
     a.alloc.ClientStatus = "complete";
     expect(ids(t.holding())).toEqual(["b", "c"]);
+    expect(counted()).toEqual(once("b", "c"));
     // Back in the state after it was dropped: not read again (the state is one a record never re-enters).
     a.alloc.ClientStatus = "running";
     expect(ids(t.holding())).toEqual(["b", "c"]);
+    expect(counted()).toEqual(once("b", "c"));
     // Replaced, deleted, cleared: the index follows the map.
     t.set("b", record("b", "web", 2));
     t.delete("c");
     expect(ids(t.holding())).toEqual([]);
+    expect(counted()).toEqual({});
     t.set("e", running("e"));
     expect(ids(t.holding())).toEqual(["e"]);
+    expect(counted()).toEqual(once("e"));
     t.clear();
     expect(ids(t.holding())).toEqual([]);
-    // Each held record entered once and was let go once.
-    expect([entered.sort(), left.sort()]).toEqual([
-      ["a", "b", "c", "e"],
-      ["a", "b", "c", "e"],
-    ]);
+    // Each held record entered once and was let go.
+    expect([entered.sort(), counted()]).toEqual([["a", "b", "c", "e"], {}]);
     // A table without a held state holds nothing.
-    const plain = new JobIndexedTable<AllocRecord>((r) => [r.alloc.Namespace, r.alloc.JobID]);
-    plain.set("x", running("x"));
-    expect(ids(plain.holding())).toEqual([]);
+    const plain = store.deployments;
+    const deployment = { ID: "x", JobID: "web", Namespace: "default", Status: "running" } as unknown as Deployment;
+    plain.set("x", deployment);
+    expect([...plain.holding()]).toEqual([]);
   });
 
   it("the store keeps what the live allocations use per node as they start and stop", () => {
