@@ -63,4 +63,12 @@ function load(): Entry {
 // Each export by name (not `export =` of the loaded object): Node then sees them from an ESM
 // `import { providers } from "pulumi-secrets-scheduler/provider"` too. The package test (attw) fails when
 // index.ts exports a name not forwarded here.
-export const { configure, connectionOptions, CONFIG_KEYS, CONFIG_NAMESPACE, provider, providers }: Entry = load();
+export const {
+  configure,
+  connectionOptions,
+  setConnectionOverrides,
+  CONFIG_KEYS,
+  CONFIG_NAMESPACE,
+  provider,
+  providers,
+}: Entry = load();
