@@ -3,7 +3,7 @@
  * and of the plan text with it.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../../provider/resources/common";
+import { UNKNOWN } from "../../../helpers/unknown";
 import { formatPlan } from "../../../../provider/resources/job/text";
 import { maskError, maskText, masksField } from "../../../../provider/resources/job/mask-text";
 import { NO_SECRETS, secretMaskOf } from "../../../../provider/resources/job/secrets";
