@@ -87,12 +87,8 @@ function engineOf(): EngineModules | null {
 /**
  * What goes to the engine for a text or a warning, and what goes to stderr instead: the engine labels a
  * WARNING itself, so only stderr gets the `warning: ` prefix.
- * @internal for tests: what goes to the engine and what to stderr, without an engine.
  */
-export function messageOf(
-  kind: keyof typeof SEVERITY,
-  text: string,
-): { severity: Severity; engine: string; stderr: string } {
+function messageOf(kind: keyof typeof SEVERITY, text: string): { severity: Severity; engine: string; stderr: string } {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   return { severity: SEVERITY[kind], engine: body, stderr: kind === "warning" ? `warning: ${body}` : body };
 }
@@ -445,7 +441,8 @@ function readNew(file: RunFile): void {
  * Records that `text` is being shown in this CLI run: true when it was not shown yet (show it now), false
  * when this run's file, trusted (see {@link runFileTrusted}) and in a directory that still passes the
  * checks, lists it. True whenever that file cannot be had or trusted.
- * @internal for tests: the run file's trust rules, in directories no CLI run sets up.
+ * @internal for tests: the run file's trust rules, in directories no CLI run sets up (`showOnce` and `warn`
+ * claim only inside Pulumi's dynamic-provider host once the engine answers, never in a test process).
  */
 export function claimShowing(text: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const dir = markerDir(env);

@@ -32,9 +32,8 @@ type SettingOrigin = "option" | "stack-config" | "env" | "connection";
 
 /**
  * The stack config key of a setting, e.g. `pulumi-secrets-scheduler:schedulerToken`.
- * @internal for tests: each setting's key is checked against the documented table.
  */
-export function stackConfigKey(service: ServiceName, setting: SettingName): string {
+function stackConfigKey(service: ServiceName, setting: SettingName): string {
   return `${CONFIG_NAMESPACE}:${row(setting, service).configKey}`;
 }
 

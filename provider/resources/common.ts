@@ -25,11 +25,8 @@ export function requestName(): z.ZodType<string> {
     );
 }
 
-/**
- * What a preview passes for a value not known yet.
- * @internal for tests: the engine's unknown value, which tests pass as a preview would.
- */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** What a preview passes for a value not known yet (`unknownValue` of @pulumi/pulumi's runtime). */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** A provider implementation: every method a resource needs. */
 export interface ProviderImpl<I = Record<string, unknown>, O = Record<string, unknown>> {

@@ -24,8 +24,8 @@ import {
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimShowing, messageOf } from "../../provider/log";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { claimShowing, show, showOnce, warn } from "../../provider/log";
 
 const isRoot = process.getuid?.() === 0;
 let base = "";
@@ -255,12 +255,18 @@ describe("one way to print", () => {
 });
 
 describe("severity", () => {
-  it("a warning goes to the engine at WARNING (2) without a prefix of its own; a text at INFO (1); stderr labels the warning", () => {
-    expect(messageOf("warning", "the token expires soon\n")).toEqual({
-      severity: 2,
-      engine: "the token expires soon",
-      stderr: "warning: the token expires soon",
-    });
-    expect(messageOf("info", "plan\n")).toEqual({ severity: 1, engine: "plan", stderr: "plan" });
+  // What goes to the engine (a warning at WARNING without a prefix of its own, a text at INFO) is checked
+  // inside Pulumi's dynamic-provider host, against a stand-in engine (test/engine/suites/engine-messages.ts).
+  it("outside the dynamic-provider host, stderr labels a warning and shows a text as it is, without its last newline", async () => {
+    const written: unknown[][] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void written.push(args));
+    try {
+      await warn("the token expires soon\n");
+      await show("plan\n");
+      await showOnce("plan\n");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual([["warning: the token expires soon"], ["plan"], ["plan"]]);
   });
 });

@@ -48,9 +48,8 @@ const SHA256_BLOCK = 64;
  * HMAC-SHA-256 (RFC 2104) of `message` under `key`, in hex: the value `createHmac` gives, from two one-shot
  * hashes. Every diff of a Job checks its inputs hash (a refresh too, once per Job), and `createHmac` spent
  * most of that check preparing a key object (30-90 µs a call, against 3 µs for the two hashes).
- * @internal for tests: checked against createHmac, also for keys longer than a block, which the 16-byte salt never is.
  */
-export function hmacSha256Hex(key: Buffer, message: string): string {
+function hmacSha256Hex(key: Buffer, message: string): string {
   const padded = Buffer.alloc(SHA256_BLOCK);
   (key.length > SHA256_BLOCK ? hash("sha256", key, "buffer") : key).copy(padded);
   const inner = Buffer.allocUnsafe(SHA256_BLOCK);

@@ -18,9 +18,8 @@ const HCL_IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
  * Schema of the Job inputs after the engine resolved them (no `pulumi.Input` wrappers).
- * @internal for tests: the settings-echo test reads the schema's keys.
  */
-export const JobInputsSchema = inputsSchema(DEF);
+const JobInputsSchema = inputsSchema(DEF);
 
 /** The Job inputs as the provider receives them. */
 export type JobInputs = InputsOf<typeof DEF>;
@@ -100,9 +99,8 @@ export function checkJobInputs(raw: Record<string, unknown>): dynamic.CheckResul
 /**
  * Returns a duration in milliseconds: a number (or digits-only text) counts seconds, other text is a Go
  * duration ("90s", "5m", "1h30m"). Returns undefined for anything else, zero or negative values included.
- * @internal for tests: duration spellings checked one by one.
  */
-export function parseDurationMs(v: number | string): number | undefined {
+function parseDurationMs(v: number | string): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) && v > 0 ? v * 1000 : undefined;
   const text = v.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return parseDurationMs(Number(text));

@@ -50,10 +50,9 @@ const ListedStubSchema = z.object(
 export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 
 /**
- * The namespace list's page size and the most pages it takes (changed only by tests).
- * @internal for tests: set small, so that a few jobs reach the list's paging.
+ * The namespace list's page size and the most pages it takes.
  */
-export const LIST_LIMITS = { pageSize: 1000, pages: 10 };
+const LIST_LIMITS = { pageSize: 1000, pages: 10 };
 
 /** The longest filter a list sends (before URL encoding); a longer one is left out for the IDs' common prefix. */
 const MAX_FILTER_CHARS = 6000;
@@ -212,9 +211,8 @@ async function filtered(client: JobLister, ref: JobRef, ids: ReadonlySet<string>
 
 /**
  * The prefix and filter that list the jobs `ids` names.
- * @internal for tests: the list's prefix and filter for sets of IDs, without a server.
  */
-export function selection(ids: ReadonlySet<string>): { prefix: string; filter?: string } {
+function selection(ids: ReadonlySet<string>): { prefix: string; filter?: string } {
   const sorted = [...ids].sort();
   const prefix = commonPrefix(sorted);
   const filter = `ID matches \`^(?:${sorted.map(escapeRegExp).join("|")})$\``;

@@ -31,9 +31,8 @@ const MIN_TEXT_MASK = 4;
 
 /**
  * True when a plan field (its full name, e.g. `Env[DB_PASSWORD]`, `Config.args[0]`) carries configuration.
- * @internal for tests: which plan fields secrecy masks, without a plan.
  */
-export function isSensitiveField(name: string): boolean {
+function isSensitiveField(name: string): boolean {
   for (const part of name.split(".")) {
     const base = part.replace(/\[.*$/, "");
     if (SENSITIVE_PARTS.has(base)) return true;

@@ -115,9 +115,8 @@ function rollbackSentence(r: Rollback): string {
 
 /**
  * Lists the groups of a deployment that did not become healthy, with their counts.
- * @internal for tests: preview words over deployment records, without a server.
  */
-export function failedGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
+function failedGroups(groups: Record<string, DeploymentGroupState> | null | undefined): string {
   const out: string[] = [];
   for (const [name, g] of Object.entries(groups ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const unhealthy = g.UnhealthyAllocs ?? 0;

@@ -416,9 +416,8 @@ function swappedVariables(variables: JobInputs["variables"] | undefined, secret:
  * Returns the values of the variables as text, longest first: all of them (`keys` undefined), or those of
  * the given keys (`null`: none). Var-file text gives every literal value in it (strings, heredocs and their
  * lines, numbers), as written and as read.
- * @internal for tests: the values secrecy masks in var-file texts, without a plan.
  */
-export function variableValues(
+function variableValues(
   variables: JobInputs["variables"] | undefined,
   keys: ReadonlySet<string> | undefined | null,
 ): string[] {

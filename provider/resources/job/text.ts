@@ -123,9 +123,8 @@ function orderedGroups(
 
 /**
  * Returns the counts of what the scheduler would do to one group, in words ("1 to place, 2 in-place updates").
- * @internal for tests: preview words over plan records, without a server.
  */
-export function describeUpdates(u: DesiredUpdates | undefined): string {
+function describeUpdates(u: DesiredUpdates | undefined): string {
   if (!u) return "no allocation changes reported";
   const parts: string[] = [];
   const add = (n: number | null | undefined, one: string, many: string): void => {

@@ -17,9 +17,14 @@ import { scrubbedEnv, type EngineContext } from "../harness/context";
 import { ProviderHost, urnOf, type Props } from "../harness/host";
 import { scenarioClients, webJobspec } from "./scenarios";
 
-/** A message the stand-in engine got, and the call that answers it. */
+/** The engine's severities (pulumirpc.LogSeverity) of a text and of a warning. */
+const INFO = 1;
+const WARNING = 2;
+
+/** A message the stand-in engine got, its severity (pulumirpc.LogSeverity), and the call that answers it. */
 interface Received {
   readonly message: string;
+  readonly severity: number;
   answer(): void;
 }
 
@@ -48,7 +53,7 @@ async function standInEngine(
     const message = call.request.getMessage();
     const answer = () => cb(null, new Empty());
     if (!hold(message, received.length)) answer();
-    const r = { message, answer };
+    const r = { message, severity: call.request.getSeverity(), answer };
     received.push(r);
     for (const w of waiters.splice(0)) {
       if (w.test(message)) w.resolve(r);
@@ -135,11 +140,48 @@ export function engineMessagesSuite(get: () => EngineContext): void {
         m3.answer();
         expect(await exit).toEqual({ code: null, signal: "SIGINT" });
         expect(engine.received.filter((r) => plan(r.message))).toEqual([m2, m3]);
+        // Texts at INFO, as made, without their last newline.
+        for (const m of [m1, m2, m3]) expect([m.severity, m.message.endsWith("\n")]).toEqual([INFO, false]);
         expect(host.output).not.toContain("Scheduler plan");
       } finally {
         await host.close();
         engine.close();
         await scheduler.jobs.deregister(jobId, { purge: true });
+      }
+    });
+
+    it("a warning goes to the engine at WARNING, without the `warning: ` that stderr puts before it (the engine labels it)", async () => {
+      const ctx = get();
+      const engine = await standInEngine(ctx, () => false);
+      const host = await ProviderHost.start(
+        ctx.projects[0],
+        scrubbedEnv(join(ctx.workDir, "cache-home-warning")),
+        engine.address,
+      );
+      try {
+        await host.configure(ctx.stackConfig);
+        // A connection with TLS verification off: the client `check` makes for it warns (nothing listens there).
+        const address = "https://127.0.0.1:1";
+        await host
+          .check(
+            urnOf("Job", "engine-warning"),
+            {},
+            {
+              jobspec: webJobspec("engine-warning", "nginx:1.27", 1),
+              connection: { service: "scheduler", address, dangerouslySkipTlsVerify: true },
+              __provider: ctx.provider("job"),
+            },
+          )
+          .catch(() => undefined);
+        const warning = await engine.first((m) => m.includes("TLS certificate verification is off"));
+        expect(warning.severity).toBe(WARNING);
+        expect(warning.message).toMatch(
+          new RegExp(`^TLS certificate verification is off for the .* at ${address} .*\\)\\.$`),
+        );
+        expect(host.output).not.toContain("TLS certificate verification");
+      } finally {
+        await host.close();
+        engine.close();
       }
     });
   });

@@ -9,13 +9,7 @@ import { setStackConfig } from "../../helpers/stack-config";
 import { ConfigError } from "../../../provider/errors";
 import { HttpCore } from "../../../provider/http/core";
 import { ENV, type SettingName } from "../../../provider/http/setting-table";
-import {
-  howToSet,
-  resolveConnection,
-  settingSource,
-  stackConfigKey,
-  type ConnectionOptions,
-} from "../../../provider/http/settings";
+import { howToSet, resolveConnection, settingSource, type ConnectionOptions } from "../../../provider/http/settings";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
@@ -23,7 +17,9 @@ describe("stack config keys", () => {
   it("are the names the messages use, for every setting of both services", () => {
     for (const service of ["secrets", "scheduler"] as const) {
       for (const [setting, key] of Object.entries(CONFIG_KEYS[service])) {
-        expect(stackConfigKey(service, setting as SettingName)).toBe(`${CONFIG_NAMESPACE}:${key}`);
+        // How a provider's message says to set it.
+        const named = /^stack config `([^`]*)`/.exec(howToSet(service, setting as SettingName, "stack-config"));
+        expect(named?.[1], setting).toBe(`${CONFIG_NAMESPACE}:${key}`);
       }
     }
   });

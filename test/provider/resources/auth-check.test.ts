@@ -8,7 +8,7 @@ import { setStackConfig } from "../../helpers/stack-config";
 import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import { authRole } from "../../../provider/resources/auth-role";
-import { UNKNOWN } from "../../../provider/resources/common";
+import { UNKNOWN } from "../../helpers/unknown";
 
 let dev: DevServer;
 beforeAll(async () => {

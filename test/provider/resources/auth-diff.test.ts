@@ -9,7 +9,7 @@ import {
 import { diffAuthMount } from "../../../provider/resources/auth-mount";
 import type { AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { diffAuthRole, roleBody, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
-import { UNKNOWN } from "../../../provider/resources/common";
+import { UNKNOWN } from "../../helpers/unknown";
 
 afterEach(() => {
   vi.restoreAllMocks();

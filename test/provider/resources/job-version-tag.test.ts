@@ -4,7 +4,7 @@ import {
   type JobVersionTagInputs,
   type JobVersionTagOutputs,
 } from "../../../provider/resources/job-version-tag";
-import { UNKNOWN } from "../../../provider/resources/common";
+import { UNKNOWN } from "../../helpers/unknown";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job/harness";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedDevServer } from "../../../../devserver";
 import { setStackConfig } from "../../../helpers/stack-config";
-import { UNKNOWN } from "../../../../provider/resources/common";
+import { UNKNOWN } from "../../../helpers/unknown";
 import { SCHEMA_VERSION } from "../../../../provider/resources/migrate";
 import { job } from "../../../../provider/resources/job";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";

@@ -3,11 +3,12 @@
  * devserver, with the reads sent the way the engine sends them (a few at a time, `--parallel`, or all at
  * once). A job changed, stopped or purged outside Pulumi is still read in full and seen.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
 import { setStackConfig } from "../../../helpers/stack-config";
 import { job } from "../../../../provider/resources/job";
-import { LIST_LIMITS, selection } from "../../../../provider/resources/job/listing";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
 import { checked, createJob, startHarness, type Harness, type Stated } from "./harness";
 
@@ -144,63 +145,110 @@ describe("refresh through one job list", () => {
   });
 });
 
-describe("a namespace holding more jobs than one list page", () => {
-  const ns = "crowded";
-  const limits = { ...LIST_LIMITS };
-  let states: Stated[];
+/**
+ * A scheduler whose job lists come in pages of at most `page` jobs, whatever `per_page` asks: a proxy on
+ * loopback in front of the devserver's scheduler API. It keeps the query of every job list as the provider
+ * sent it. The provider asks for pages of 1,000 jobs and takes at most 10 of them: with pages of 5, a few
+ * dozen jobs reach both limits.
+ */
+async function smallPages(page: number): Promise<{ url: string; lists: URLSearchParams[]; close(): Promise<void> }> {
+  const target = new URL(h.server.urls.scheduler);
+  const lists: URLSearchParams[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", target);
+    if (req.method === "GET" && url.pathname === "/v1/jobs") {
+      lists.push(new URLSearchParams(url.search));
+      if (Number(url.searchParams.get("per_page") ?? 0) > page) url.searchParams.set("per_page", String(page));
+    }
+    const forward = http.request(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lists,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The provider's page size and most pages (listing.ts), as its requests show them. */
+const PAGE_SIZE = "1000";
+const MOST_PAGES = 10;
+
+/**
+ * A namespace of other stacks' jobs (`othersJobs` of them, sorted before this stack's but one) and this stack's
+ * jobs (z-mine-0..5 and a-00-mine), listed by a scheduler that pages by 5 (see {@link smallPages}): every read
+ * is answered by the lists, none reads its job in full, and each sees what a full read sees.
+ */
+function crowdedNamespace(ns: string, othersJobs: number) {
+  let states: Stated[] = [];
+  let proxy: Awaited<ReturnType<typeof smallPages>>;
 
   beforeAll(async () => {
-    // Other stacks' jobs, sorted before this stack's but one: a page of 5 holds a-00..a-03 and a-00-mine.
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => {
+      Array.from({ length: othersJobs }, (_, i) => {
         const id = `a-${String(i).padStart(2, "0")}`;
         return h.client.jobs.register({ Job: { ...jobOf(id, "app:1"), Namespace: ns } }, { namespace: ns });
       }),
     );
     states = await createJobs("z-mine", 6, { waitForDeployment: false, namespace: ns });
     states.push(...(await createJobs("a-00-mine", 1, { waitForDeployment: false, namespace: ns })));
-    LIST_LIMITS.pageSize = 5;
+    proxy = await smallPages(5);
+    setStackConfig({ schedulerAddress: proxy.url, schedulerToken: h.server.rootTokens.scheduler });
   });
 
-  afterAll(() => {
-    Object.assign(LIST_LIMITS, limits);
+  afterAll(async () => {
+    setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler });
+    await proxy.close();
   });
 
-  const listsOf = (from: number) =>
-    h.server.requestLog
-      .slice(from)
-      .filter((e) => e.path === "/v1/jobs")
-      .map((e) => new URLSearchParams(e.query));
-
-  /** Refreshes every job `parallel` at a time, checks it reads none in full and sees what a full read sees; returns the lists sent. */
-  const quietRefreshLists = async (parallel: number) => {
-    const from = h.server.requestLog.length;
-    const { outs, sent } = await refreshAll(states, parallel);
-    expect(outs).toEqual(await fullView(states));
+  /** Refreshes `which` (all by default) `parallel` at a time, quietly; returns the lists the provider sent. */
+  const quietRefreshLists = async (parallel: number, which: Stated[] = states) => {
+    const from = proxy.lists.length;
+    const { outs, sent } = await refreshAll(which, parallel);
+    expect(outs).toEqual(await fullView(which));
     expect(others(sent)).toEqual([]);
-    return listsOf(from);
+    return proxy.lists.slice(from);
   };
+  return { states: () => states, quietRefreshLists };
+}
+
+describe("a namespace holding more jobs than one list page", () => {
+  // 27 jobs: 6 pages of 5.
+  const ns = crowdedNamespace("crowded", 20);
 
   it("takes the namespace's other pages once, for the first read the first page does not answer", async () => {
-    LIST_LIMITS.pages = 10;
-    for (const parallel of [states.length, 3, 1]) {
-      const listed = await quietRefreshLists(parallel);
+    for (const parallel of [ns.states().length, 3, 1]) {
+      const listed = await ns.quietRefreshLists(parallel);
       // 27 jobs, 5 a page: 6 pages, each once, none filtered.
       expect(listed).toHaveLength(6);
       for (const q of listed) {
-        expect(q.get("per_page")).toBe("5");
+        expect(q.get("per_page")).toBe(PAGE_SIZE);
         expect(q.get("filter")).toBeNull();
       }
     }
   });
+});
+
+describe("a namespace holding more jobs than the most pages a list takes", () => {
+  // 67 jobs: the 10 pages of 5 hold a-00, a-00-mine and a-01..a-48; z-mine-0..5 are beyond them.
+  const ns = crowdedNamespace("packed", 60);
 
   it("beyond the most pages, lists the jobs they did not hold by their IDs, one filtered list per batch of reads", async () => {
-    LIST_LIMITS.pages = 2;
-    for (const parallel of [states.length, 3, 1]) {
-      const listed = await quietRefreshLists(parallel);
-      const paged = listed.filter((q) => q.get("per_page") === "5");
+    for (const parallel of [ns.states().length, 3, 1]) {
+      const listed = await ns.quietRefreshLists(parallel);
+      const paged = listed.filter((q) => q.get("per_page") === PAGE_SIZE);
       const filtered = listed.filter((q) => q.get("filter") !== null);
-      expect(paged).toHaveLength(2);
+      expect(paged).toHaveLength(MOST_PAGES);
       expect(paged.every((q) => q.get("filter") === null)).toBe(true);
       expect(filtered.length + paged.length).toBe(listed.length);
       // The six beyond the pages, `parallel` at a time (the one on the first page needs no filtered list).
@@ -213,9 +261,17 @@ describe("a namespace holding more jobs than one list page", () => {
     }
   });
 
+  it("a batch of reads beyond the pages: one list by their IDs' common prefix and their exact IDs", async () => {
+    const [zero, one] = ns.states();
+    const filtered = (await ns.quietRefreshLists(2, [zero!, one!])).filter((q) => q.get("filter") !== null);
+    expect(filtered.map((q) => [q.get("prefix"), q.get("filter")])).toEqual([
+      ["z-mine-", "ID matches `^(?:z-mine-0|z-mine-1)$`"],
+    ]);
+  });
+
   it("sees a job beyond the pages that was purged outside Pulumi as gone", async () => {
-    LIST_LIMITS.pages = 2;
-    await h.client.jobs.deregister("z-mine-2", { namespace: ns, purge: true });
+    const states = ns.states();
+    await h.client.jobs.deregister("z-mine-2", { namespace: "packed", purge: true });
     const { outs, sent } = await refreshAll(states);
     expect(outs[2]).toBeUndefined();
     expect(others(sent)).toEqual(["GET /v1/job/z-mine-2"]);
@@ -223,11 +279,41 @@ describe("a namespace holding more jobs than one list page", () => {
 });
 
 describe("the filter of a list by IDs", () => {
-  it("lists by the common prefix alone when the IDs' filter would make the request line too long", () => {
-    const ids = new Set(Array.from({ length: 600 }, (_, i) => `stack-web-${i}`));
-    expect(selection(ids)).toEqual({ prefix: "stack-web-" });
-    const few = selection(new Set(["stack-web-1", "stack-web-2"]));
-    expect(few).toEqual({ prefix: "stack-web-", filter: "ID matches `^(?:stack-web-1|stack-web-2)$`" });
+  // 60 others' jobs fill the 10 pages of 5 a list takes (see smallPages): the jobs read are all beyond them.
+  it("escapes what regular expressions treat as syntax in the IDs, and lists by the common prefix alone when the IDs' filter would make the request line too long", async () => {
+    const ns = "sifted";
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const id = `a-${String(i).padStart(2, "0")}`;
+        return h.client.jobs.register({ Job: { ...jobOf(id, "app:1"), Namespace: ns } }, { namespace: ns });
+      }),
+    );
+    const odd = await Promise.all(
+      ["z.a", "z-(b)", "z+c|d", "z[e]"].map((id) =>
+        createJob({ job: jobOf(id, "app:1"), purgeOnDestroy: true, waitForDeployment: false, namespace: ns }),
+      ),
+    );
+    // Eight IDs of 1,000 characters: their filter would be over 6,000 characters.
+    const long = await createJobs(`z-${"x".repeat(1000)}`, 8, { waitForDeployment: false, namespace: ns });
+    await settle([...odd, ...long]);
+    const proxy = await smallPages(5);
+    setStackConfig({ schedulerAddress: proxy.url, schedulerToken: h.server.rootTokens.scheduler });
+    try {
+      for (const [which, prefix, filter] of [
+        [odd, "z", "ID matches `^(?:z\\+c\\|d|z-\\(b\\)|z\\.a|z\\[e\\])$`"],
+        [long, `z-${"x".repeat(1000)}-`, null],
+      ] as const) {
+        const from = proxy.lists.length;
+        const { outs, sent } = await refreshAll([...which]);
+        expect(outs).toEqual(await fullView([...which]));
+        expect(others(sent)).toEqual([]);
+        const filtered = proxy.lists.slice(from).filter((q) => q.get("per_page") === null);
+        expect(filtered.map((q) => [q.get("prefix"), q.get("filter")])).toEqual([[prefix, filter]]);
+      }
+    } finally {
+      setStackConfig({ schedulerAddress: h.server.urls.scheduler, schedulerToken: h.server.rootTokens.scheduler });
+      await proxy.close();
+    }
   });
 });
 

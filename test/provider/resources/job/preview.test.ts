@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   autoRevertTarget,
   changedOutsideMessage,
-  failedGroups,
   formatRolloutFailure,
 } from "../../../../provider/resources/job/messages";
-import { describeUpdates, formatPlan, summarizeFailedPlacements } from "../../../../provider/resources/job/text";
+import { formatPlan, summarizeFailedPlacements } from "../../../../provider/resources/job/text";
 import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 
 const ctx = { jobId: "web", namespace: "default" };
@@ -184,6 +183,17 @@ describe("formatPlan", () => {
   });
 
   it("describes updates in words", () => {
+    // The words of one group's counts, as its line in the plan text shows them.
+    const describeUpdates = (counts: Record<string, number> | undefined): string | undefined => {
+      const plan: PlanResponse = {
+        Diff: { Type: "Edited", ID: "web", TaskGroups: [{ Type: "None", Name: "g" }] },
+        ...(counts !== undefined ? { Annotations: { DesiredTGUpdates: { g: counts } } } : {}),
+      };
+      const line = formatPlan(plan, ctx)
+        .split("\n")
+        .find((l) => l.startsWith('    Group "g": '));
+      return line?.slice('    Group "g": '.length);
+    };
     expect(describeUpdates(undefined)).toBe("no allocation changes reported");
     expect(describeUpdates({ Ignore: 0 })).toBe("no allocation changes");
     expect(describeUpdates({ Place: 1, Stop: 2, Migrate: 1, InPlaceUpdate: 1 })).toBe(
@@ -337,8 +347,20 @@ describe("formatRolloutFailure", () => {
   });
 
   it("lists only groups that did not become healthy", () => {
-    expect(failedGroups(groups)).toBe('"api" (2 unhealthy, 1 healthy of 3 desired, 3 placed allocations)');
-    expect(failedGroups(null)).toBe("");
+    const failure = (g: typeof groups | null): string =>
+      formatRolloutFailure({
+        jobId: "j",
+        namespace: "n",
+        deploymentId: "d",
+        deploymentStatus: "failed",
+        groups: g,
+        rollback: { kind: "none", reason: "fail-mode" },
+      });
+    expect(failure(groups)).toContain(
+      ' Failed groups: "api" (2 unhealthy, 1 healthy of 3 desired, 3 placed allocations). The job was left',
+    );
+    expect(failure(null)).not.toContain("Failed groups");
+    expect(failure(null)).toContain(": no description. The job was left");
   });
 });
 

@@ -4,11 +4,12 @@ import {
   SERVER_MANAGED_JOB_FIELDS,
   stripServerManagedFields,
 } from "../../../../provider/clients/scheduler";
-import { UNKNOWN, canonicalJson } from "../../../../provider/resources/common";
+import { canonicalJson } from "../../../../provider/resources/common";
+import { UNKNOWN } from "../../../helpers/unknown";
+import { job } from "../../../../provider/resources/job";
 import {
   checkJobInputs,
   deploymentTimeoutMs,
-  parseDurationMs,
   submissionOf,
   variablesText,
 } from "../../../../provider/resources/job/inputs";
@@ -61,12 +62,20 @@ describe("checkJobInputs", () => {
     expect(checkJobInputs({ jobspec: "x", job: UNKNOWN }).failures).toEqual([]);
   });
 
+  it("takes the engine's own unknown value as unknown in the provider's check (a near miss is a value)", async () => {
+    const check = async (deploymentTimeout: string) =>
+      (await job.check({}, { jobspec: UNKNOWN, deploymentTimeout })).failures ?? [];
+    expect(await check(UNKNOWN)).toEqual([]);
+    for (const known of ["soon", `${UNKNOWN.slice(0, -1)}0`, ` ${UNKNOWN}`])
+      expect((await check(known)).map((f) => f.property)).toContain("deploymentTimeout");
+  });
+
   it("ignores the engine's __provider input", () => {
     expect(checkJobInputs({ jobspec: "x", __provider: "text" }).failures).toEqual([]);
   });
 });
 
-describe("parseDurationMs", () => {
+describe("deployment timeout durations", () => {
   it.each([
     { v: 300, ms: 300_000 },
     { v: "300", ms: 300_000 },
@@ -76,11 +85,17 @@ describe("parseDurationMs", () => {
     { v: "250ms", ms: 250 },
     { v: "2m3s", ms: 123_000 },
   ])("reads $v", ({ v, ms }) => {
-    expect(parseDurationMs(v)).toBe(ms);
+    // `check` takes it (a duration it cannot read is refused), and the wait is that long, not the default.
+    expect(checkJobInputs({ jobspec: "x", deploymentTimeout: v }).failures).toEqual([]);
+    expect(deploymentTimeoutMs({ deploymentTimeout: v })).toBe(ms);
   });
 
-  it.each(["", "m5", "5 m", "5x", "0s", "-1m", "1h junk", 0, Number.NaN])("rejects %j", (v) => {
-    expect(parseDurationMs(v)).toBeUndefined();
+  // Zero ("0s", 0) is no duration either: it means no time limit (below), never a wait of 0 ms.
+  it.each(["", "m5", "5 m", "5x", "-1m", "1h junk", Number.NaN])("rejects %j", (v) => {
+    const r = checkJobInputs({ jobspec: "x", deploymentTimeout: v });
+    expect(r.inputs).toBeUndefined();
+    expect(r.failures?.map((f) => f.property)).toContain("deploymentTimeout");
+    expect(deploymentTimeoutMs({ deploymentTimeout: v })).toBe(300_000);
   });
 
   it("defaults the deployment timeout to five minutes", () => {

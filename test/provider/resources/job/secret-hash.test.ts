@@ -8,7 +8,7 @@ import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../../provider/resources/job";
 import { migrating } from "../../../../provider/resources/migrate";
-import { desiredInputsHash, hmacSha256Hex, inputsHashMatches } from "../../../../provider/resources/job/hashes";
+import { desiredInputsHash, inputsHashMatches } from "../../../../provider/resources/job/hashes";
 import type { JobInputs } from "../../../../provider/resources/job/inputs";
 import { canonicalJson } from "../../../../provider/resources/common";
 import { userInputs } from "../../../../provider/resources/job/checked";
@@ -49,9 +49,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** The unsalted hash older versions stored: what an attacker with the state could recompute from a guess. */
-function unsalted(inputs: JobInputs, pw: string): string {
-  const material = {
+/** What the inputs hash is taken of, for a jobspec with the variable `pw` and the harness's connection. */
+function material(inputs: JobInputs, pw: string): string {
+  return canonicalJson({
     v: 1,
     jobspec: inputs.jobspec ?? null,
     job: null,
@@ -60,8 +60,12 @@ function unsalted(inputs: JobInputs, pw: string): string {
     region: null,
     connNamespace: null,
     connRegion: null,
-  };
-  return createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 32);
+  });
+}
+
+/** The unsalted hash older versions stored: what an attacker with the state could recompute from a guess. */
+function unsalted(inputs: JobInputs, pw: string): string {
+  return createHash("sha256").update(material(inputs, pw)).digest("hex").slice(0, 32);
 }
 
 describe("Job.inputsHash with a secret variable", () => {
@@ -82,11 +86,24 @@ describe("Job.inputsHash with a secret variable", () => {
     expect(h.server.requestLog.length).toBe(from);
   });
 
-  it("is the HMAC-SHA-256 that createHmac gives, for keys of every length: hashes already in state still match", () => {
+  it("is the HMAC-SHA-256 that createHmac gives, for keys of every length: hashes already in state still match", async () => {
+    // What the provider writes: the salt is the key.
+    const spec = SPEC.replace('job "hashed"', 'job "hashed-hmac"');
+    const state = await createJob({ jobspec: spec, variables: { pw: PW } });
+    const [, salt, mac] = String(state.outs.inputsHash).split("$");
+    const inputs = await checked({ jobspec: spec, variables: { pw: PW } });
+    const key16 = Buffer.from(salt ?? "", "base64url");
+    expect(key16.length).toBe(16);
+    expect(mac).toBe(createHmac("sha256", key16).update(material(inputs, PW)).digest("hex"));
+    // Keys shorter than, as long as and longer than a block (the HMAC hashes those first), and messages of
+    // every kind (through the jobspec the hash covers).
     for (const length of [1, 16, 63, 64, 65, 200]) {
       const key = Buffer.from(Array.from({ length }, (_, i) => (i * 37 + length) % 256));
-      for (const message of ["", "{}", "pässwörd \u{1F511}", "x".repeat(1000)]) {
-        expect(hmacSha256Hex(key, message)).toBe(createHmac("sha256", key).update(message).digest("hex"));
+      for (const jobspec of ["", "{}", "pässwörd \u{1F511}", "x".repeat(1000)]) {
+        const message = material({ ...inputs, jobspec }, PW);
+        expect(desiredInputsHash({ ...inputs, jobspec }, h.client, key)).toBe(
+          `hmac-sha256$${key.toString("base64url")}$${createHmac("sha256", key).update(message).digest("hex")}`,
+        );
       }
     }
   });

@@ -3,10 +3,10 @@
  * and of the plan text with it.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../../provider/resources/common";
+import { UNKNOWN } from "../../../helpers/unknown";
 import { formatPlan } from "../../../../provider/resources/job/text";
-import { isSensitiveField, maskError, maskText } from "../../../../provider/resources/job/mask-text";
-import { NO_SECRETS, secretMaskOf, variableValues } from "../../../../provider/resources/job/secrets";
+import { maskError, maskText, masksField } from "../../../../provider/resources/job/mask-text";
+import { NO_SECRETS, secretMaskOf } from "../../../../provider/resources/job/secrets";
 import type { PlanResponse } from "../../../../provider/schemas/scheduler";
 
 const plan = (
@@ -84,12 +84,16 @@ describe("secretMaskOf", () => {
   });
 
   it("reads var-file text values for the named keys only", () => {
-    expect(variableValues('a = "x1234"\nb = 5\n# c = "no"\n', new Set(["a"]))).toEqual(['"x1234"', "x1234"]);
+    const text = 'a = "x1234"\nb = 5\n# c = "no"\n';
+    expect(secretMaskOf({ variables: text, __secretInputs: ["variables.a"] }).values).toEqual(['"x1234"', "x1234"]);
   });
 });
 
 describe("masking", () => {
   it("knows the fields that carry configuration", () => {
+    // A secret variable masks the fields that carry configuration, whatever their value.
+    const m = secretMaskOf({ variables: { pw: "hunter22" }, __secretInputs: ["variables.pw"] });
+    const isSensitiveField = (name: string): boolean => masksField(m, name, "plain");
     for (const n of [
       "Env[DB_PASSWORD]",
       "Meta[k]",

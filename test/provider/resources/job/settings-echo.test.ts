@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { job } from "../../../../provider/resources/job";
+import { inputsSchema } from "../../../../provider/resources/definition";
 import { jobDefinition } from "../../../../provider/resources/definitions/job";
-import { JobInputsSchema, SETTING_KEYS, SOURCE_KEYS, type JobInputs } from "../../../../provider/resources/job/inputs";
+import { SETTING_KEYS, SOURCE_KEYS, type JobInputs } from "../../../../provider/resources/job/inputs";
 import { NO_DEPLOYMENT, buildOutputs } from "../../../../provider/resources/job/state";
 import { SMALL_SPEC } from "../../../helpers/jobspecs";
 import { applyJob, createJob, startHarness, type Harness } from "./harness";
@@ -32,7 +33,8 @@ const SET: Record<(typeof SETTING_KEYS)[number], unknown> = {
 
 describe("Job settings from the definition", () => {
   it("every input but the sources and secretInputs is a setting: echoed into the outputs, each with its value", () => {
-    const inputs = Object.keys(JobInputsSchema.shape);
+    // The schema `check` validates the inputs with.
+    const inputs = Object.keys(inputsSchema(jobDefinition).shape);
     expect(SOURCE_KEYS).toEqual(["jobspec", "job", "variables", "namespace", "region"]);
     expect([...SETTING_KEYS].sort()).toEqual(
       inputs.filter((k) => !(SOURCE_KEYS as string[]).includes(k) && k !== "__secretInputs").sort(),
