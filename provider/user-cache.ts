@@ -1,6 +1,6 @@
 /**
  * This user's own directories for what the provider host keeps between commands (Node's compile cache,
- * the plan markers of ./log.ts): under the user's cache home, never in a shared temporary
+ * the texts a CLI run has shown, ./shown-texts.ts): under the user's cache home, never in a shared temporary
  * directory, and used only when they are provably this user's alone.
  *
  * The checks follow OpenSSH's StrictModes. The cache home is resolved to its real path first (it may be a

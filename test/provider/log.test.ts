@@ -25,7 +25,8 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { claimShowing, show, showOnce, warn } from "../../provider/log";
+import { show, showOnce, warn } from "../../provider/log";
+import { claimShowing } from "../../provider/shown-texts";
 
 const isRoot = process.getuid?.() === 0;
 let base = "";

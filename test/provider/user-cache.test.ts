@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimShowing } from "../../provider/log";
+import { claimShowing } from "../../provider/shown-texts";
 import { privateDir, stillPrivate } from "../../provider/user-cache";
 
 /** The directory of this library under the user's cache directory, as a user finds it. */
