@@ -6,7 +6,8 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type StartedDevServer } from "../../../../devserver";
 import { DevHttpError } from "../../../../devserver/core";
-import { PolicyStore, parsePolicy } from "../../../../devserver/secrets/state/acl";
+import { PolicyStore } from "../../../../devserver/secrets/state/acl";
+import { parsePolicy } from "../../../../devserver/secrets/state/policy-text";
 
 /** The rules of a policy as the service stores them. */
 const rules = (text: string): unknown => new PolicyStore().put("team", text).rules;
