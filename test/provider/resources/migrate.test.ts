@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../../provider/errors";
-import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import {
   SCHEMA_VERSION,
   migrateInputs,
@@ -18,6 +18,7 @@ import {
   type MigratedKind,
 } from "../../../provider/resources/migrate";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthConfigOutputs } from "../../helpers/resource-types";
 
 const FIXTURES = join(__dirname, "..", "..", "engine", "fixtures");
 const SETS = ["state-v1", "release-0.1.0", "release-0.2.0"] as const;
