@@ -41,16 +41,14 @@ const AuthConfigInputsSchema = inputsSchema(DEF);
 
 /**
  * The inputs of an AuthConfig (`clientSecret` arrives as plaintext: the engine unwraps secrets).
- * @internal for tests: the resources' inputs and state types.
  */
-export type AuthConfigInputs = InputsOf<typeof DEF>;
+type AuthConfigInputs = InputsOf<typeof DEF>;
 
 /**
  * The outputs (state) of an AuthConfig: every input but `clientSecret`, whose salted hash
  * (`scrypt$N$r$p$<salt>$<hash>` of mount and secret) is kept instead; `incomplete` after an unknown outcome.
- * @internal for tests: the resources' inputs and state types.
  */
-export type AuthConfigOutputs = Omit<OutputsOf<typeof DEF>, "clientSecret">;
+type AuthConfigOutputs = Omit<OutputsOf<typeof DEF>, "clientSecret">;
 
 /** The settings the service reports back, compared by the diff: every one with a wire name but the secret. */
 const READABLE = settingKeys(DEF).filter(
@@ -79,9 +77,8 @@ function derive(
 
 /**
  * Returns a salted scrypt hash of a client secret for the state.
- * @internal for tests: the state's hash of a client secret, compared without a server.
  */
-export async function hashClientSecret(mount: string, secret: string): Promise<string> {
+async function hashClientSecret(mount: string, secret: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(mount, secret, salt, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
@@ -89,9 +86,8 @@ export async function hashClientSecret(mount: string, secret: string): Promise<s
 
 /**
  * True when `secret` is the one hashed into `hash` (a hash of another format never matches).
- * @internal for tests: the state's hash of a client secret, compared without a server.
  */
-export async function clientSecretMatches(mount: string, secret: string, hash: string): Promise<boolean> {
+async function clientSecretMatches(mount: string, secret: string, hash: string): Promise<boolean> {
   const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(hash);
   if (!m) return false;
   const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -196,9 +192,8 @@ function checkAuthConfig(news: Record<string, unknown>): dynamic.CheckResult<Aut
 
 /**
  * Compares desired inputs with the state; a new mount replaces, anything else (the secret too) updates.
- * @internal for tests: the diff as a pure function over inputs and state (auth-diff.test.ts).
  */
-export async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
+async function diffAuthConfig(olds: AuthConfigOutputs, news: AuthConfigInputs): Promise<dynamic.DiffResult> {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
   const follow = mountFollow(olds, news);

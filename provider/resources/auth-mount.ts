@@ -115,14 +115,8 @@ const remountProbes = new WeakMap<SecretsClient, Promise<boolean | undefined>>()
  * one mount); a new path moves the mount (`sys/remount`) unless {@link pathChange} says it cannot, then it
  * replaces too; description, tune fields and the plugin version the user set update in place. `adopt`
  * only matters at create, `disableRemount` only when the path changes.
- * @internal for tests: the diff as a pure function over inputs and state, with the remount decision given
- *   (auth-diff.test.ts).
  */
-export async function diffAuthMount(
-  olds: AuthMountOutputs,
-  news: AuthMountInputs,
-  decide: (n: AuthMountInputs) => Promise<PathChange> = pathChange,
-): Promise<dynamic.DiffResult> {
+async function diffAuthMount(olds: AuthMountOutputs, news: AuthMountInputs): Promise<dynamic.DiffResult> {
   const replaces: string[] = [];
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
@@ -136,7 +130,7 @@ export async function diffAuthMount(
     remount =
       replaces.length > 0 || containsUnknown(news.path) || containsUnknown(news.disableRemount)
         ? { how: "replace", why: "" }
-        : await decide(news);
+        : await pathChange(news);
     if (remount.how === "replace") replaces.unshift("path");
   }
   const changes =

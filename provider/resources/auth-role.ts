@@ -42,15 +42,13 @@ const AuthRoleInputsSchema = inputsSchema(DEF);
 
 /**
  * The inputs of an AuthRole.
- * @internal for tests: the resources' inputs and state types.
  */
-export type AuthRoleInputs = InputsOf<typeof DEF>;
+type AuthRoleInputs = InputsOf<typeof DEF>;
 
 /**
  * The outputs (state) of an AuthRole: every input, `schemaVersion`, and `incomplete` after an unknown outcome.
- * @internal for tests: the resources' inputs and state types.
  */
-export type AuthRoleOutputs = OutputsOf<typeof DEF>;
+type AuthRoleOutputs = OutputsOf<typeof DEF>;
 
 const REPLACE_KEYS = replaceKeys(DEF);
 const SETTINGS = settingKeys(DEF);
@@ -205,9 +203,8 @@ function sameInputs(olds: Record<string, unknown>, news: AuthRoleInputs): boolea
 
 /**
  * Compares desired inputs with the state: a source field replaces; every setting updates.
- * @internal for tests: the diff as a pure function over inputs and state (auth-diff.test.ts).
  */
-export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
+function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynamic.DiffResult {
   const connection = connectionChange("secrets", olds.connection, news.connection);
   if (connection === "moved") return MOVED;
   const follow = mountFollow(olds, news);
@@ -228,9 +225,8 @@ export function diffAuthRole(olds: AuthRoleOutputs, news: AuthRoleInputs): dynam
 
 /**
  * Returns the full role: every list (`[]` when unset) and every token setting (its zero when unset).
- * @internal for tests: the full write body compared with the wire schema's fields (auth-diff.test.ts).
  */
-export function roleBody(i: AuthRoleInputs): RoleWrite {
+function roleBody(i: AuthRoleInputs): RoleWrite {
   return wireBody(DEF, i) as RoleWrite;
 }
 

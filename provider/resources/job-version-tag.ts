@@ -19,16 +19,14 @@ const JobVersionTagInputsSchema = inputsSchema(DEF);
 
 /**
  * The JobVersionTag inputs as the provider receives them.
- * @internal for tests: the tests' name for the checked inputs the provider's methods take.
  */
-export type JobVersionTagInputs = InputsOf<typeof DEF>;
+type JobVersionTagInputs = InputsOf<typeof DEF>;
 
 /**
  * Outputs of a JobVersionTag: its inputs as the tag is (the namespace resolved: the input, else the
  * connection's, else `default`; the version tagged; the description, "" when none) and `taggedTime`.
- * @internal for tests: the tests' name for the state the provider's methods take.
  */
-export type JobVersionTagOutputs = Omit<OutputsOf<typeof DEF>, "namespace" | "version" | "description"> & {
+type JobVersionTagOutputs = Omit<OutputsOf<typeof DEF>, "namespace" | "version" | "description"> & {
   namespace: string;
   version: number;
   description: string;

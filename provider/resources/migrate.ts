@@ -75,7 +75,7 @@ const VERSIONS: readonly Partial<Record<ResourceKind, Step>>[] = [V1_TO_V2];
 export const SCHEMA_VERSION: number = VERSIONS.length + 1;
 
 /** The resource kinds state migrations know: every kind of the registry. */
-export type MigratedKind = ResourceKind;
+type MigratedKind = ResourceKind;
 
 /**
  * The `secretMask` of a version 1 Job's outputs, from the names of its secret sources and its echoed
@@ -105,9 +105,8 @@ function without(o: Props, keys: readonly string[]): Props {
  * Brings stored outputs of a kind to the current layout. Outputs without a version count as version 1 (the
  * steps leave what they do not name as it is); empty outputs (an import's read) stay empty. `id` names the
  * resource in the error about a layout this code does not know.
- * @internal for tests: state of each older layout migrated without an engine.
  */
-export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
+function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
   if (outputs === null || typeof outputs !== "object" || Object.keys(outputs).length === 0) return outputs;
   let o = outputs as Props;
   const stored = o.schemaVersion;
@@ -126,9 +125,8 @@ export function migrateOutputs<O>(kind: MigratedKind, outputs: O, id = ""): O {
 
 /**
  * Rewrites older forms in inputs the engine stored; current inputs come back unchanged.
- * @internal for tests: inputs of each older layout migrated without an engine.
  */
-export function migrateInputs<I>(kind: MigratedKind, inputs: I): I {
+function migrateInputs<I>(kind: MigratedKind, inputs: I): I {
   if (inputs === null || typeof inputs !== "object") return inputs;
   let i = inputs as Props;
   for (const changes of VERSIONS) i = changes[kind]?.inputs?.(i) ?? i;

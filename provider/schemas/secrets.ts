@@ -286,9 +286,8 @@ export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
 /**
  * The `auth` block of a login response. `client_token` is a secret.
- * @internal for tests: the login schema's block checked on its own.
  */
-export const AuthBlockSchema = z.looseObject({
+const AuthBlockSchema = z.looseObject({
   client_token: z.string().min(1),
   accessor: z.string(),
   policies: z

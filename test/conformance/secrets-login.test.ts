@@ -10,11 +10,12 @@ import { SecretsClient, type SecretsClientOptions } from "../../provider/clients
 import { setStackConfig } from "../helpers/stack-config";
 import { ApiError, UsageError, isApiError } from "../../provider/errors";
 import { HttpCore } from "../../provider/http/core";
-import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
+import { authConfig } from "../../provider/resources/auth-config";
 import { authMount } from "../../provider/resources/auth-mount";
 import type { AuthMountInputs } from "../../provider/resources/auth-mount-wire";
-import { authRole, type AuthRoleInputs } from "../../provider/resources/auth-role";
+import { authRole } from "../../provider/resources/auth-role";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
+import type { AuthConfigInputs, AuthRoleInputs } from "../helpers/resource-types";
 
 const NEEDS = "needs the devserver's fake metadata service and token directory";
 const RESOURCE = "https://management.azure.com/";

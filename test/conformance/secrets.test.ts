@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretsClient } from "../../provider/clients/secrets";
 import { setStackConfig } from "../helpers/stack-config";
 import { isApiError } from "../../provider/errors";
-import { authConfig, type AuthConfigInputs } from "../../provider/resources/auth-config";
+import { authConfig } from "../../provider/resources/auth-config";
 import { authMount } from "../../provider/resources/auth-mount";
 import type { AuthMountInputs } from "../../provider/resources/auth-mount-wire";
 import { devserverOr, openTarget, type ConformanceTarget } from "./target";
+import type { AuthConfigInputs } from "../helpers/resource-types";
 
 const TENANT = "00000000-0000-4000-8000-000000000001";
 const CLIENT_ID = "00000000-0000-4000-8000-000000000002";

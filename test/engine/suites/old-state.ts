@@ -20,7 +20,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
-import { SCHEMA_VERSION, migrateOutputs, type MigratedKind } from "../../../provider/resources/migrate";
+import type { ProviderKind } from "../../../provider";
+import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
+import { migratedOutputs } from "../../helpers/migrated-state";
 import { REPO_ROOT } from "../harness/pack";
 import { scrubbedEnv, secretValue, type EngineContext, type Kind } from "../harness/context";
 import { ProviderHost, urnOf, type Props } from "../harness/host";
@@ -75,8 +77,8 @@ async function restore(
 }
 
 /** The provider's name of a fixture's kind: `auth-mount` is `authMount`. */
-function providerKind(kind: Kind): MigratedKind {
-  return kind.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()) as MigratedKind;
+function providerKind(kind: Kind): ProviderKind {
+  return kind.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()) as ProviderKind;
 }
 
 /**
@@ -170,7 +172,7 @@ export function oldStateSuite(get: () => EngineContext, set = "state-v1"): void 
           expect(read.properties.__provider).toBe(old.outputs.__provider);
           // A refresh reads the state in the current layout and finds nothing changed (a job's modifyIndex
           // moves with its allocations, which the restored devserver places again).
-          const migrated = migrateOutputs(providerKind(s.kind), old.outputs);
+          const migrated = await migratedOutputs(providerKind(s.kind), old.outputs);
           expect(read.properties, `${s.kind} read`).toEqual({ ...migrated, modifyIndex: read.properties.modifyIndex });
 
           const news = { ...s.edited(env), __provider: ctx.provider(s.kind) };

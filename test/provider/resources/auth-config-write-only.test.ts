@@ -11,8 +11,9 @@ import { startDevServer, type DevServer } from "../../../devserver";
 import { secretsControls } from "../../../devserver/secrets";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { setStackConfig } from "../../helpers/stack-config";
-import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { migrating } from "../../../provider/resources/migrate";
+import type { AuthConfigInputs, AuthConfigOutputs } from "../../helpers/resource-types";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 const CLIENT = "00000002-0000-0000-c000-000000000000";

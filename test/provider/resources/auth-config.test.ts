@@ -1,8 +1,9 @@
 /** The AuthConfig provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthConfigInputs, AuthConfigOutputs } from "../../helpers/resource-types";
 
 let env: SecretsEnv;
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";

@@ -1,15 +1,22 @@
-/** `diff` of the three auth resources, as pure functions over inputs and state. */
-import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  clientSecretMatches,
-  diffAuthConfig,
-  hashClientSecret,
-  type AuthConfigOutputs,
-} from "../../../provider/resources/auth-config";
-import { diffAuthMount } from "../../../provider/resources/auth-mount";
-import type { AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
-import { diffAuthRole, roleBody, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
+/**
+ * `diff` of the three auth resources, as the engine calls it (the objects the provider entry loads by kind),
+ * over inputs and state; a path change asks
+ * a devserver (with or without sys/remount) whether the mount can move, and a role's write is read back from
+ * one (the service merges role writes, so what it holds after a write shows every key the write sent).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { authConfig } from "../../../provider/resources/auth-config";
+import { authMount } from "../../../provider/resources/auth-mount";
+import { authRole } from "../../../provider/resources/auth-role";
+import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { UNKNOWN } from "../../helpers/unknown";
+import type {
+  AuthConfigInputs,
+  AuthConfigOutputs,
+  AuthRoleInputs,
+  AuthRoleOutputs,
+} from "../../helpers/resource-types";
+import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -25,17 +32,23 @@ const mountState: AuthMountOutputs = {
 };
 const { accessor: _a, schemaVersion: _s, ...mountInputs } = mountState;
 
-const noRemount = async () => ({
-  how: "replace" as const,
-  why: "the server has no sys/remount (releases before 1.10)",
-});
-const withRemount = async () => ({ how: "remount" as const });
+/** The diff of an AuthMount at "cloud", as the engine asks it. */
+const diffMount = (olds: AuthMountOutputs, news: Record<string, unknown>) =>
+  authMount.diff("cloud", olds, news as AuthMountInputs);
 
-describe("diffAuthMount", () => {
+describe("AuthMount diff on a server with sys/remount", () => {
+  let env: SecretsEnv;
+  beforeAll(async () => {
+    env = await startSecretsEnv();
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
   it("finds no change for the same inputs, TTL spellings and list orders that mean the same", async () => {
-    expect(await diffAuthMount(mountState, mountInputs)).toEqual({ changes: false });
+    expect(await diffMount(mountState, mountInputs)).toEqual({ changes: false });
     expect(
-      await diffAuthMount(mountState, {
+      await diffMount(mountState, {
         ...mountInputs,
         tune: { defaultLeaseTtl: 3600, auditNonHmacRequestKeys: ["b", "a"] },
       }),
@@ -44,26 +57,64 @@ describe("diffAuthMount", () => {
 
   it("compares only the tune fields the user set", async () => {
     expect(
-      (await diffAuthMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs)).changes,
+      (await diffMount({ ...mountState, tune: { ...mountState.tune, maxLeaseTtl: 7200 } }, mountInputs)).changes,
     ).toBe(false);
-    expect((await diffAuthMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } })).changes).toBe(true);
+    expect((await diffMount(mountState, { ...mountInputs, tune: { maxLeaseTtl: "2h" } })).changes).toBe(true);
   });
 
   it("updates description and tune in place", async () => {
-    expect(await diffAuthMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
-    expect(await diffAuthMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({
+    expect(await diffMount(mountState, { ...mountInputs, description: "" })).toEqual({ changes: true });
+    expect(await diffMount(mountState, { ...mountInputs, tune: { defaultLeaseTtl: "2h" } })).toEqual({
       changes: true,
     });
-    expect(await diffAuthMount(mountState, { ...mountInputs, tune: UNKNOWN as never })).toEqual({ changes: true });
+    expect(await diffMount(mountState, { ...mountInputs, tune: UNKNOWN })).toEqual({ changes: true });
   });
 
   it("updates a plugin version the user set in place; an old state without one and no input is no change", async () => {
-    expect(await diffAuthMount(mountState, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: true });
+    expect(await diffMount(mountState, { ...mountInputs, pluginVersion: "v0.21.0" })).toEqual({ changes: true });
     expect(
-      await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, { ...mountInputs, pluginVersion: "v0.21.0" }),
+      await diffMount({ ...mountState, pluginVersion: "v0.21.0" }, { ...mountInputs, pluginVersion: "v0.21.0" }),
     ).toEqual({ changes: false });
-    expect(await diffAuthMount({ ...mountState, pluginVersion: "v0.21.0" }, mountInputs)).toEqual({ changes: false });
-    expect(await diffAuthMount(mountState, { ...mountInputs, disableRemount: true })).toEqual({ changes: false });
+    expect(await diffMount({ ...mountState, pluginVersion: "v0.21.0" }, mountInputs)).toEqual({ changes: false });
+    expect(await diffMount(mountState, { ...mountInputs, disableRemount: true })).toEqual({ changes: false });
+  });
+
+  // The first path change this server is asked about: the provider probes remount once per client, so the
+  // probe the plain move sends shows that the type change did not ask.
+  it("a path change with a type change is one replacement, with no remount question", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    env.dev.resetLog();
+    expect(await diffMount(mountState, { ...mountInputs, path: "cloud2", type: "other" })).toEqual({
+      changes: true,
+      replaces: ["path", "type"],
+      deleteBeforeReplace: true,
+    });
+    expect(env.requests()).toEqual([]);
+    await diffMount(mountState, { ...mountInputs, path: "cloud2" });
+    expect(env.requests()).toEqual([expect.stringMatching(/^GET \/v1\/sys\/remount\/status\//)]);
+  });
+
+  it("moves a new path in place (remount), warning that tokens under the old path are revoked", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    expect(await diffMount(mountState, { ...mountInputs, path: "cloud2" })).toEqual({ changes: true });
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(String(spy.mock.calls[0]?.[0])).toMatch(
+      /moves from "cloud\/" to "cloud2\/" \(sys\/remount\).*config and roles move with it.*token issued under "cloud\/" is revoked/,
+    );
+  });
+
+  it("ignores adopt and treats an unset local as false", async () => {
+    expect((await diffMount({ ...mountState, local: false }, { ...mountInputs, adopt: true })).changes).toBe(false);
+  });
+});
+
+describe("AuthMount diff on a server without sys/remount (releases before 1.10)", () => {
+  let env: SecretsEnv;
+  beforeAll(async () => {
+    env = await startSecretsEnv({ secretsService: { remount: false } });
+  });
+  afterAll(async () => {
+    await env.close();
   });
 
   it.each([
@@ -76,52 +127,51 @@ describe("diffAuthMount", () => {
     "replaces on $field (delete first) when the path cannot move, and warns that config and roles go with it",
     async ({ field, news }) => {
       const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-      const res = await diffAuthMount(mountState, { ...mountInputs, ...news }, noRemount);
+      const res = await diffMount(mountState, { ...mountInputs, ...news });
       expect(res).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
       expect(spy).toHaveBeenCalledTimes(1);
       expect(String(spy.mock.calls[0]?.[0])).toMatch(/config and roles are deleted/);
     },
   );
 
-  it("moves a new path in place (remount), warning that tokens under the old path are revoked", async () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2" }, withRemount)).toEqual({ changes: true });
-    expect(spy).toHaveBeenCalledTimes(1);
-    expect(String(spy.mock.calls[0]?.[0])).toMatch(
-      /moves from "cloud\/" to "cloud2\/" \(sys\/remount\).*config and roles move with it.*token issued under "cloud\/" is revoked/,
-    );
-  });
-
   it("says why a path change replaces: disableRemount, or a server without remount", async () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const res = await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", disableRemount: true });
+    const res = await diffMount(mountState, { ...mountInputs, path: "cloud2", disableRemount: true });
     expect(res).toEqual({ changes: true, replaces: ["path"], deleteBeforeReplace: true });
     expect(String(spy.mock.calls[0]?.[0])).toMatch(/cannot move: disableRemount is set/);
-    await diffAuthMount(mountState, { ...mountInputs, path: "cloud2" }, noRemount);
+    await diffMount(mountState, { ...mountInputs, path: "cloud2" });
     expect(String(spy.mock.calls[1]?.[0])).toMatch(/cannot move: the server has no sys\/remount/);
-  });
-
-  it("a path change with a type change is one replacement, with no remount question", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const decide = vi.fn(withRemount);
-    expect(await diffAuthMount(mountState, { ...mountInputs, path: "cloud2", type: "other" }, decide)).toEqual({
-      changes: true,
-      replaces: ["path", "type"],
-      deleteBeforeReplace: true,
-    });
-    expect(decide).not.toHaveBeenCalled();
-  });
-
-  it("ignores adopt and treats an unset local as false", async () => {
-    expect((await diffAuthMount({ ...mountState, local: false }, { ...mountInputs, adopt: true })).changes).toBe(false);
   });
 });
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 
-describe("diffAuthConfig", () => {
+describe("AuthConfig diff", () => {
+  let env: SecretsEnv;
+  beforeAll(async () => {
+    env = await startSecretsEnv();
+    await env.client.mounts.enable("cloud", { type: env.controls.methodType });
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  const ID = "auth/cloud/config";
+  const diffConfig = (olds: AuthConfigOutputs, news: Record<string, unknown>) =>
+    authConfig.diff(ID, olds, news as AuthConfigInputs);
+
+  /** The hash of `secret` the state keeps after a create with it; the config is deleted again. */
+  async function stateHash(secret: string): Promise<string> {
+    const inputs: AuthConfigInputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", clientSecret: secret };
+    const created = await authConfig.create(inputs);
+    await authConfig.delete(created.id, created.outs as AuthConfigOutputs);
+    const hash = (created.outs as AuthConfigOutputs).clientSecretHash;
+    expect(hash).toBeDefined();
+    return hash ?? "";
+  }
+
   it("notices a changed secret through the salted hash only", async () => {
-    const hash = await hashClientSecret("cloud", "first-secret");
+    const hash = await stateHash("first-secret");
     expect(hash).not.toContain("first-secret");
     const state: AuthConfigOutputs = {
       mount: "cloud",
@@ -131,26 +181,34 @@ describe("diffAuthConfig", () => {
       schemaVersion: 1,
     };
     const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
-    expect(await diffAuthConfig(state, { ...news, clientSecret: "first-secret" })).toEqual({ changes: false });
-    expect(await diffAuthConfig(state, { ...news, clientSecret: "second-secret" })).toEqual({ changes: true });
-    expect(await diffAuthConfig(state, news)).toEqual({ changes: true });
-    expect(await diffAuthConfig(state, { ...news, clientSecret: UNKNOWN })).toEqual({ changes: true });
+    expect(await diffConfig(state, { ...news, clientSecret: "first-secret" })).toEqual({ changes: false });
+    expect(await diffConfig(state, { ...news, clientSecret: "second-secret" })).toEqual({ changes: true });
+    expect(await diffConfig(state, news)).toEqual({ changes: true });
+    expect(await diffConfig(state, { ...news, clientSecret: UNKNOWN })).toEqual({ changes: true });
   });
 
   it("salts every hash, and a hash of another mount does not match", async () => {
-    const a = await hashClientSecret("cloud", "x1234");
-    const b = await hashClientSecret("cloud", "x1234");
+    const a = await stateHash("x1234");
+    const b = await stateHash("x1234");
     expect(a).not.toBe(b);
-    expect(await clientSecretMatches("cloud", "x1234", a)).toBe(true);
-    expect(await clientSecretMatches("other", "x1234", a)).toBe(false);
-    expect(await clientSecretMatches("cloud", "x1234", "sha256:abc")).toBe(false);
+    const config = { tenantId: TENANT, resource: "https://r/", schemaVersion: 1 };
+    // The hash is of the state's mount and the secret: the same secret on another mount is a change.
+    const onMount = (mount: string, clientSecretHash: string) =>
+      diffConfig(
+        { ...config, mount, clientSecretHash },
+        { mount, tenantId: TENANT, resource: "https://r/", clientSecret: "x1234" },
+      );
+    expect(await onMount("cloud", a)).toEqual({ changes: false });
+    expect(await onMount("cloud", b)).toEqual({ changes: false });
+    expect(await onMount("other", a)).toEqual({ changes: true });
+    expect(await onMount("cloud", "sha256:abc")).toEqual({ changes: true });
   });
 
   it("compares the resetting fields against their defaults and replaces on a new mount", async () => {
     const state: AuthConfigOutputs = { mount: "cloud", tenantId: TENANT, resource: "https://r/", schemaVersion: 1 };
     const news = { mount: "cloud", tenantId: TENANT, resource: "https://r/" };
     expect(
-      await diffAuthConfig(state, {
+      await diffConfig(state, {
         ...news,
         maxRetries: 3,
         retryDelay: "4s",
@@ -158,13 +216,13 @@ describe("diffAuthConfig", () => {
         rootPasswordTtl: "4380h",
       }),
     ).toEqual({ changes: false });
-    expect(await diffAuthConfig(state, { ...news, retryDelay: 5 })).toEqual({ changes: true });
-    expect(await diffAuthConfig(state, { ...news, resource: "https://r" })).toEqual({ changes: true });
+    expect(await diffConfig(state, { ...news, retryDelay: 5 })).toEqual({ changes: true });
+    expect(await diffConfig(state, { ...news, resource: "https://r" })).toEqual({ changes: true });
     expect(
-      await diffAuthConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" }),
+      await diffConfig({ ...state, environment: "AzurePublicCloud" }, { ...news, environment: "azurepubliccloud" }),
     ).toEqual({ changes: false });
-    expect(await diffAuthConfig(state, { ...news, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
-    expect(await diffAuthConfig(state, { ...news, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
+    expect(await diffConfig(state, { ...news, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
+    expect(await diffConfig(state, { ...news, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
   });
 });
 
@@ -178,12 +236,14 @@ const roleState: AuthRoleOutputs = {
   schemaVersion: 1,
 };
 const { schemaVersion: _r, ...roleInputs } = roleState;
+const diffRole = (olds: AuthRoleOutputs, news: Record<string, unknown>) =>
+  authRole.diff("auth/cloud/role/web", olds, news as AuthRoleInputs);
 
-describe("diffAuthRole", () => {
-  it("finds no change for equal meaning (order, TTL spelling, bare IP vs /32, unset vs zero)", () => {
-    expect(diffAuthRole(roleState, roleInputs)).toEqual({ changes: false });
+describe("AuthRole diff", () => {
+  it("finds no change for equal meaning (order, TTL spelling, bare IP vs /32, unset vs zero)", async () => {
+    expect(await diffRole(roleState, roleInputs)).toEqual({ changes: false });
     expect(
-      diffAuthRole(roleState, {
+      await diffRole(roleState, {
         ...roleInputs,
         boundServicePrincipalIds: ["sp-2", "sp-1"],
         tokenTtl: 3600,
@@ -194,33 +254,82 @@ describe("diffAuthRole", () => {
     ).toEqual({ changes: false });
   });
 
-  it("updates when a list is removed (it must be cleared on the service)", () => {
-    expect(diffAuthRole(roleState, { ...roleInputs, tokenPolicies: undefined })).toEqual({ changes: true });
+  it("updates when a list is removed (it must be cleared on the service)", async () => {
+    expect(await diffRole(roleState, { ...roleInputs, tokenPolicies: undefined })).toEqual({ changes: true });
   });
 
-  it("replaces when the mount is unknown (a replaced AuthMount takes its roles with it)", () => {
-    expect(diffAuthRole(roleState, { ...roleInputs, mount: UNKNOWN })).toEqual({ changes: true, replaces: ["mount"] });
+  it("replaces when the mount is unknown (a replaced AuthMount takes its roles with it)", async () => {
+    expect(await diffRole(roleState, { ...roleInputs, mount: UNKNOWN })).toEqual({
+      changes: true,
+      replaces: ["mount"],
+    });
   });
 
-  it("replaces on a new name or mount, but not on a name that only differs in case", () => {
-    expect(diffAuthRole(roleState, { ...roleInputs, name: "api" })).toEqual({ changes: true, replaces: ["name"] });
-    expect(diffAuthRole(roleState, { ...roleInputs, mount: "other" })).toEqual({ changes: true, replaces: ["mount"] });
-    expect(diffAuthRole({ ...roleState, name: "Web" }, roleInputs)).toEqual({ changes: false });
+  it("replaces on a new name or mount, but not on a name that only differs in case", async () => {
+    expect(await diffRole(roleState, { ...roleInputs, name: "api" })).toEqual({ changes: true, replaces: ["name"] });
+    expect(await diffRole(roleState, { ...roleInputs, mount: "other" })).toEqual({
+      changes: true,
+      replaces: ["mount"],
+    });
+    expect(await diffRole({ ...roleState, name: "Web" }, roleInputs)).toEqual({ changes: false });
+  });
+});
+
+describe("AuthRole write", () => {
+  let env: SecretsEnv;
+  beforeAll(async () => {
+    env = await startSecretsEnv();
+    await env.client.mounts.enable("cloud", { type: env.controls.methodType });
+  });
+  afterAll(async () => {
+    await env.close();
   });
 
-  it("#884: a write sends every list and every token setting, empty ones included", () => {
-    const body = roleBody({ mount: "cloud", name: "web", boundGroupIds: ["g"] }) as Record<string, unknown>;
-    for (const k of [
-      "bound_service_principal_ids",
-      "bound_locations",
-      "bound_subscription_ids",
-      "bound_resource_groups",
-      "bound_scale_sets",
-      "token_policies",
-      "token_bound_cidrs",
-    ]) {
-      expect(body[k]).toEqual([]);
-    }
+  const LISTS = [
+    "bound_service_principal_ids",
+    "bound_locations",
+    "bound_subscription_ids",
+    "bound_resource_groups",
+    "bound_scale_sets",
+    "token_policies",
+    "token_bound_cidrs",
+  ];
+
+  /** The role as the service reports it, in its wire names. */
+  async function serverRole(): Promise<Record<string, unknown>> {
+    const role = await env.client.roles.read("cloud", "web");
+    expect(role).toBeDefined();
+    return { ...role };
+  }
+
+  it("#884: a write sends every list and every token setting, empty ones included", async () => {
+    // A role with every setting set: the service merges writes (an omitted key keeps its value), so after
+    // the provider's write of a role with one list, each key holds what that write sent.
+    await env.client.roles.write("cloud", "web", {
+      bound_service_principal_ids: ["sp"],
+      bound_group_ids: ["old"],
+      bound_locations: ["westeurope"],
+      bound_subscription_ids: ["sub"],
+      bound_resource_groups: ["rg"],
+      bound_scale_sets: ["ss"],
+      token_policies: ["web"],
+      token_bound_cidrs: ["10.0.0.1/32"],
+      token_ttl: 60,
+      token_max_ttl: 120,
+      token_explicit_max_ttl: 120,
+      token_period: 30,
+      token_num_uses: 3,
+      token_no_default_policy: true,
+      token_type: "service",
+    });
+    const before = await serverRole();
+    for (const k of LISTS) expect(before[k], k).not.toEqual([]);
+
+    const checked = await authRole.check({}, { mount: "cloud", name: "web", boundGroupIds: ["g"], adopt: true });
+    expect(checked.failures ?? []).toEqual([]);
+    await authRole.create(checked.inputs as AuthRoleInputs);
+    const body = await serverRole();
+    for (const k of LISTS) expect(body[k], k).toEqual([]);
     expect(body).toMatchObject({
       bound_group_ids: ["g"],
       token_ttl: 0,

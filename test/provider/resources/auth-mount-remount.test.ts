@@ -4,13 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../../devserver";
-import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
-import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
+import { authRole } from "../../../provider/resources/auth-role";
 import { setStackConfig } from "../../helpers/stack-config";
 import { SecretsClient } from "../../../provider/clients/secrets";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type {
+  AuthConfigInputs,
+  AuthConfigOutputs,
+  AuthRoleInputs,
+  AuthRoleOutputs,
+} from "../../helpers/resource-types";
 
 let env: SecretsEnv;
 beforeAll(async () => {

@@ -4,11 +4,12 @@
  * provider's methods called as the engine does, over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { authMount } from "../../../provider/resources/auth-mount";
 import type { AuthMountInputs, AuthMountOutputs } from "../../../provider/resources/auth-mount-wire";
 import { ResourceInitError } from "../../../provider/resources/common";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthConfigInputs, AuthConfigOutputs } from "../../helpers/resource-types";
 
 let env: SecretsEnv;
 beforeAll(async () => {

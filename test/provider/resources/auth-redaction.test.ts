@@ -6,8 +6,9 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../helpers/stack-config";
-import { authConfig, type AuthConfigInputs, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
+import { authConfig } from "../../../provider/resources/auth-config";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthConfigInputs, AuthConfigOutputs } from "../../helpers/resource-types";
 
 const CLIENT_SECRET = "planted-client-secret-4b1d9";
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";

@@ -1,8 +1,9 @@
 /** The AuthRole provider's methods called directly against the devserver over real HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authRole, type AuthRoleInputs, type AuthRoleOutputs } from "../../../provider/resources/auth-role";
+import { authRole } from "../../../provider/resources/auth-role";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthRoleInputs, AuthRoleOutputs } from "../../helpers/resource-types";
 
 let env: SecretsEnv;
 beforeAll(async () => {

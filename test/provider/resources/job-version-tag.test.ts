@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  jobVersionTag,
-  type JobVersionTagInputs,
-  type JobVersionTagOutputs,
-} from "../../../provider/resources/job-version-tag";
+import { jobVersionTag } from "../../../provider/resources/job-version-tag";
 import { UNKNOWN } from "../../helpers/unknown";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { applyJob, countRequests, createJob, startHarness, type Harness } from "./job/harness";
+import type { JobVersionTagInputs, JobVersionTagOutputs } from "../../helpers/resource-types";
 
 const spec = (image: string) => `
 job "tagged" {

@@ -1,6 +1,6 @@
 /**
- * State migrations (provider/resources/migrate.ts): state as releases wrote it, recorded, comes out in the
- * current layout; current state is left as it is; a layout from a newer release is refused with what to do.
+ * State migrations (provider/resources/migrate.ts), as the provider entry hands state to a kind's provider
+ * (test/helpers/migrated-state.ts): state as releases wrote it, recorded, comes out in the current layout; current state is left as it is; a layout from a newer release is refused with what to do.
  * The recorded state: the engine fixture sets (test/engine/fixtures: `release-0.1.0` and `release-0.2.0`
  * recorded by those releases, `state-v1` before the first), and an AuthConfig that release 0.1.0 refreshed
  * after drift through the Pulumi CLI (its quickstart, the server's max_retries changed outside).
@@ -9,19 +9,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../../provider/errors";
-import { authConfig, type AuthConfigOutputs } from "../../../provider/resources/auth-config";
-import {
-  SCHEMA_VERSION,
-  migrateInputs,
-  migrateOutputs,
-  migrating,
-  type MigratedKind,
-} from "../../../provider/resources/migrate";
+import { authConfig } from "../../../provider/resources/auth-config";
+import type { ProviderKind } from "../../../provider";
+import { SCHEMA_VERSION, migrating } from "../../../provider/resources/migrate";
+import { migratedInputs, migratedOutputs } from "../../helpers/migrated-state";
 import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import type { AuthConfigOutputs } from "../../helpers/resource-types";
 
 const FIXTURES = join(__dirname, "..", "..", "engine", "fixtures");
 const SETS = ["state-v1", "release-0.1.0", "release-0.2.0"] as const;
-const KINDS: Record<string, MigratedKind> = {
+const KINDS: Record<string, ProviderKind> = {
   "auth-mount": "authMount",
   "auth-config": "authConfig",
   "auth-role": "authRole",
@@ -66,10 +63,10 @@ const QUICKSTART_SECRET = "quickstart-demo-client-secret";
 describe("migrateOutputs on recorded state", () => {
   for (const set of SETS) {
     for (const [file, kind] of Object.entries(KINDS)) {
-      it(`${set} ${kind}: the current layout, nothing else changed`, () => {
+      it(`${set} ${kind}: the current layout, nothing else changed`, async () => {
         const { outputs } = fixture(set, file);
         expect(outputs.schemaVersion).toBe(1);
-        const migrated = migrateOutputs(kind, outputs);
+        const migrated = await migratedOutputs(kind, outputs);
         expect(migrated.schemaVersion).toBe(SCHEMA_VERSION);
         // What the steps remove or rewrite; every other value stays.
         const removed = ["jobspec", "job", "variables", "allocationIds", "groups"];
@@ -81,33 +78,33 @@ describe("migrateOutputs on recorded state", () => {
           else expect(migrated[k], k).toEqual(v);
         }
         // Migrating again changes nothing: the result is the current layout.
-        expect(migrateOutputs(kind, migrated)).toBe(migrated);
+        expect(await migratedOutputs(kind, migrated)).toBe(migrated);
       });
     }
   }
 
-  it("a Job from before 0.1.0 loses its echoed sources, allocations and unsalted hash", () => {
+  it("a Job from before 0.1.0 loses its echoed sources, allocations and unsalted hash", async () => {
     const { outputs } = fixture("state-v1", "job");
     expect(outputs).toHaveProperty("jobspec");
     expect(outputs.inputsHash).toMatch(/^[0-9a-f]{32}$/);
-    const migrated = migrateOutputs("job", outputs);
+    const migrated = await migratedOutputs("job", outputs);
     for (const k of ["jobspec", "allocationIds", "groups"]) expect(migrated).not.toHaveProperty(k);
     expect(migrated.inputsHash).toBe("");
   });
 
-  it("leaves empty outputs (an import's read) as they are", () => {
+  it("leaves empty outputs (an import's read) as they are", async () => {
     const empty = {};
-    expect(migrateOutputs("job", empty)).toBe(empty);
+    expect(await migratedOutputs("job", empty)).toBe(empty);
   });
 
-  it("refuses a layout from a newer release, naming the resource and what to do", () => {
+  it("refuses a layout from a newer release, naming the resource and what to do", async () => {
     const future = { ...fixture("release-0.2.0", "job").outputs, schemaVersion: SCHEMA_VERSION + 1 };
-    expect(() => migrateOutputs("job", future, "fixture-web@default")).toThrow(UsageError);
-    expect(() => migrateOutputs("job", future, "fixture-web@default")).toThrow(
+    await expect(migratedOutputs("job", future, "fixture-web@default")).rejects.toThrow(UsageError);
+    await expect(migratedOutputs("job", future, "fixture-web@default")).rejects.toThrow(
       /job resource "fixture-web@default" .*newer release.*Upgrade pulumi-secrets-scheduler/,
     );
     for (const bad of [0, 1.5, "1"])
-      expect(() => migrateOutputs("job", { schemaVersion: bad })).toThrow(/no release wrote/);
+      await expect(migratedOutputs("job", { schemaVersion: bad })).rejects.toThrow(/no release wrote/);
   });
 
   it("the wrapped provider rejects (never throws at the call) on such state", async () => {
@@ -119,18 +116,18 @@ describe("migrateOutputs on recorded state", () => {
 });
 
 describe("migrateInputs", () => {
-  it("turns the secret's hash 0.1.0 stored in inputs after drift into the flag", () => {
-    const migrated = migrateInputs("authConfig", DRIFTED_0_1_0.inputs);
+  it("turns the secret's hash 0.1.0 stored in inputs after drift into the flag", async () => {
+    const migrated = await migratedInputs("authConfig", DRIFTED_0_1_0.inputs);
     expect(migrated).not.toHaveProperty("clientSecretHash");
     expect(migrated).toEqual({ ...DRIFTED_0_1_0.inputs, clientSecretHash: undefined, clientSecretKept: true });
   });
 
-  it("leaves the inputs every recorded release stored for its program as they are, but a Job's bookkeeping names", () => {
+  it("leaves the inputs every recorded release stored for its program as they are, but a Job's bookkeeping names", async () => {
     for (const set of SETS)
       for (const [file, kind] of Object.entries(KINDS)) {
         const { inputs } = fixture(set, file);
         if (kind !== "job") {
-          expect(migrateInputs(kind, inputs), `${set} ${kind}`).toBe(inputs);
+          expect(await migratedInputs(kind, inputs), `${set} ${kind}`).toBe(inputs);
           continue;
         }
         // What `check` added, and the SDK's list of secret sources, under names previews leave out.
@@ -140,14 +137,14 @@ describe("migrateInputs", () => {
           ...(resolvedKeys !== undefined ? { __resolvedKeys: resolvedKeys } : {}),
           ...(secretInputs !== undefined ? { __secretInputs: secretInputs } : {}),
         };
-        expect(migrateInputs(kind, inputs), `${set} ${kind}`).toEqual(renamed);
-        expect(migrateInputs(kind, renamed), `${set} ${kind} (current)`).toBe(renamed);
+        expect(await migratedInputs(kind, inputs), `${set} ${kind}`).toEqual(renamed);
+        expect(await migratedInputs(kind, renamed), `${set} ${kind} (current)`).toBe(renamed);
       }
   });
 
-  it("keeps which values of a version 1 Job came from secrets as its secretMask (a variable's value, else all)", () => {
+  it("keeps which values of a version 1 Job came from secrets as its secretMask (a variable's value, else all)", async () => {
     const base = { jobId: "web", normalizedJob: "{}", schemaVersion: 1 };
-    const one = migrateOutputs("job", {
+    const one = await migratedOutputs("job", {
       ...base,
       variables: { db_password: "pw-1234", image: "nginx" },
       secretInputs: ["variables.db_password"],
@@ -155,10 +152,12 @@ describe("migrateInputs", () => {
     expect(one).toMatchObject({ secretMask: { config: true, values: ["pw-1234"] } });
     expect(one).not.toHaveProperty("variables");
     expect(one).not.toHaveProperty("secretInputs");
-    const whole = migrateOutputs("job", { ...base, variables: 'pw = "x"', secretInputs: ["variables"] });
+    const whole = await migratedOutputs("job", { ...base, variables: 'pw = "x"', secretInputs: ["variables"] });
     expect(whole).toMatchObject({ secretMask: { all: true } });
-    expect(migrateOutputs("job", { ...base, secretInputs: ["jobspec"] })).toMatchObject({ secretMask: { all: true } });
-    expect(migrateOutputs("job", base)).not.toHaveProperty("secretMask");
+    expect(await migratedOutputs("job", { ...base, secretInputs: ["jobspec"] })).toMatchObject({
+      secretMask: { all: true },
+    });
+    expect(await migratedOutputs("job", base)).not.toHaveProperty("secretMask");
   });
 });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  AuthBlockSchema,
   ConfigReadSchema,
   LoginResponseSchema,
   MetadataInstanceSchema,
@@ -131,9 +130,13 @@ describe("secrets schemas", () => {
       data: null,
     });
     expect(r.auth.policies).toEqual(["default", "web"]);
-    expect(AuthBlockSchema.safeParse({ accessor: "a", policies: [], lease_duration: 1, renewable: true }).success).toBe(
-      false,
-    );
+    // A login answer without a client token is refused.
+    expect(
+      LoginResponseSchema.safeParse({
+        auth: { accessor: "a", policies: [], lease_duration: 1, renewable: true },
+        data: null,
+      }).success,
+    ).toBe(false);
   });
 
   it("reads the metadata service's token and instance", () => {

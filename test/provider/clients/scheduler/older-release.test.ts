@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../../helpers/stack-config";
 import { FEATURE_RELEASES } from "../../../../provider/clients/scheduler";
 import { isApiError, type ApiError } from "../../../../provider/errors";
-import { jobVersionTag, type JobVersionTagInputs } from "../../../../provider/resources/job-version-tag";
+import { jobVersionTag } from "../../../../provider/resources/job-version-tag";
 import { batchJob, serviceJob, startScheduler, withLogLevel, type SchedulerFixture } from "./fixture";
+import type { JobVersionTagInputs } from "../../../helpers/resource-types";
 
 let old: SchedulerFixture;
 let newest: SchedulerFixture;
