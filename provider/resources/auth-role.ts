@@ -138,9 +138,8 @@ function loginRuleProblem(i: AuthRoleInputs): string | undefined {
 
 /**
  * True when a plugin version (`v0.24.0+builtin`, `0.21.0`) is the release that enforces the login rule or later.
- * @internal for tests: plugin version strings no devserver reports.
  */
-export function enforcesLoginRule(version: string): boolean | undefined {
+function enforcesLoginRule(version: string): boolean | undefined {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
   if (!m) return undefined;
   const v = [Number(m[1]), Number(m[2]), Number(m[3])];

@@ -4,7 +4,7 @@
  * about otherwise, and an unchanged role sends no request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authRole, enforcesLoginRule } from "../../../provider/resources/auth-role";
+import { authRole } from "../../../provider/resources/auth-role";
 import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
@@ -17,12 +17,37 @@ afterAll(async () => {
 });
 
 describe("the login rule at check", () => {
-  it("compares plugin versions from 0.21.0 on", () => {
-    expect(enforcesLoginRule("v0.24.0+builtin")).toBe(true);
-    expect(enforcesLoginRule("v0.21.0")).toBe(true);
-    expect(enforcesLoginRule("0.20.9")).toBe(false);
-    expect(enforcesLoginRule("v1.0.0")).toBe(true);
-    expect(enforcesLoginRule("builtin")).toBeUndefined();
+  it("compares the plugin versions a mount list reports from 0.21.0 on", async () => {
+    // The devserver reports one version per release profile: the mount list answers the others once each.
+    const found = await env.client.mounts.find("lr");
+    expect(found).toBeDefined();
+    const listing = (version: string) => {
+      const mount = { ...found, running_plugin_version: version };
+      env.dev.faults.add({
+        service: "secrets",
+        method: "GET",
+        path: "/v1/sys/auth",
+        times: 1,
+        status: 200,
+        body: { "lr/": mount, data: { "lr/": mount } },
+      });
+    };
+    const news = { mount: "lr", name: "r", boundSubscriptionIds: ["s"] };
+    for (const [version, refused] of [
+      ["v0.24.0+builtin", true],
+      ["v0.21.0", true],
+      ["0.21.0", true],
+      ["0.20.9", false],
+      ["v0.20.12", false],
+      ["v1.0.0", true],
+      ["builtin", false],
+    ] as const) {
+      listing(version);
+      const { value, lines } = await capturingStderr(() => authRole.check({}, news));
+      expect(value.failures?.length ?? 0, version).toBe(refused ? 1 : 0);
+      if (refused) expect(value.failures?.[0]?.reason, version).toContain(`runs plugin ${version},`);
+      else expect(lines.join("\n"), version).toMatch(/refused by plugins 0\.21\.0 and later/);
+    }
   });
 
   it("refuses a role without a principal or group bound when the mount's plugin enforces the rule (one mount-list read)", async () => {
