@@ -16,7 +16,7 @@ import type {
   AuthRoleInputs,
   AuthRoleOutputs,
 } from "../../helpers/resource-types";
-import { startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import { startSecretsEnv, withSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -147,14 +147,7 @@ describe("AuthMount diff on a server without sys/remount (releases before 1.10)"
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 
 describe("AuthConfig diff", () => {
-  let env: SecretsEnv;
-  beforeAll(async () => {
-    env = await startSecretsEnv();
-    await env.client.mounts.enable("cloud", { type: env.controls.methodType });
-  });
-  afterAll(async () => {
-    await env.close();
-  });
+  withSecretsEnv("cloud");
 
   const ID = "auth/cloud/config";
   const diffConfig = (olds: AuthConfigOutputs, news: Record<string, unknown>) =>
@@ -277,13 +270,7 @@ describe("AuthRole diff", () => {
 
 describe("AuthRole write", () => {
   let env: SecretsEnv;
-  beforeAll(async () => {
-    env = await startSecretsEnv();
-    await env.client.mounts.enable("cloud", { type: env.controls.methodType });
-  });
-  afterAll(async () => {
-    await env.close();
-  });
+  withSecretsEnv("cloud", (started) => (env = started));
 
   const LISTS = [
     "bound_service_principal_ids",

@@ -2,6 +2,7 @@
  * Shared set-up of the secrets tests over real HTTP: a devserver on loopback port 0, the provider's stack
  * config pointing at it, the cloud controls, and a client for out-of-band changes.
  */
+import { afterAll, beforeAll } from "vitest";
 import { startDevServer, type DevServer, type DevServerOptions } from "../../../devserver";
 import { secretsControls, type SecretsControls } from "../../../devserver/secrets";
 import { SecretsClient, type SecretsClientOptions } from "../../../provider/clients/secrets";
@@ -42,6 +43,22 @@ export async function startSecretsEnv(options: DevServerOptions = {}): Promise<S
     requests: () => dev.requestLog.filter((e) => e.service === "secrets").map((e) => `${e.method} ${e.path}`),
     close: () => dev.close(),
   };
+}
+
+/**
+ * Starts a devserver for the enclosing file or `describe` (beforeAll, closed in afterAll) with an auth method
+ * of the cloud type enabled at `mount`, and hands it to `use`; the provider's stack config points at it.
+ */
+export function withSecretsEnv(mount: string, use: (env: SecretsEnv) => void = () => undefined): void {
+  let env: SecretsEnv | undefined;
+  beforeAll(async () => {
+    env = await startSecretsEnv();
+    await env.client.mounts.enable(mount, { type: env.controls.methodType });
+    use(env);
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
 }
 
 /** Runs `fn` with console.error silenced; resolves to what it returned and the lines it wrote. */

@@ -4,23 +4,17 @@
  * searched for them.
  */
 import { inspect } from "node:util";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { setStackConfig } from "../../helpers/stack-config";
 import { authConfig } from "../../../provider/resources/auth-config";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import { capturingStderr, withSecretsEnv, type SecretsEnv } from "./auth-helpers";
 import type { AuthConfigInputs, AuthConfigOutputs } from "../../helpers/resource-types";
 
 const CLIENT_SECRET = "planted-client-secret-4b1d9";
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 let env: SecretsEnv;
 
-beforeAll(async () => {
-  env = await startSecretsEnv();
-  await env.client.mounts.enable("cloud", { type: env.controls.methodType });
-});
-afterAll(async () => {
-  await env.close();
-});
+withSecretsEnv("cloud", (started) => (env = started));
 beforeEach(() => {
   env.dev.faults.clear();
   setStackConfig({ secretsAddress: env.dev.urls.secrets, secretsToken: env.dev.rootTokens.secrets });

@@ -3,18 +3,12 @@
  * nor boundGroupIds (or both ["*"]) is refused when the mount runs a plugin that enforces the rule, warned
  * about otherwise, and an unchanged role sends no request.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { authRole } from "../../../provider/resources/auth-role";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import { capturingStderr, withSecretsEnv, type SecretsEnv } from "./auth-helpers";
 
 let env: SecretsEnv;
-beforeAll(async () => {
-  env = await startSecretsEnv();
-  await env.client.mounts.enable("lr", { type: env.controls.methodType });
-});
-afterAll(async () => {
-  await env.close();
-});
+withSecretsEnv("lr", (started) => (env = started));
 
 describe("the login rule at check", () => {
   it("compares the plugin versions a mount list reports from 0.21.0 on", async () => {

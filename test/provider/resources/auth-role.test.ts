@@ -1,18 +1,12 @@
 /** The AuthRole provider's methods called directly against the devserver over real HTTP. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { authRole } from "../../../provider/resources/auth-role";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
-import { capturingStderr, startSecretsEnv, type SecretsEnv } from "./auth-helpers";
+import { capturingStderr, withSecretsEnv, type SecretsEnv } from "./auth-helpers";
 import type { AuthRoleInputs, AuthRoleOutputs } from "../../helpers/resource-types";
 
 let env: SecretsEnv;
-beforeAll(async () => {
-  env = await startSecretsEnv();
-  await env.client.mounts.enable("cloud", { type: env.controls.methodType });
-});
-afterAll(async () => {
-  await env.close();
-});
+withSecretsEnv("cloud", (started) => (env = started));
 beforeEach(() => {
   env.dev.resetLog();
 });
