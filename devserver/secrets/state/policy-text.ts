@@ -1,6 +1,6 @@
 /**
  * The text of a secrets-service ACL policy read into path rules: HCL (`path "<p>" { capabilities = [...] }`,
- * with `#`, `//` and block comments) or JSON, each capability checked against the service's list. Linear in
+ * with `#` and `//` line comments) or JSON, each capability checked against the service's list. Linear in
  * the text's length (./acl.ts keeps the policies and evaluates them).
  */
 import { DevHttpError } from "../../core/errors";
