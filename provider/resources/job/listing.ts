@@ -9,9 +9,9 @@
  * others, and a list of the IDs asked so far would leave the later reads to another list. Its stubs are
  * checked only for the jobs read, and only in the fields `read` uses.
  *
- * The list comes in pages of {@link LIST_LIMITS}.pageSize jobs: the first page answers the reads of the
+ * The list comes in pages of {@link PAGE_SIZE} jobs: the first page answers the reads of the
  * jobs it holds, and the first read of a job it does not hold takes the namespace's other pages (a stack of
- * 2,000 Jobs alone in its namespace: two requests), up to {@link LIST_LIMITS}.pages pages. In a namespace
+ * 2,000 Jobs alone in its namespace: two requests), up to {@link MOST_PAGES} pages. In a namespace
  * larger than that the jobs the pages do not hold are listed by their IDs (one anchored `ID matches`
  * expression), one list per batch of reads the engine sends together: thousands of other jobs cost their
  * bytes once, never a request per job.
@@ -49,10 +49,10 @@ const ListedStubSchema = z.object(
 /** What the list says of one job: its stub, `missing` when the list does not hold it, or undefined (not listed). */
 export type Listed = z.infer<typeof ListedStubSchema> | "missing" | undefined;
 
-/**
- * The namespace list's page size and the most pages it takes.
- */
-const LIST_LIMITS = { pageSize: 1000, pages: 10 };
+/** The namespace list's page size. */
+const PAGE_SIZE = 1000;
+/** The most pages of the namespace list one snapshot takes. */
+const MOST_PAGES = 10;
 
 /** The longest filter a list sends (before URL encoding); a longer one is left out for the IDs' common prefix. */
 const MAX_FILTER_CHARS = 6000;
@@ -117,7 +117,7 @@ export async function listedJob(client: JobLister, ref: JobRef): Promise<Listed>
   snapshot.served.add(ref.jobId);
   let listed = await snapshot.first;
   if (listed.stubs?.has(ref.jobId) === false && listed.next !== undefined) {
-    snapshot.rest ??= pages(client, ref, listed, LIST_LIMITS.pages - 1);
+    snapshot.rest ??= pages(client, ref, listed, MOST_PAGES - 1);
     listed = await snapshot.rest;
   }
   let stubs = listed.stubs;
@@ -146,7 +146,7 @@ async function pages(client: JobLister, ref: JobRef, from: Pages | undefined, co
       const res = await client.jobs.listLoosePage({
         namespace: ref.namespace,
         region: ref.region,
-        perPage: LIST_LIMITS.pageSize,
+        perPage: PAGE_SIZE,
         ...(next !== undefined && { nextToken: next }),
       });
       for (const s of res.value) stubs.set(s.ID, s);
