@@ -27,8 +27,12 @@ let overridesGeneration = 0;
 /** Moves whenever the stored stack config or the overrides are replaced: a client made before may be stale. */
 let settingsGeneration = 0;
 
-/** Stores the stack config values this library reads; called by every provider's `configure`. */
-export async function configure(req: ConfigSource): Promise<void> {
+/**
+ * Stores the stack config values this library reads; called by every provider's `configure`. It stores them
+ * before it returns (nothing in it waits): a script that drives the providers directly may call the next
+ * method at once. The promise is the dynamic-provider interface's.
+ */
+export function configure(req: ConfigSource): Promise<void> {
   const next: Record<string, string> = {};
   for (const { configKey } of SETTINGS) {
     const v = req.config.get(`${CONFIG_NAMESPACE}:${configKey}`);
@@ -37,6 +41,7 @@ export async function configure(req: ConfigSource): Promise<void> {
   stackConfig = next;
   anyStackConfig = (key) => req.config.get(key);
   settingsGeneration++;
+  return Promise.resolve();
 }
 
 /**

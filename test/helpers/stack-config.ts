@@ -8,6 +8,6 @@ import { CONFIG_NAMESPACE, configure } from "../../provider/config";
 export function setStackConfig(values: Record<string, string>, any: Record<string, string> = {}): void {
   const all: Record<string, string> = { ...any };
   for (const [key, value] of Object.entries(values)) all[`${CONFIG_NAMESPACE}:${key}`] = value;
-  // `configure` stores what it reads before its first await: the config is in place when this returns.
+  // `configure` stores what it reads before it returns (its promise is the interface's): in place at once.
   void configure({ config: { get: (key) => all[key] } });
 }
