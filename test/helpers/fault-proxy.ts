@@ -68,6 +68,8 @@ export interface RandomFaults extends FaultMatch {
 export interface ProxyLogEntry {
   method: string;
   path: string;
+  /** The query string as the client sent it (before `rewrite`), without its `?`; empty when none. */
+  query: string;
   fault?: FaultKind;
   /** True when the request reached the service. */
   forwarded: boolean;
@@ -114,11 +116,24 @@ interface Decision {
   delayMs?: number;
 }
 
+/** How the proxy changes what it forwards. */
+export interface ProxyOptions {
+  /**
+   * Changes a request's path or query before it is forwarded (a server that pages by fewer items than
+   * asked, say); the log keeps what the client sent.
+   */
+  rewrite?: (method: string, url: URL) => void;
+}
+
 /**
  * Starts a proxy to `target` (an origin such as `http://127.0.0.1:1234`) on a loopback port; `service` sets
  * the style of injected error bodies (JSON `errors` for the secrets service, plain text for the scheduler).
  */
-export async function startFaultProxy(target: string, service: "secrets" | "scheduler"): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  service: "secrets" | "scheduler",
+  options: ProxyOptions = {},
+): Promise<FaultProxy> {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const scripted: Array<ScriptedFault & { left: number; skipLeft: number }> = [];
@@ -168,13 +183,22 @@ export async function startFaultProxy(target: string, service: "secrets" | "sche
 
   const server = http.createServer((req, res) => {
     const method = (req.method ?? "GET").toUpperCase();
-    const full = req.url ?? "/";
-    const path = full.split("?")[0] ?? full;
+    const asSent = req.url ?? "/";
+    const at = asSent.indexOf("?");
+    const path = at < 0 ? asSent : asSent.slice(0, at);
+    const query = at < 0 ? "" : asSent.slice(at + 1);
+    // The request goes on as sent, byte for byte, unless a rewrite is asked for.
+    let full = asSent;
+    if (options.rewrite !== undefined) {
+      const url = new URL(asSent, upstream);
+      options.rewrite(method, url);
+      full = url.pathname + url.search;
+    }
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const d = decide(method, path);
-      const entry: ProxyLogEntry = { method, path, forwarded: false, ...(d ? { fault: d.kind } : {}) };
+      const entry: ProxyLogEntry = { method, path, query, forwarded: false, ...(d ? { fault: d.kind } : {}) };
       log.push(entry);
       if (d) injected[d.kind] += 1;
       const body = Buffer.concat(chunks);

@@ -3,10 +3,9 @@
  * devserver, with the reads sent the way the engine sends them (a few at a time, `--parallel`, or all at
  * once). A job changed, stopped or purged outside Pulumi is still read in full and seen.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripServerManagedFields } from "../../../../provider/clients/scheduler";
+import { startFaultProxy } from "../../../helpers/fault-proxy";
 import { setStackConfig } from "../../../helpers/stack-config";
 import { job } from "../../../../provider/resources/job";
 import type { JobOutputs } from "../../../../provider/resources/job/state";
@@ -146,37 +145,28 @@ describe("refresh through one job list", () => {
 });
 
 /**
- * A scheduler whose job lists come in pages of at most `page` jobs, whatever `per_page` asks: a proxy on
- * loopback in front of the devserver's scheduler API. It keeps the query of every job list as the provider
- * sent it. The provider asks for pages of 1,000 jobs and takes at most 10 of them: with pages of 5, a few
- * dozen jobs reach both limits.
+ * A scheduler whose job lists come in pages of at most `page` jobs, whatever `per_page` asks: the fault
+ * proxy on loopback in front of the devserver's scheduler API, with no fault, rewriting `per_page`. `lists`
+ * is the query of every job list as the provider sent it. The provider asks for pages of 1,000 jobs and
+ * takes at most 10 of them: with pages of 5, a few dozen jobs reach both limits.
  */
-async function smallPages(page: number): Promise<{ url: string; lists: URLSearchParams[]; close(): Promise<void> }> {
-  const target = new URL(h.server.urls.scheduler);
-  const lists: URLSearchParams[] = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", target);
-    if (req.method === "GET" && url.pathname === "/v1/jobs") {
-      lists.push(new URLSearchParams(url.search));
-      if (Number(url.searchParams.get("per_page") ?? 0) > page) url.searchParams.set("per_page", String(page));
-    }
-    const forward = http.request(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    forward.on("error", () => res.destroy());
-    req.pipe(forward);
+async function smallPages(
+  page: number,
+): Promise<{ url: string; readonly lists: URLSearchParams[]; close(): Promise<void> }> {
+  const proxy = await startFaultProxy(h.server.urls.scheduler, "scheduler", {
+    rewrite: (method, url) => {
+      if (method === "GET" && url.pathname === "/v1/jobs" && Number(url.searchParams.get("per_page") ?? 0) > page)
+        url.searchParams.set("per_page", String(page));
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
-    lists,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: proxy.url,
+    get lists() {
+      return proxy.log
+        .filter((e) => e.method === "GET" && e.path === "/v1/jobs")
+        .map((e) => new URLSearchParams(e.query));
+    },
+    close: () => proxy.close(),
   };
 }
 
