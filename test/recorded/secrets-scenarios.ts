@@ -1,8 +1,8 @@
 /**
  * The secrets service's cloud-identity auth method, driven over plain HTTP the same way against a real
  * server (to record what it answers) and against the devserver (to check it answers the same): moving a
- * mount with `sys/remount`, enabling with a `plugin_version`, and the workload-identity settings of the
- * method's config. Each step keeps the request, the status and the parts of the answer that do not vary
+ * mount with `sys/remount`, enabling with a `plugin_version`, a DELETE of a mount's tune, and the
+ * workload-identity settings of the method's config. Each step keeps the request, the status and the parts of the answer that do not vary
  * between runs (IDs, accessors, times and the run's unique names are replaced).
  */
 export interface HttpTarget {
@@ -218,8 +218,39 @@ async function workloadIdentity(ctx: SecretsContext): Promise<SecretsTranscript>
   }
 }
 
+/**
+ * Sends a DELETE to both paths of a mount's tune, which have a read and an update only, and lists the mounts
+ * after: the mount is still there (such a DELETE is not the disable of a mount named `<path>/tune`).
+ */
+async function tuneDelete(ctx: SecretsContext): Promise<SecretsTranscript> {
+  const t = ctx.target;
+  const path = ctx.name("tune");
+  const names = new Map([[path, "<path>"]]);
+  const steps: SecretsTranscript["steps"] = [];
+  const add = (step: string, a: Answer) =>
+    steps.push({
+      step,
+      ...(sanitize(
+        kept(a, () => undefined),
+        names,
+      ) as Obj),
+    });
+  try {
+    add("enable", await call(t, "POST", `sys/auth/${path}`, { type: t.methodType }));
+    add("DELETE sys/auth/<path>/tune", await call(t, "DELETE", `sys/auth/${path}/tune`));
+    add("DELETE sys/mounts/auth/<path>/tune", await call(t, "DELETE", `sys/mounts/auth/${path}/tune`));
+    const mounts = await call(t, "GET", "sys/auth");
+    const listed = ((mounts.body as Obj).data ?? mounts.body) as Obj;
+    steps.push({ step: "mount still listed", listed: `${path}/` in listed });
+    return { scenario: "tune-delete", steps };
+  } finally {
+    await call(t, "DELETE", `sys/auth/${path}`).catch(() => undefined);
+  }
+}
+
 export const SECRETS_SCENARIOS: Record<string, (ctx: SecretsContext) => Promise<SecretsTranscript>> = {
   remount,
+  "tune-delete": tuneDelete,
   "plugin-version": pluginVersion,
   "workload-identity": workloadIdentity,
 };

@@ -1,7 +1,7 @@
 /**
  * The devserver, acting as the release a transcript was recorded from, answers each rollout scenario with
  * the same sequence of statuses, descriptions and counts as the real server did, and each secrets-service
- * scenario (remount, plugin version, workload identity) with the same statuses, errors and fields (test/recorded/record.test.ts
+ * scenario (remount, plugin version, workload identity, a DELETE of a tune) with the same statuses, errors and fields (test/recorded/record.test.ts
  * records them; IDs, times and indexes are left out of both).
  */
 import { readdirSync, readFileSync } from "node:fs";

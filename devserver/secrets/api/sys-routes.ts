@@ -1,4 +1,4 @@
-import { DevHttpError } from "../../core/errors";
+import { DevHttpError, multiErrorText } from "../../core/errors";
 import type { Router, RouteRow } from "../../core/router";
 import type { DevRequest, DevResponse } from "../../core/types";
 import {
@@ -86,12 +86,18 @@ function disableMount(deps: RouteDeps, req: DevRequest): DevResponse {
 /** Where a mount's tune is reached: `sys/auth/<path>/tune` needs `sudo`, `sys/mounts/auth/<path>/tune` does not. */
 type TunePath = "sys/auth" | "sys/mounts/auth";
 
-/** The mount a tune request names, once the token may tune it through `at`. */
-function tunedMount(deps: RouteDeps, req: DevRequest, at: TunePath): { path: string; mount: AuthMount } {
+/** The mount path a tune request names, once the token may send its method to it through `at`. */
+function tunePath(deps: RouteDeps, req: DevRequest, at: TunePath): string {
   const path = mountParam(req);
   const sudo = at === "sys/auth";
   const cap = methodCapability(req.method, true);
   requireAcl(deps, req, `${at}/${path}/tune`, sudo ? [cap, "sudo"] : [cap]);
+  return path;
+}
+
+/** The mount a tune request names, once the token may tune it through `at`. */
+function tunedMount(deps: RouteDeps, req: DevRequest, at: TunePath): { path: string; mount: AuthMount } {
+  const path = tunePath(deps, req, at);
   const mount = deps.state.mounts.get(path);
   if (mount === undefined)
     throw new DevHttpError(400, `cannot fetch sysview for path ${JSON.stringify(`auth/${path}/`)}`);
@@ -102,6 +108,18 @@ const readTune =
   (at: TunePath) =>
   (deps: RouteDeps, req: DevRequest): DevResponse =>
     sysData(tuneInfo(tunedMount(deps, req, at).mount, deps.limits));
+
+/**
+ * A tune path has a read and an update, nothing else: another method (a DELETE) answers 405 `unsupported
+ * operation` once the token may send it there, and never reaches the mount (OpenBao routes
+ * `sys/auth/<path>/tune` before `sys/auth/<path>`, so such a DELETE is no disable of a mount named `.../tune`).
+ */
+const tuneUnsupported =
+  (at: TunePath) =>
+  (deps: RouteDeps, req: DevRequest): DevResponse => {
+    tunePath(deps, req, at);
+    throw new DevHttpError(405, multiErrorText("unsupported operation"));
+  };
 
 const writeTune =
   (at: TunePath) =>
@@ -122,6 +140,8 @@ const MOUNT_ROUTES: readonly RouteRow<RouteDeps>[] = [
   { method: "POST", path: "/v1/sys/auth/*mount/tune", handler: writeTune("sys/auth") },
   { method: "GET", path: "/v1/sys/mounts/auth/*mount/tune", handler: readTune("sys/mounts/auth") },
   { method: "POST", path: "/v1/sys/mounts/auth/*mount/tune", handler: writeTune("sys/mounts/auth") },
+  { method: "DELETE", path: "/v1/sys/auth/*mount/tune", handler: tuneUnsupported("sys/auth") },
+  { method: "DELETE", path: "/v1/sys/mounts/auth/*mount/tune", handler: tuneUnsupported("sys/mounts/auth") },
   { method: "GET", path: "/v1/sys/auth/*mount", handler: readMount },
   { method: "POST", path: "/v1/sys/auth/*mount", handler: enableMount },
   { method: "DELETE", path: "/v1/sys/auth/*mount", handler: disableMount },

@@ -76,6 +76,24 @@ describe("sys/ route tables", () => {
     });
   });
 
+  it("a DELETE of a mount's tune answers 405 once the token may send it there, as OpenBao 2.6.2 does", async () => {
+    // The root token's answers are the recorded transcript's (test/fixtures/recorded/openbao-2.6.2/tune-delete.json,
+    // test/recorded/transcripts.test.ts); this is the order of the checks, seen by hand on OpenBao 2.6.2: the
+    // token's capabilities (sudo for sys/auth/...) first, then the operation the path lacks.
+    const policy = 'path "sys/*" { capabilities = ["delete"] }';
+    expect((await answer("POST", "/v1/sys/policies/acl/untuner", { body: { policy } })).status).toBe(204);
+    const untuner = server.createToken("secrets", { policies: ["untuner"] });
+    expect(await answer("DELETE", "/v1/sys/auth/team/cloud/tune", { token: untuner })).toEqual({
+      status: 403,
+      body: { errors: [DENIED] },
+    });
+    expect(await answer("DELETE", "/v1/sys/mounts/auth/team/cloud/tune", { token: untuner })).toEqual({
+      status: 405,
+      body: { errors: ["1 error occurred:\n\t* unsupported operation\n\n"] },
+    });
+    expect((await answer("DELETE", "/v1/sys/policies/acl/untuner")).status).toBe(204);
+  });
+
   it("ACL policies on the current path and the legacy one, whose text is called rules", async () => {
     expect(
       await answer("POST", "/v1/sys/policy/Legacy", { body: { rules: 'path "a" { capabilities = ["read"] }' } }),
