@@ -1,12 +1,15 @@
 // `npm run generate`: runs the code generator (codegen/generate.ts) on this repository. The generator is
 // TypeScript that imports the provider's resource definitions by extensionless paths, which Node's own type
 // stripping cannot resolve, so esbuild (a devDependency) bundles it in memory first, leaving packages (zod,
-// prettier) to load from node_modules, and Node runs the bundle as a module of codegen/. Plain Node, so it
-// runs wherever Node does. `node scripts/generate.js --check` writes nothing and exits 1 when a file is stale.
+// prettier) to load from node_modules, and Node runs the bundle as a CommonJS module of codegen/ (its code in
+// the module wrapper, through `vm`, with a `require` from `module.createRequire`: documented APIs only, and
+// no file written). Plain Node, so it runs wherever Node does. `node scripts/generate.js --check` writes
+// nothing and exits 1 when a file is stale.
 "use strict";
 const { buildSync } = require("esbuild");
-const Module = require("node:module");
-const { join } = require("node:path");
+const { createRequire } = require("node:module");
+const vm = require("node:vm");
+const { dirname, join } = require("node:path");
 
 const ROOT = join(__dirname, "..");
 const ENTRY = join(ROOT, "codegen", "generate.ts");
@@ -23,10 +26,9 @@ const bundle = buildSync({
   logLevel: "error",
 });
 const filename = join(ROOT, "codegen", "generate.bundle.js");
-const mod = new Module(filename, module);
-mod.filename = filename;
-mod.paths = Module._nodeModulePaths(join(ROOT, "codegen"));
-mod._compile(bundle.outputFiles[0].text, filename);
+const mod = { exports: {} };
+const wrapped = `(function (exports, require, module, __filename, __dirname) {${bundle.outputFiles[0].text}\n})`;
+vm.runInThisContext(wrapped, { filename })(mod.exports, createRequire(filename), mod, filename, dirname(filename));
 
 mod.exports.main(ROOT, process.argv.slice(2)).then(
   (code) => {
