@@ -4,9 +4,9 @@
  * progress lines that say so.
  */
 import type { Dispatcher } from "undici";
-import { z } from "zod";
 import { ApiError, type ServiceName } from "../errors";
 import { show } from "../log";
+import { LeaderStatusSchema } from "../schemas/leader";
 import { PARSE_OPTIONS } from "../schemas/parse-options";
 import { SERVICE_LABEL, type Failed, type PreparedCall, type Redirect } from "./call";
 import { undiciParts } from "./pools";
@@ -123,12 +123,6 @@ export function leaderProgress(c: ResolvedConnection, failed: Failed, remainingM
 
 /** Redirects followed in a row (to the configured address or the named active node) before backing off. */
 export const MAX_FOLLOWED_REDIRECTS = 3;
-
-/** The secrets service's leader status (`GET /v1/sys/leader`, no token needed); other fields are kept. */
-const LeaderStatusSchema = z.looseObject({
-  ha_enabled: z.boolean().optional(),
-  leader_address: z.string().optional(),
-});
 
 /**
  * Where a 307 or 308 points: `own` when it names this connection's own origin and the same path (a

@@ -10,6 +10,7 @@ import { trimMountPath } from "../clients/secrets/normalize";
 import { isUnrouted } from "../clients/secrets/write";
 import { providerClient } from "../config";
 import { SecretsClient } from "../clients/secrets";
+import { missingSettled } from "./mount-missing";
 import { checkInputs, containsUnknown, readUntil, type ReadYourWritePolicy } from "./common";
 import { settingsOf, type Connection } from "./connection";
 import { field } from "./definition";
@@ -69,10 +70,23 @@ export async function sendWhenRouted(send: () => Promise<void>, policy: ReadYour
 }
 
 /**
+ * Whether the mount list shows `mount`, asked after a 404 `no handler for route` (a list without it asked
+ * again in a cluster: see missingSettled); undefined when this token may not read the list.
+ */
+async function mountListed(client: SecretsClient, mount: string): Promise<boolean | undefined> {
+  try {
+    return ((await client.mounts.find(mount)) ?? (await missingSettled(client, mount))) !== undefined;
+  } catch (e) {
+    if (isApiError(e, "permission_denied")) return undefined;
+    throw e;
+  }
+}
+
+/**
  * Runs a read or delete of an object under `mount` that rejects on a 404 `no handler for route` (the client's
  * `unroutedThrows`) and resolves to what it answers. Such a 404 is a mount gone, or a standby whose mount
- * table lags the active node (see isUnrouted): the mount list tells. A mount the list does not show (or a
- * list this token may not read) resolves to `gone`, as a 404 always did. A mount the list shows is sent to
+ * table lags the active node (see isUnrouted): the mount list tells (see mountListed). A mount the list does
+ * not show (or a list this token may not read) resolves to `gone`, as a 404 always did. A mount the list shows is sent to
  * again, bounded as sendWhenRouted is, and never reported gone: when the bound is spent it fails, saying so.
  */
 export async function whenRouted<T>(client: SecretsClient, mount: string, send: () => Promise<T>, gone: T): Promise<T> {
@@ -80,14 +94,7 @@ export async function whenRouted<T>(client: SecretsClient, mount: string, send: 
     return await send();
   } catch (e) {
     if (!isUnrouted(e)) throw e;
-    let listed: boolean;
-    try {
-      listed = (await client.mounts.find(mount)) !== undefined;
-    } catch (listError) {
-      if (isApiError(listError, "permission_denied")) return gone;
-      throw listError;
-    }
-    if (!listed) return gone;
+    if ((await mountListed(client, mount)) !== true) return gone;
     let last = e;
     const answered = await readUntil(
       async () => {

@@ -6,6 +6,7 @@
 import type { FoundMount, MountList, SecretsClient } from "../clients/secrets";
 import { trimMountPath } from "../clients/secrets/normalize";
 import { definedDeep } from "./common";
+import { missingSettled } from "./mount-missing";
 import { refreshedSetting } from "./setting-values";
 import {
   SETTINGS,
@@ -64,13 +65,13 @@ function listedTune(tune: MountTune, found: FoundMount): TuneValues | undefined 
   return config;
 }
 
-/** Reads the mount at `path` for a refresh; undefined when it is gone. */
+/** Reads the mount at `path` for a refresh; undefined when it is gone (see missingSettled). */
 export async function readMount(
   client: SecretsClient,
   path: string,
   old: Partial<AuthMountOutputs>,
 ): Promise<MountRead | undefined> {
-  const found = await findForRead(client, path);
+  const found = (await findForRead(client, path)) ?? (await missingSettled(client, path));
   if (found === undefined) return undefined;
   const tune =
     old.tune !== undefined && Object.keys(old.tune).length > 0

@@ -20,6 +20,7 @@ import {
   type TuneRequest,
   type TuneResponse,
 } from "../../schemas/secrets";
+import { LeaderStatusSchema } from "../../schemas/leader";
 import { encodeMount, trimMountPath } from "./normalize";
 import { parseRequest, warningsOf, type WriteResult } from "./write";
 
@@ -89,6 +90,21 @@ export class AuthMounts {
       schema: MountListSchema,
     });
     return res.value;
+  }
+
+  /**
+   * True when the service runs as a cluster (`GET /v1/sys/leader` says `ha_enabled`; no token is sent): a
+   * standby may then answer reads from a mount table that lags the active node's.
+   */
+  async clustered(): Promise<boolean> {
+    const res = await this.http.request({
+      operation: "read the leader status",
+      method: "GET",
+      path: "/v1/sys/leader",
+      schema: LeaderStatusSchema,
+      auth: false,
+    });
+    return res.value.ha_enabled === true;
   }
 
   /** Finds the mount at `path` through the mount list; resolves to undefined when nothing is mounted there. */

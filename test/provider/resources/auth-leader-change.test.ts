@@ -257,6 +257,77 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
     }
   });
 
+  /** The next `times` answers of `GET /v1/sys/leader` say the service runs as a cluster (the devserver's is one node). */
+  const clustered = (times: number) =>
+    env.dev.faults.add({
+      service: "secrets",
+      method: "GET",
+      path: "/v1/sys/leader",
+      times,
+      status: 200,
+      body: { ha_enabled: true, is_self: false, leader_address: "https://10.0.0.1:8200" },
+    });
+  /** The next `times` mount lists come from a node whose table lacks every auth mount but none. */
+  const laggingList = (times: number) =>
+    env.dev.faults.add({
+      service: "secrets",
+      method: "GET",
+      path: "/v1/sys/auth",
+      times,
+      status: 200,
+      body: { data: {} },
+    });
+
+  it("in a cluster, a list from a node whose mount table lags too is asked again: the refresh keeps the role", async () => {
+    const state = await roleOn("lagread5");
+    unrouted("GET", "/v1/auth/lagread5/role/r1", 1);
+    laggingList(2);
+    clustered(1);
+    const read = await role.read(state.id, state.outs);
+    expect(read.id).toBe(state.id);
+    expect(read.props).toMatchObject({ mount: "lagread5", name: "r1", boundServicePrincipalIds: ["sp-1"] });
+    expect(sent("GET /v1/sys/auth")).toBe(3);
+    expect(sent("GET /v1/sys/leader")).toBe(1);
+  });
+
+  it("in a cluster, an AuthMount the first list does not show is listed again: the refresh keeps the mount", async () => {
+    const created = await up(mount, undefined, { path: "lagmnt1", type });
+    expect(created.error).toBeUndefined();
+    env.dev.resetLog();
+    laggingList(1);
+    clustered(1);
+    const state = created.state as Stated;
+    const read = await mount.read(state.id, state.outs);
+    expect(read.id).toBe(state.id);
+    expect(read.props).toMatchObject({ path: "lagmnt1", accessor: state.outs.accessor });
+    expect(sent("GET /v1/sys/auth")).toBe(2);
+    expect(sent("GET /v1/sys/leader")).toBe(1);
+  });
+
+  it("in a cluster, such a delete is sent again once the list shows the mount: the role is not left on the server", async () => {
+    const state = await roleOn("lagdel2");
+    unrouted("DELETE", "/v1/auth/lagdel2/role/r1", 1);
+    laggingList(1);
+    clustered(1);
+    expect((await destroyStep(role, state)).error).toBeUndefined();
+    expect(sent("DELETE /v1/auth/lagdel2/role/r1")).toBe(2);
+    expect(await env.client.roles.read("lagdel2", "r1")).toBeUndefined();
+  });
+
+  it("in a cluster, a role whose mount was really disabled reads as gone once the lists asked again within the bound never show it", async () => {
+    setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 300 } });
+    try {
+      const state = await roleOn("lagread6");
+      expect(await env.client.mounts.disable("lagread6")).toBe(true);
+      env.dev.resetLog();
+      clustered(1);
+      expect(await role.read(state.id, state.outs)).toEqual({});
+      expect(sent("GET /v1/sys/auth")).toBeGreaterThan(1);
+    } finally {
+      setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+    }
+  });
+
   it("a role whose mount was really disabled reads as gone after one read of the list, and deletes as done", async () => {
     const state = await roleOn("lagread3");
     expect(await env.client.mounts.disable("lagread3")).toBe(true);
@@ -264,6 +335,8 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
     expect(await role.read(state.id, state.outs)).toEqual({});
     expect(sent("GET /v1/auth/lagread3/role/r1")).toBe(1);
     expect(sent("GET /v1/sys/auth")).toBe(1);
+    // One node (the leader status says so, no token sent): its list settles it.
+    expect(sent("GET /v1/sys/leader")).toBe(1);
     expect((await destroyStep(role, state)).error).toBeUndefined();
     expect(sent("DELETE /v1/auth/lagread3/role/r1")).toBe(1);
   });
