@@ -49,6 +49,8 @@ describe("leader status", () => {
     const body = (await res.json()) as { ha_enabled?: unknown; leader_address?: unknown };
     expect(typeof body.ha_enabled).toBe("boolean");
     if (body.ha_enabled === true) expect(typeof body.leader_address).toBe("string");
+    // What the client concludes from it (a single node's mount list settles whether a mount is gone).
+    expect(await client.mounts.clustered()).toBe(body.ha_enabled);
   });
 });
 
