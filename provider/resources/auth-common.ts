@@ -86,8 +86,9 @@ async function mountListed(client: SecretsClient, mount: string): Promise<boolea
  * Runs a read or delete of an object under `mount` that rejects on a 404 `no handler for route` (the client's
  * `unroutedThrows`) and resolves to what it answers. Such a 404 is a mount gone, or a standby whose mount
  * table lags the active node (see isUnrouted): the mount list tells (see mountListed). A mount the list does
- * not show (or a list this token may not read) resolves to `gone`, as a 404 always did. A mount the list shows is sent to
- * again, bounded as sendWhenRouted is, and never reported gone: when the bound is spent it fails, saying so.
+ * not show (or a list this token may not read) resolves to `gone`, as a 404 always did. A mount the list
+ * shows is sent to again, bounded as sendWhenRouted is, and never reported gone: when the bound is spent it
+ * fails, saying so.
  */
 export async function whenRouted<T>(client: SecretsClient, mount: string, send: () => Promise<T>, gone: T): Promise<T> {
   try {
