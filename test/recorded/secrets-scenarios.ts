@@ -2,8 +2,9 @@
  * The secrets service's cloud-identity auth method, driven over plain HTTP the same way against a real
  * server (to record what it answers) and against the devserver (to check it answers the same): moving a
  * mount with `sys/remount`, enabling with a `plugin_version`, a DELETE of a mount's tune, and the
- * workload-identity settings of the method's config. Each step keeps the request, the status and the parts of the answer that do not vary
- * between runs (IDs, accessors, times and the run's unique names are replaced).
+ * workload-identity settings of the method's config. Each step keeps the request, the status and the parts
+ * of the answer that do not vary between runs (IDs, accessors, times and the run's unique names are
+ * replaced).
  */
 export interface HttpTarget {
   address: string;

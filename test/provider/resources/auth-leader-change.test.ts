@@ -257,7 +257,7 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
     }
   });
 
-  /** The next `times` answers of `GET /v1/sys/leader` say the service runs as a cluster (the devserver's is one node). */
+  /** The next `times` answers of `GET /v1/sys/leader` say the service is a cluster (the devserver is one node). */
   const clustered = (times: number) =>
     env.dev.faults.add({
       service: "secrets",
@@ -267,7 +267,7 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
       status: 200,
       body: { ha_enabled: true, is_self: false, leader_address: "https://10.0.0.1:8200" },
     });
-  /** The next `times` mount lists come from a node whose table lacks every auth mount but none. */
+  /** The next `times` mount lists come from a node whose mount table lags: they show no auth mount at all. */
   const laggingList = (times: number) =>
     env.dev.faults.add({
       service: "secrets",
