@@ -328,6 +328,31 @@ describe("AuthRole and AuthConfig read and delete through a standby whose mount 
     }
   });
 
+  it("in a cluster, the roles under one disabled mount read at once share one leader ask and its bounded relist", async () => {
+    setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2, maxTotalMs: 300 } });
+    try {
+      const first = await roleOn("lagread7");
+      const states = [first];
+      for (const name of ["r2", "r3", "r4"]) {
+        const r = await up(role, undefined, { mount: "lagread7", name, boundServicePrincipalIds: ["sp-1"] });
+        expect(r.error).toBeUndefined();
+        states.push(r.state as Stated);
+      }
+      expect(await env.client.mounts.disable("lagread7")).toBe(true);
+      env.dev.resetLog();
+      // Every leader answer says cluster: a read that asked on its own would also relist on its own.
+      clustered(Infinity);
+      const reads = await Promise.all(states.map((s) => role.read(s.id, s.outs)));
+      expect(reads).toEqual([{}, {}, {}, {}]);
+      expect(sent("GET /v1/sys/leader")).toBe(1);
+      // A second miss after the first settled asks again: nothing is kept.
+      expect(await role.read(first.id, first.outs)).toEqual({});
+      expect(sent("GET /v1/sys/leader")).toBe(2);
+    } finally {
+      setConnectionOverrides({ retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 2 }, timeoutMs: 5_000 });
+    }
+  });
+
   it("a role whose mount was really disabled reads as gone after one read of the list, and deletes as done", async () => {
     const state = await roleOn("lagread3");
     expect(await env.client.mounts.disable("lagread3")).toBe(true);
