@@ -353,7 +353,11 @@ export function renderReference(def: ResourceDefinition): string {
   for (const [k, f] of inputs.filter(([, x]) => !x.echo && x.sdkOutput))
     lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(f.outputDoc ?? f.doc)} |`);
   for (const [k, f] of outputs) {
-    const doc = f.secret ? `${f.doc} Always kept secret.` : f.doc;
+    const doc = f.secret
+      ? `${f.doc} Always kept secret.`
+      : f.sourcedSecret
+        ? `${f.doc} A secret when a source of the job is secret, or was when this was stored.`
+        : f.doc;
     lines.push(`| ${code(k)} | ${cell(code(outputType(f)))} | ${cell(doc)} |`);
   }
   lines.push("", "## Replace rules", "");

@@ -25,7 +25,8 @@
  * `setting` is a value of the object on the service, an `option` steers the provider only (never sent),
  * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret:
  * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
- * resource's additional secret outputs (`<name>Options`). A value no builder's type fits (a map, a union)
+ * resource's additional secret outputs (`<name>Options`). An output that is secret only when what it came
+ * from was (`secret: "sourced"`) is wrapped by the provider itself, which knows its origin. A value no builder's type fits (a map, a union)
  * is a `field.custom` with its SDK type written out in `sdkType`.
  *
  * A setting is written as its `unsetMeans` (else its type's zero) when the program leaves it out, so the
@@ -93,6 +94,8 @@ export interface Field<S extends z.ZodType = z.ZodType> {
   readonly default?: Shown;
   readonly replaceOnChange: boolean;
   readonly secret: boolean;
+  /** An output the provider returns as a secret when it came from one (`secret: "sourced"`). */
+  readonly sourcedSecret: boolean;
   /** The key in the service's record, for a setting that maps 1:1 onto it. */
   readonly wire?: string;
   /** Applied to each value (each item of a list) before comparing. */
@@ -150,7 +153,7 @@ interface FieldOptions<S extends z.ZodType = z.ZodType> {
   required?: boolean;
   default?: Shown;
   replaceOnChange?: boolean;
-  secret?: boolean;
+  secret?: boolean | "sourced";
   wire?: string;
   canonical?: (v: string) => string;
   sdkOutput?: boolean;
@@ -209,6 +212,7 @@ function make<D extends z.ZodType, O extends FieldOptions<z.ZodType>>(
     ...(o.default !== undefined && { default: o.default }),
     replaceOnChange: o.replaceOnChange === true,
     secret: o.secret === true,
+    sourcedSecret: o.secret === "sourced",
     ...(o.wire !== undefined && { wire: o.wire }),
     ...(o.canonical !== undefined && { canonical: o.canonical }),
     sdkOutput: o.sdkOutput ?? true,

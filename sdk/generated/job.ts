@@ -141,7 +141,7 @@ export class Job extends pulumi.dynamic.Resource {
     // Registered with stack capture off: see ../stacks.
     const limit = pauseStackTraces();
     try {
-      super(shim, name, jobProps(args), jobOptions(opts), "pulumi-secrets-scheduler", "Job");
+      super(shim, name, jobProps(args), opts, "pulumi-secrets-scheduler", "Job");
     } catch (e) {
       throw resumeStackTraces(limit, e, Job);
     } finally {
@@ -194,16 +194,5 @@ function jobProps(args: JobArgs): Record<string, unknown> {
     adopt: args.adopt,
     connection: args.connection,
     __secretInputs: secretInputsOf(args),
-  };
-}
-
-/**
- * The options an {@link Job} registers with: the caller's, and every secret field ("normalizedJob", "inputsHash",
- * "secretMask") among the additional secret outputs.
- */
-function jobOptions(opts?: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
-  return {
-    ...opts,
-    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "normalizedJob", "inputsHash", "secretMask"],
   };
 }

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startDevServer } from "../../devserver";
 import { SchedulerClient, stripServerManagedFields } from "../../provider/clients/scheduler";
 import { REPO_ROOT, packLibrary } from "../engine/harness/pack";
+import { SECRET_SIG_KEY } from "../engine/harness/host";
 import { createProject } from "../engine/harness/project";
 import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
 
@@ -47,6 +48,22 @@ describe("refresh through the Pulumi CLI", () => {
         });
         await stack.up();
         await dev.schedulerControl?.idle();
+        // No source is secret, so state keeps no ciphertext for the Jobs: their stored job and inputs' hash
+        // are plain (an output the engine encrypts costs at every checkpoint of every command).
+        const jobOutputs = async (): Promise<Record<string, unknown>[]> => {
+          const exported = (await stack.exportStack()).deployment as {
+            resources: { type: string; outputs?: Record<string, unknown> }[];
+          };
+          return exported.resources.filter((r) => r.type.endsWith(":Job")).map((r) => r.outputs ?? {});
+        };
+        const before = await jobOutputs();
+        expect(before).toHaveLength(N);
+        for (const o of before) {
+          expect(typeof o.normalizedJob).toBe("string");
+          expect(typeof o.inputsHash).toBe("string");
+        }
+        // exportStack shows secrets: a secret would be the engine's wrapper around the plaintext.
+        expect(JSON.stringify(before)).not.toContain(SECRET_SIG_KEY);
         const sent = async (run: () => Promise<unknown>): Promise<string[]> => {
           const from = dev.requestLog.length;
           await run();
@@ -74,6 +91,10 @@ describe("refresh through the Pulumi CLI", () => {
         });
         // The engine then asks Diff of the changed resource to show its drift: that is the plan.
         expect(requests.sort()).toEqual(["GET /v1/job/many-3", "GET /v1/jobs", "POST /v1/job/many-3/plan"]);
+        // What the refresh read from the server stays plain too.
+        const after = await jobOutputs();
+        expect(after.filter((o) => String(o.normalizedJob).includes("app:hotfix"))).toHaveLength(1);
+        expect(JSON.stringify(after)).not.toContain(SECRET_SIG_KEY);
         await stack.destroy();
         await stack.workspace.removeStack("dev");
       } finally {

@@ -100,6 +100,10 @@ describe("secret job values through the Pulumi CLI", () => {
       const resources = (JSON.parse(stdout) as { deployment: { resources: { type: string }[] } }).deployment.resources;
       const exported = JSON.stringify(resources.filter((r) => !r.type.startsWith("pulumi:providers:")));
       expect(exported).toContain("initErrors");
+      // A source is secret, so what the Job stored of it is encrypted (outputs secret only when sourced).
+      const job = resources.find((r) => r.type.endsWith(":Job")) as { outputs?: Record<string, unknown> } | undefined;
+      for (const k of ["normalizedJob", "inputsHash", "secretMask"])
+        expect(JSON.stringify(job?.outputs?.[k]), k).toContain("ciphertext");
       output.push(exported);
 
       await stack.destroy({ onOutput });

@@ -30,6 +30,7 @@ import type { ConfigMap } from "@pulumi/pulumi/automation";
 import { afterAll, describe, expect, it } from "vitest";
 import { startDevServer } from "../../devserver";
 import { REPO_ROOT, hashTree, packLibrary } from "../engine/harness/pack";
+import { SECRET_SIG_KEY } from "../engine/harness/host";
 import { createProject, PACKAGE_NAME } from "../engine/harness/project";
 import { SCHEMA_VERSION } from "../../provider/resources/migrate";
 import { changes, cliGate, cliStack, devserverConfig, requireCli } from "../helpers/cli";
@@ -193,12 +194,25 @@ describe.each(upgradedReleases())("upgrade from release $version through the Pul
           ?.filter((r) => KINDS.some((k) => r.type.endsWith(`:${k}`)))
           .map((r) => [r.type, r.outputs?.schemaVersion]);
         expect(new Set(layouts?.map(([, v]) => v))).toEqual(new Set([SCHEMA_VERSION]));
+        // The release before kept a Job's stored job secret whatever its sources; the refreshes and the
+        // unchanged up keep what state had. Its next update stores it as its sources are: plain here.
+        const storedJob = async (): Promise<string> =>
+          JSON.stringify(
+            (
+              (await stack.exportStack()).deployment as {
+                resources?: Array<{ type: string; outputs?: { normalizedJob?: unknown } }>;
+              }
+            ).resources?.find((r) => r.type.endsWith(":Job"))?.outputs?.normalizedJob,
+          );
+        // exportStack shows secrets (--show-secrets): a secret is the engine's wrapper around the plaintext.
+        expect(await storedJob(), "the Job's stored job after the upgrade").toContain(SECRET_SIG_KEY);
 
         // An edit updates the Job in place from the migrated state.
         await stack.setConfig("webCount", { value: "3" });
         const edited = await timed("pulumi up of an edit (this release)", () => stack.up({ onOutput }));
         expect(changes(edited.summary.resourceChanges), "the edit").toEqual({ update: 1 });
         expect((await stack.outputs()).webVersion?.value).toBe(Number(outputsBefore.webVersion?.value ?? 0) + 1);
+        expect(await storedJob(), "the Job's stored job after its update").not.toContain(SECRET_SIG_KEY);
 
         const destroyed = await timed("pulumi destroy (this release)", () => stack.destroy({ onOutput }));
         const removed = changes(destroyed.summary.resourceChanges);

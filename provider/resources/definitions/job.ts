@@ -247,13 +247,13 @@ export const jobDefinition = defineResource({
       doc: "The job spec state compares the next desired job with (canonical JSON).",
       kind: "output",
       required: true,
-      secret: true,
+      secret: "sourced",
     }),
     inputsHash: field.string({
       doc: 'Hash of the inputs `normalizedJob` was derived from ("" when it came from the server).',
       kind: "output",
       required: true,
-      secret: true,
+      secret: "sourced",
       sdkOutput: false,
     }),
     secretMask: field.custom({
@@ -271,7 +271,7 @@ export const jobDefinition = defineResource({
         key: z.string().optional(),
       }),
       sdkType: "{ all?: boolean; config?: boolean; values?: string[]; key?: string }",
-      secret: true,
+      secret: "sourced",
       sdkOutput: false,
     }),
     incomplete: field.enum(["register", "rollout"], {

@@ -8,8 +8,49 @@ import type { ProviderImpl } from "../common";
 import { deleteJob } from "./destroy";
 import type { JobInputs } from "./inputs";
 import { masked } from "./masking";
-import { storedMaskOf } from "./secrets";
+import { secretSources, storedMaskOf } from "./secrets";
 import type { JobOutputs } from "./state";
+
+/**
+ * The outputs kept as Pulumi secrets only when a value of the job came from one (`secret: "sourced"` in
+ * ../definitions/job.ts; test/engine/suites/lifecycle.ts holds the two lists equal): the stored job, the inputs' hash and the mask.
+ * A Job with no secret keeps them in plain state, as it keeps its sources in its inputs; one with a secret
+ * source (the inputs' `__secretInputs`), or whose stored job holds a value that came from one (its
+ * `secretMask`), gets them back from the host wrapped as secrets, which the engine keeps encrypted. A
+ * refresh keeps what state had: the engine marks an output secret again where the old one was.
+ */
+const SOURCED_SECRETS = ["normalizedJob", "inputsHash", "secretMask"] as const;
+
+/** The engine's secret wrapper: a provider's output in it is kept as a Pulumi secret. */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/**
+ * The outputs as the host returns them: {@link SOURCED_SECRETS} wrapped as secrets when they came from one
+ * (a mask in the outputs or in `also`, the old ones of a read, or a secret source among the inputs).
+ */
+function sealed<T extends Partial<JobOutputs> | undefined>(
+  outs: T,
+  inputs: Partial<JobInputs> | undefined,
+  also?: Partial<JobOutputs>,
+): T {
+  if (outs === undefined) return outs;
+  const secret = outs.secretMask !== undefined || also?.secretMask !== undefined || secretSources(inputs) !== undefined;
+  if (!secret) return outs;
+  const out: Record<string, unknown> = { ...outs };
+  for (const k of SOURCED_SECRETS) if (out[k] !== undefined) out[k] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[k] };
+  return out as T;
+}
+
+/** The same for the outputs an init error carries (a create or update that failed part-way): rethrows. */
+function sealedError(inputs: Partial<JobInputs>): (e: unknown) => never {
+  return (e) => {
+    const err = e as { properties?: Partial<JobOutputs> } | null;
+    if (err !== null && typeof err === "object" && err.properties !== undefined)
+      err.properties = sealed(err.properties, inputs);
+    throw e;
+  };
+}
 
 type Refresh = typeof import("./refresh");
 type Full = typeof import("./index");
@@ -38,12 +79,19 @@ export const job: ProviderImpl<JobInputs, JobOutputs> = {
       light().changeMask(olds, news),
       async () => (await light().diffWithoutJob(olds, news)) ?? loaded().diffJob(olds, news),
     ),
-  create: (inputs) => loaded().job.create(inputs),
+  create: (inputs) =>
+    loaded()
+      .job.create(inputs)
+      .then((r) => ({ ...r, outs: sealed(r.outs, inputs) }), sealedError(inputs)),
   read: (id, props) =>
     masked(storedMaskOf(props), async () => {
       const first = await light().readFromList(id, props);
-      return "done" in first ? first.done : loaded().readJob(id, props, first.listed);
+      const r = "done" in first ? first.done : await loaded().readJob(id, props, first.listed);
+      return r.props === undefined ? r : { ...r, props: sealed(r.props, undefined, props) };
     }),
-  update: (id, olds, news) => loaded().job.update(id, olds, news),
+  update: (id, olds, news) =>
+    loaded()
+      .job.update(id, olds, news)
+      .then((r) => ({ ...r, outs: sealed(r.outs, news) }), sealedError(news)),
   delete: (id, props) => deleteJob(id, props),
 };

@@ -5,9 +5,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { jobDefinition } from "../../../provider/resources/definitions/job";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { record, type EngineContext, type Kind } from "../harness/context";
-import { UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
+import { SECRET_SIG, SECRET_SIG_KEY, UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
 import { SCENARIOS, scenarioClients, webJobspec, type Scenario, type ScenarioEnv } from "./scenarios";
 
 /** What one resource looks like in the simulated stack after `up`. */
@@ -152,6 +153,107 @@ export function lifecycleSuite(get: () => EngineContext): void {
       expect(init.properties.__provider).toBe(ctx.provider("job"));
       await ctx.host.delete(urn, init.id, init.properties);
       expect(await e.scheduler.jobs.find(jobId)).toBeUndefined();
+    });
+  });
+
+  describe("Job outputs kept secret only when a source is, over gRPC", () => {
+    const wrapped = (v: unknown): boolean =>
+      typeof v === "object" && v !== null && (v as Props)[SECRET_SIG_KEY] === SECRET_SIG;
+    // The outputs the Job's definition marks `secret: "sourced"`.
+    const SOURCED = Object.entries(jobDefinition.fields)
+      .filter(([, f]) => f.sourcedSecret)
+      .map(([k]) => k)
+      .sort();
+    const wrappedKeys = (outs: Props): string[] =>
+      Object.keys(outs)
+        .filter((k) => wrapped(outs[k]))
+        .sort();
+    /** The outputs without the secret-wrapped ones: what plaintext state would hold of them. */
+    const unwrappedPart = (outs: Props): string =>
+      JSON.stringify(Object.fromEntries(Object.entries(outs).filter(([, v]) => !wrapped(v))));
+    const secretJobspec = (id: string, failing = false): string =>
+      webJobspec(id)
+        .replace(`job "${id}" {`, `variable "pw" {\n  type = string\n}\n\njob "${id}" {`)
+        .replace('image = "nginx:1.27"', 'image = "nginx:1.27"\n        args  = [var.pw]')
+        .replace(
+          'type        = "service"',
+          failing
+            ? 'type        = "service"\n  meta = { "devserver.fail_deployment" = "true" }'
+            : 'type        = "service"',
+        );
+
+    it("a Job with no secret gets them plain: the engine stores no ciphertext for them", async () => {
+      const ctx = get();
+      const jobId = `${scenarioEnv().jobId}-plainouts`;
+      const urn = urnOf("Job", "plain-outs");
+      const checked = await ctx.host.check(
+        urn,
+        {},
+        withProvider("job", { jobspec: webJobspec(jobId), purgeOnDestroy: true }),
+      );
+      const created = await ctx.host.create(urn, checked.inputs);
+      expect(wrappedKeys(created.properties)).toEqual([]);
+      for (const k of ["normalizedJob", "inputsHash"]) expect(typeof created.properties[k], k).toBe("string");
+      expect(created.properties.secretMask).toBeUndefined();
+      const read = await ctx.host.read(urn, created.id, created.properties, checked.inputs);
+      expect(read.properties).toEqual(created.properties);
+      await ctx.host.delete(urn, created.id, read.properties);
+    });
+
+    it("a Job with a secret variable gets them wrapped as secrets from create, read, update and an init error", async () => {
+      const ctx = get();
+      const e = scenarioEnv();
+      const pw = `engine-pw-${randomBytes(4).toString("hex")}`;
+      const jobId = `${e.jobId}-secretouts`;
+      const urn = urnOf("Job", "secret-outs");
+      const inputs = (p: string) =>
+        withProvider("job", {
+          jobspec: secretJobspec(jobId),
+          variables: { pw: p },
+          __secretInputs: ["variables.pw"],
+          purgeOnDestroy: true,
+        });
+      const checked = await ctx.host.check(urn, {}, inputs(pw));
+      expect(checked.failures).toEqual([]);
+      const created = await ctx.host.create(urn, checked.inputs);
+      expect(SOURCED).toEqual(["inputsHash", "normalizedJob", "secretMask"]);
+      expect(wrappedKeys(created.properties)).toEqual(SOURCED);
+      expect(JSON.stringify(created.properties)).toContain(pw);
+      expect(unwrappedPart(created.properties)).not.toContain(pw);
+
+      const read = await ctx.host.read(urn, created.id, created.properties, checked.inputs);
+      expect(wrappedKeys(read.properties)).toEqual(SOURCED);
+
+      const edited = await ctx.host.check(urn, checked.inputs, inputs(`${pw}-2`));
+      // As the engine does: the Diff (which shows the plan), then the Update.
+      expect((await ctx.host.diff(urn, created.id, read.properties, edited.inputs)).changes).toBe("some");
+      const updated = await ctx.host.update(urn, created.id, read.properties, edited.inputs);
+      expect(wrappedKeys(updated)).toEqual(SOURCED);
+      expect(unwrappedPart(updated)).not.toContain(pw);
+      await ctx.host.delete(urn, created.id, updated);
+
+      const failingId = `${jobId}-failing`;
+      const failingUrn = urnOf("Job", "secret-outs-failing");
+      const failing = await ctx.host.check(
+        failingUrn,
+        {},
+        withProvider("job", {
+          jobspec: secretJobspec(failingId, true),
+          variables: { pw },
+          __secretInputs: ["variables.pw"],
+          purgeOnDestroy: true,
+        }),
+      );
+      const err = await ctx.host.create(failingUrn, failing.inputs).then(
+        () => undefined,
+        (x: unknown) => x as HostCallError,
+      );
+      const init = err?.initFailed ?? { id: "", properties: {}, reasons: [] };
+      expect(init.id).not.toBe("");
+      expect(wrappedKeys(init.properties)).toEqual(SOURCED);
+      expect(unwrappedPart(init.properties)).not.toContain(pw);
+      await ctx.host.delete(failingUrn, init.id, init.properties);
+      expect(ctx.host.output).not.toContain(pw);
     });
   });
 
