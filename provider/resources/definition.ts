@@ -26,8 +26,8 @@
  * an `output` is computed by the provider and kept in state. `secret` marks a value kept as a Pulumi secret:
  * the generated SDK wraps a secret input with `pulumi.secret` and lists every secret field among the
  * resource's additional secret outputs (`<name>Options`). An output that is secret only when what it came
- * from was (`secret: "sourced"`) is wrapped by the provider itself, which knows its origin. A value no builder's type fits (a map, a union)
- * is a `field.custom` with its SDK type written out in `sdkType`.
+ * from was (`secret: "sourced"`) is wrapped by the provider itself, which knows its origin. A value no
+ * builder's type fits (a map, a union) is a `field.custom` with its SDK type written out in `sdkType`.
  *
  * A setting is written as its `unsetMeans` (else its type's zero) when the program leaves it out, so the
  * service holds what the program says; `whenUnset` names the two other rules services have: "clear-if-set"

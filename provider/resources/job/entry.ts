@@ -13,11 +13,11 @@ import type { JobOutputs } from "./state";
 
 /**
  * The outputs kept as Pulumi secrets only when a value of the job came from one (`secret: "sourced"` in
- * ../definitions/job.ts; test/engine/suites/lifecycle.ts holds the two lists equal): the stored job, the inputs' hash and the mask.
- * A Job with no secret keeps them in plain state, as it keeps its sources in its inputs; one with a secret
- * source (the inputs' `__secretInputs`), or whose stored job holds a value that came from one (its
- * `secretMask`), gets them back from the host wrapped as secrets, which the engine keeps encrypted. A
- * refresh keeps what state had: the engine marks an output secret again where the old one was.
+ * ../definitions/job.ts; test/engine/suites/lifecycle.ts holds the two lists equal): the stored job, the
+ * inputs' hash and the mask. A Job with no secret keeps them in plain state, as it keeps its sources in its
+ * inputs; one with a secret source (the inputs' `__secretInputs`), or whose stored job holds a value that
+ * came from one (its `secretMask`), gets them back from the host wrapped as secrets, which the engine keeps
+ * encrypted. A refresh keeps what state had: the engine marks an output secret again where the old one was.
  */
 const SOURCED_SECRETS = ["normalizedJob", "inputsHash", "secretMask"] as const;
 
