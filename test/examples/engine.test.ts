@@ -16,6 +16,7 @@ import {
   ProviderHost,
   SECRET_SIG,
   SECRET_SIG_KEY,
+  plainOf,
   urnOf,
   type HostCallError,
   type Props,
@@ -200,16 +201,6 @@ interface Live {
   outs: Props;
 }
 
-function unwrapSecrets(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(unwrapSecrets);
-  if (v !== null && typeof v === "object") {
-    const o = v as Props;
-    if (o[SECRET_SIG_KEY] === SECRET_SIG) return unwrapSecrets(o.value);
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, unwrapSecrets(x)]));
-  }
-  return v;
-}
-
 function hostOf(): ProviderHost {
   if (host === undefined) throw new Error("host not started");
   return host;
@@ -223,7 +214,7 @@ async function up(run: ExampleRun, stack: Map<string, Live>): Promise<string[]> 
     const type = r.type.slice(TYPE.length);
     const key = `${type}/${r.name}`;
     const urn = urnOf(type, r.name);
-    const news = unwrapSecrets(r.inputs) as Props;
+    const news = plainOf(r.inputs) as Props;
     const old = stack.get(key);
     const checked = await h.check(urn, old?.inputs ?? {}, news);
     expect(checked.failures, key).toEqual([]);
@@ -259,7 +250,7 @@ async function refreshDrift(run: ExampleRun, stack: Map<string, Live>): Promise<
     const urn = urnOf(type, r.name);
     const read = await h.read(urn, live.id, live.outs, live.inputs);
     expect(read.id, `${type}/${r.name} still exists`).toBe(live.id);
-    const checked = await h.check(urn, read.inputs ?? live.inputs, unwrapSecrets(r.inputs) as Props);
+    const checked = await h.check(urn, read.inputs ?? live.inputs, plainOf(r.inputs) as Props);
     const diff = await h.diff(urn, live.id, read.properties, checked.inputs);
     if (diff.changes !== "none") drift.push(`${type}/${r.name}`);
     stack.set(`${type}/${r.name}`, { ...live, inputs: read.inputs ?? live.inputs, outs: read.properties });

@@ -21,6 +21,11 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
+/** True when `v` is a secret wrapper (`{[SECRET_SIG_KEY]: SECRET_SIG, value}`). */
+export function isSecretWrapped(v: unknown): boolean {
+  return typeof v === "object" && v !== null && (v as Props)[SECRET_SIG_KEY] === SECRET_SIG;
+}
+
 /**
  * A value as the engine sends it to this host, which accepts no secrets (Configure answers so): every secret
  * wrapper replaced by its value. State the host returned (a Job's outputs that came from a secret) is sent
@@ -30,7 +35,7 @@ export function plainOf(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plainOf);
   if (v === null || typeof v !== "object") return v;
   const o = v as Props;
-  if (o[SECRET_SIG_KEY] === SECRET_SIG) return plainOf(o["value"]);
+  if (isSecretWrapped(o)) return plainOf(o["value"]);
   return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, plainOf(x)]));
 }
 
@@ -144,8 +149,8 @@ export class ProviderHost {
   ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }> {
     const req = new this.prov.CheckRequest();
     req.setUrn(urn);
-    req.setOlds(this.toStruct(plainOf(olds) as Props));
-    req.setNews(this.toStruct(plainOf(news) as Props));
+    req.setOlds(this.sent(olds));
+    req.setNews(this.sent(news));
     const res = await this.call<provTypes.CheckRequest, provTypes.CheckResponse>("check", req);
     return {
       inputs: (res.getInputs()?.toJavaScript() ?? {}) as Props,
@@ -163,8 +168,8 @@ export class ProviderHost {
     const req = new this.prov.DiffRequest();
     req.setUrn(urn);
     req.setId(id);
-    req.setOlds(this.toStruct(plainOf(olds) as Props));
-    req.setNews(this.toStruct(plainOf(news) as Props));
+    req.setOlds(this.sent(olds));
+    req.setNews(this.sent(news));
     const res = await this.call<provTypes.DiffRequest, provTypes.DiffResponse>("diff", req);
     const C = this.prov.DiffResponse.DiffChanges;
     const c = res.getChanges();
@@ -179,7 +184,7 @@ export class ProviderHost {
   async create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
     const req = new this.prov.CreateRequest();
     req.setUrn(urn);
-    req.setProperties(this.toStruct(plainOf(properties) as Props));
+    req.setProperties(this.sent(properties));
     const res = await this.call<provTypes.CreateRequest, provTypes.CreateResponse>("create", req);
     return { id: res.getId(), properties: (res.getProperties()?.toJavaScript() ?? {}) as Props };
   }
@@ -194,8 +199,8 @@ export class ProviderHost {
     const req = new this.prov.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
-    req.setProperties(this.toStruct(plainOf(properties) as Props));
-    if (inputs !== undefined) req.setInputs(this.toStruct(plainOf(inputs) as Props));
+    req.setProperties(this.sent(properties));
+    if (inputs !== undefined) req.setInputs(this.sent(inputs));
     const res = await this.call<provTypes.ReadRequest, provTypes.ReadResponse>("read", req);
     const ins = res.getInputs();
     return {
@@ -210,8 +215,8 @@ export class ProviderHost {
     const req = new this.prov.UpdateRequest();
     req.setUrn(urn);
     req.setId(id);
-    req.setOlds(this.toStruct(plainOf(olds) as Props));
-    req.setNews(this.toStruct(plainOf(news) as Props));
+    req.setOlds(this.sent(olds));
+    req.setNews(this.sent(news));
     const res = await this.call<provTypes.UpdateRequest, provTypes.UpdateResponse>("update", req);
     return (res.getProperties()?.toJavaScript() ?? {}) as Props;
   }
@@ -221,7 +226,7 @@ export class ProviderHost {
     const req = new this.prov.DeleteRequest();
     req.setUrn(urn);
     req.setId(id);
-    req.setProperties(this.toStruct(plainOf(properties) as Props));
+    req.setProperties(this.sent(properties));
     await this.call<provTypes.DeleteRequest, unknown>("delete", req);
   }
 
@@ -251,6 +256,11 @@ export class ProviderHost {
     const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
     this.child.kill();
     await exited;
+  }
+
+  /** Inputs or state as the engine sends them to this host, which accepts no secrets (see {@link plainOf}). */
+  private sent(v: Props): structTypes.Struct {
+    return this.toStruct(plainOf(v) as Props);
   }
 
   private toStruct(v: Props): structTypes.Struct {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { jobDefinition } from "../../../provider/resources/definitions/job";
 import { SCHEMA_VERSION } from "../../../provider/resources/migrate";
 import { record, type EngineContext, type Kind } from "../harness/context";
-import { SECRET_SIG, SECRET_SIG_KEY, UNKNOWN, urnOf, type HostCallError, type Props } from "../harness/host";
+import { UNKNOWN, isSecretWrapped, urnOf, type HostCallError, type Props } from "../harness/host";
 import { SCENARIOS, scenarioClients, webJobspec, type Scenario, type ScenarioEnv } from "./scenarios";
 
 /** What one resource looks like in the simulated stack after `up`. */
@@ -157,8 +157,6 @@ export function lifecycleSuite(get: () => EngineContext): void {
   });
 
   describe("Job outputs kept secret only when a source is, over gRPC", () => {
-    const wrapped = (v: unknown): boolean =>
-      typeof v === "object" && v !== null && (v as Props)[SECRET_SIG_KEY] === SECRET_SIG;
     // The outputs the Job's definition marks `secret: "sourced"`.
     const SOURCED = Object.entries(jobDefinition.fields)
       .filter(([, f]) => f.sourcedSecret)
@@ -166,11 +164,11 @@ export function lifecycleSuite(get: () => EngineContext): void {
       .sort();
     const wrappedKeys = (outs: Props): string[] =>
       Object.keys(outs)
-        .filter((k) => wrapped(outs[k]))
+        .filter((k) => isSecretWrapped(outs[k]))
         .sort();
     /** The outputs without the secret-wrapped ones: what plaintext state would hold of them. */
     const unwrappedPart = (outs: Props): string =>
-      JSON.stringify(Object.fromEntries(Object.entries(outs).filter(([, v]) => !wrapped(v))));
+      JSON.stringify(Object.fromEntries(Object.entries(outs).filter(([, v]) => !isSecretWrapped(v))));
     const secretJobspec = (id: string, failing = false): string =>
       webJobspec(id)
         .replace(`job "${id}" {`, `variable "pw" {\n  type = string\n}\n\njob "${id}" {`)

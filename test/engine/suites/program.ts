@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { runChild } from "../harness/child";
 import { KINDS, type EngineContext, type Kind } from "../harness/context";
-import { SECRET_SIG, SECRET_SIG_KEY, type Props } from "../harness/host";
+import { isSecretWrapped, type Props } from "../harness/host";
 import { CLIENT_ID, TENANT_ID, webJobspec } from "./scenarios";
 
 interface ProgramSpec {
@@ -65,10 +65,6 @@ const CLASSES: readonly {
     derivedSecrets: [],
   },
 ];
-
-function isSecretWrapped(v: unknown): boolean {
-  return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG;
-}
 
 /** Registers the program tests. */
 export function programSuite(get: () => EngineContext): void {
